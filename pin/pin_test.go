@@ -1,0 +1,296 @@
+package pin_test
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+)
+
+func TestMain(m *testing.M) { pintest.Main(m) }
+
+// memfd returns a memfd of size bytes holding 0, 1, 2, ... (mod 251): the
+// stand-in for a dma-buf on machines without one.
+func memfd(t testing.TB, size int) int {
+	t.Helper()
+	fd, err := unix.MemfdCreate("pin-test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	buf := make([]byte, size)
+	for i := range buf {
+		buf[i] = byte(i % 251)
+	}
+	if _, err := unix.Pwrite(fd, buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	return fd
+}
+
+func TestPinAddressIsMappingBasePlusOffset(t *testing.T) {
+	fd := memfd(t, 8192)
+	m, err := pin.Map(fd, 0, 8192, pin.ProtReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	p, err := m.Pin(100, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	if want := uintptr(m.Base()) + 100; p.Addr() != want {
+		t.Fatalf("pin address %#x, want base+100 = %#x", p.Addr(), want)
+	}
+	if p.Len() != 500 {
+		t.Fatalf("Len = %d, want 500", p.Len())
+	}
+	if got := p.Bytes()[0]; got != 100 {
+		t.Fatalf("first pinned byte = %d, want 100 (byte 100 of the file)", got)
+	}
+}
+
+func TestPinOutlivesMappingClose(t *testing.T) {
+	before := pin.ReadStats()
+	fd := memfd(t, 4096)
+	m, err := pin.Map(fd, 0, 4096, pin.ProtRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := m.Pin(0, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	unix.Close(fd) // the mapping keeps the file, not the fd
+	if got := p.Bytes()[250]; got != 250 {
+		t.Fatalf("byte 250 after mapping and fd closed = %d, want 250", got)
+	}
+	if s := pin.ReadStats(); s.Unmaps != before.Unmaps {
+		t.Fatalf("unmapped while a pin was alive (unmaps %d -> %d)", before.Unmaps, s.Unmaps)
+	}
+	if _, err := m.Pin(0, 1); !errors.Is(err, pin.ErrClosed) || !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("Pin on a closed mapping: %v, want ErrClosed", err)
+	}
+	p.Release()
+	p.Release() // idempotent
+	if s := pin.ReadStats(); s.Unmaps != before.Unmaps+1 || s.Maps != before.Maps+1 {
+		t.Fatalf("maps/unmaps %d/%d -> %d/%d, want one of each", before.Maps, before.Unmaps, s.Maps, s.Unmaps)
+	}
+	if p.Valid() || p.Bytes() != nil || p.Addr() != 0 {
+		t.Fatal("a released handle still exposes its window")
+	}
+}
+
+func TestCloneSharesWindowAndKeepsItAlive(t *testing.T) {
+	fd := memfd(t, 4096)
+	m, err := pin.Map(fd, 0, 4096, pin.ProtRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.Pin(64, 64)
+	m.Close()
+	c, err := p.Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr() != p.Addr() || c.Len() != p.Len() {
+		t.Fatalf("clone %v differs from %v", &c, &p)
+	}
+	p.Release()
+	if c.Bytes()[0] != 64 {
+		t.Fatal("clone's bytes changed after the original was released")
+	}
+	if _, err := p.Clone(); !errors.Is(err, pin.ErrReleased) {
+		t.Fatalf("Clone of released handle: %v, want ErrReleased", err)
+	}
+	c.Release()
+}
+
+func TestNarrowOnlyShrinks(t *testing.T) {
+	fd := memfd(t, 4096)
+	m, _ := pin.Map(fd, 0, 4096, pin.ProtRead)
+	defer m.Close()
+	p, _ := m.Pin(0, 1000)
+	defer p.Release()
+	q, err := p.Narrow(10, 990)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	if q.Addr() != p.Addr()+10 || q.Len() != 990 {
+		t.Fatalf("narrowed to %v", &q)
+	}
+	for _, w := range [][2]int{{0, 1001}, {10, 991}, {-1, 5}, {1001, 0}, {5, -1}} {
+		if _, err := p.Narrow(w[0], w[1]); !errors.Is(err, pin.ErrOutOfBounds) {
+			t.Errorf("Narrow(%d, %d) = %v, want ErrOutOfBounds", w[0], w[1], err)
+		}
+	}
+	if _, err := m.Pin(4000, 97); !errors.Is(err, pin.ErrOutOfBounds) {
+		t.Errorf("Pin past the mapping: %v, want ErrOutOfBounds", err)
+	}
+}
+
+func TestAlignment(t *testing.T) {
+	// A mapping is page aligned, so offsets into it give known alignments.
+	fd := memfd(t, 8192)
+	m, _ := pin.Map(fd, 0, 8192, pin.ProtRead)
+	defer m.Close()
+	page := uintptr(unix.Getpagesize())
+	for off, want := range map[int]uintptr{0: 0, 64: 64, 65: 1, 2: 2, 4096: 4096, 192: 64} {
+		p, _ := m.Pin(off, 1)
+		got := p.Alignment()
+		if off == 0 || off == 4096 {
+			if got < page || got%page != 0 {
+				t.Errorf("offset %d: alignment %d, want a multiple of the page size", off, got)
+			}
+		} else if got != want {
+			t.Errorf("offset %d: alignment %d, want %d", off, got, want)
+		}
+		p.Release()
+	}
+	var zero pin.HostPin
+	if zero.Alignment() != 0 {
+		t.Error("alignment of a nil address must be 0")
+	}
+}
+
+func TestConcurrentCloneRelease(t *testing.T) {
+	fd := memfd(t, 4096)
+	m, _ := pin.Map(fd, 0, 4096, pin.ProtRead)
+	root, _ := m.Pin(0, 4096)
+	m.Close()
+	before := pin.ReadStats()
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				c, err := root.Clone()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if c.Bytes()[7] != 7 {
+					t.Error("clone reads wrong bytes")
+				}
+				c.Release()
+			}
+		}()
+	}
+	wg.Wait()
+	if s := pin.ReadStats(); s.Unmaps != before.Unmaps || s.LivePins != before.LivePins {
+		t.Fatalf("after balanced clones: unmaps %d -> %d, live pins %d -> %d", before.Unmaps, s.Unmaps, before.LivePins, s.LivePins)
+	}
+	if root.Keepalive().Refs() != 1 {
+		t.Fatalf("refs = %d, want 1 (the root pin)", root.Keepalive().Refs())
+	}
+	root.Release()
+	if s := pin.ReadStats(); s.Unmaps != before.Unmaps+1 {
+		t.Fatal("last release did not unmap")
+	}
+}
+
+func TestKeepaliveReleaseRunsOnceAndRefusesRevival(t *testing.T) {
+	runs := 0
+	k := pin.NewKeepalive("counter", func() { runs++ })
+	if err := k.Acquire(); err != nil {
+		t.Fatal(err)
+	}
+	k.Release()
+	if runs != 0 {
+		t.Fatal("released with a reference left")
+	}
+	k.Release()
+	if runs != 1 {
+		t.Fatalf("release ran %d times, want 1", runs)
+	}
+	if err := k.Release(); !errors.Is(err, pin.ErrReleased) {
+		t.Fatalf("over-release: %v, want ErrReleased", err)
+	}
+	if err := k.Acquire(); !errors.Is(err, pin.ErrReleased) {
+		t.Fatalf("revive: %v, want ErrReleased", err)
+	}
+	if runs != 1 {
+		t.Fatal("release ran again")
+	}
+}
+
+func TestLeakedPinIsReportedAndFreed(t *testing.T) {
+	reports := make(chan pin.LeakReport, 4)
+	prev := pin.SetLeakHandler(func(r pin.LeakReport) { reports <- r })
+	defer pin.SetLeakHandler(prev)
+	before := pin.ReadStats()
+	fd := memfd(t, 4096)
+	func() {
+		m, _ := pin.Map(fd, 0, 4096, pin.ProtRead)
+		p, _ := m.Pin(0, 10)
+		m.Close()
+		_ = p.Len() // p is dropped without Release
+	}()
+	deadline := time.After(10 * time.Second)
+	for {
+		runtime.GC()
+		select {
+		case r := <-reports:
+			if s := pin.ReadStats(); s.Leaks != before.Leaks+1 || s.Unmaps != before.Unmaps+1 {
+				t.Fatalf("leak report %q but leaks %d->%d, unmaps %d->%d", r.What, before.Leaks, s.Leaks, before.Unmaps, s.Unmaps)
+			}
+			return
+		case <-deadline:
+			t.Fatal("a pin dropped without Release was never reported")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func TestWithCPUMappingsExcludedBlocksMapping(t *testing.T) {
+	fd := memfd(t, 4096)
+	mapped := make(chan *pin.Mapping)
+	pin.WithCPUMappingsExcluded(func() {
+		go func() {
+			m, err := pin.Map(fd, 0, 4096, pin.ProtRead)
+			if err != nil {
+				t.Error(err)
+			}
+			mapped <- m
+		}()
+		select {
+		case <-mapped:
+			t.Error("a mapping was created inside WithCPUMappingsExcluded")
+		case <-time.After(50 * time.Millisecond):
+		}
+	})
+	m := <-mapped
+	if m != nil {
+		m.Close()
+	}
+}
+
+func TestNewRejectsNonsense(t *testing.T) {
+	k := pin.NewKeepalive("x", func() {})
+	defer k.Release()
+	if _, err := pin.New(nil, 5, k); !errors.Is(err, pin.ErrInvalid) {
+		t.Errorf("nil address with length: %v", err)
+	}
+	if _, err := pin.Map(-1, 0, 4096, pin.ProtRead); err == nil {
+		t.Error("mapping fd -1 succeeded")
+	}
+	if _, err := pin.Map(0, 1, 4096, pin.ProtRead); !errors.Is(err, pin.ErrInvalid) {
+		t.Errorf("unaligned offset: %v", err)
+	}
+}
