@@ -94,6 +94,15 @@ func (p *HostPin) Clone() (HostPin, error) {
 	return HostPin{addr: p.addr, n: p.n, keep: p.keep}, nil
 }
 
+// Move returns this handle's reference in a new handle and zeroes this one:
+// how a pin is stored into a struct field or sent on, since copying with =
+// is not allowed.
+func (p *HostPin) Move() HostPin {
+	addr, n, keep := p.addr, p.n, p.keep
+	p.keep, p.addr, p.n = nil, nil, 0
+	return HostPin{addr: addr, n: n, keep: keep}
+}
+
 // Narrow returns a new handle (with its own reference) on [off, off+n) of
 // this pin's window. Narrowing only shrinks: a window outside this one is
 // ErrOutOfBounds.

@@ -1,0 +1,43 @@
+package tensor
+
+import (
+	"sync/atomic"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+)
+
+// Stats are process-wide counters. Compare two readings to count what an
+// operation did — e.g. that a frame cost 0 mmaps and 2 sync ioctls.
+type Stats struct {
+	Mmaps, Munmaps  uint64 // from package pin: every long-lived mapping
+	SyncStart       uint64 // DMA_BUF_IOCTL_SYNC START calls that succeeded
+	SyncEnd         uint64 // DMA_BUF_IOCTL_SYNC END calls that succeeded
+	SyncRetries     uint64 // retries after EINTR/EAGAIN
+	SyncErrors      uint64 // sync ioctls that failed for good
+	SyncNotTTY      uint64 // fds found to have no sync ioctl (ENOTTY), once each
+	CoherentSkips   uint64 // syncs skipped because the fd had answered ENOTTY
+	NoopSyncs       uint64 // bracket halves on SHM and heap tensors (no ioctl needed)
+	UnbalancedSyncs uint64 // SyncForDevice calls with no matching SyncForCPU
+}
+
+var counters struct {
+	syncStart, syncEnd, syncRetries, syncErrors, syncNotTTY atomic.Uint64
+	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
+}
+
+// ReadStats returns the current counters.
+func ReadStats() Stats {
+	p := pin.ReadStats()
+	return Stats{
+		Mmaps:           p.Maps,
+		Munmaps:         p.Unmaps,
+		SyncStart:       counters.syncStart.Load(),
+		SyncEnd:         counters.syncEnd.Load(),
+		SyncRetries:     counters.syncRetries.Load(),
+		SyncErrors:      counters.syncErrors.Load(),
+		SyncNotTTY:      counters.syncNotTTY.Load(),
+		CoherentSkips:   counters.coherentSkips.Load(),
+		NoopSyncs:       counters.noopSyncs.Load(),
+		UnbalancedSyncs: counters.unbalanced.Load(),
+	}
+}

@@ -1,0 +1,129 @@
+package tensor
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+)
+
+// Backend is the kind of memory behind a tensor.
+type Backend uint8
+
+const (
+	BackendDMABuf Backend = iota + 1 // a dma-buf fd (dma-heap, udmabuf, V4L2, GPU exports)
+	BackendSHM                       // a tmpfs file: memfd or /dev/shm
+	BackendHeap                      // Go heap memory, pinned for the tensor's life
+)
+
+func (b Backend) String() string {
+	switch b {
+	case BackendDMABuf:
+		return "dmabuf"
+	case BackendSHM:
+		return "shm"
+	case BackendHeap:
+		return "heap"
+	}
+	return fmt.Sprintf("Backend(%d)", uint8(b))
+}
+
+// Identity names the file behind a tensor: (st_dev, st_ino). A dup'd fd and
+// every view keep it, so it identifies a dma-buf across imports. Heap
+// tensors get a process-unique identity with Dev 0.
+type Identity struct {
+	Dev, Ino uint64
+}
+
+func (id Identity) String() string { return fmt.Sprintf("%d:%d", id.Dev, id.Ino) }
+
+// storage is the memory shared by a tensor and its views.
+type storage struct {
+	backend  Backend
+	fd       int // owned; -1 for heap
+	id       Identity
+	capacity int
+	sync     syncState
+	// keep counts the tensors (and views) using this storage; its release
+	// closes the fd and drops the storage's reference on the host mapping.
+	keep *pin.Keepalive
+	res  *storageRes
+
+	mapMu sync.Mutex // guards the lazy creation of res.base
+}
+
+// storageRes is what the storage's keepalive releases. It never points back
+// at the storage, so the leak safety net can run when the storage is lost.
+type storageRes struct {
+	fd       int
+	base     unsafe.Pointer // host address of byte 0; nil until first needed
+	mapping  *pin.Mapping   // fd backends: the one long-lived mmap
+	heapKeep *pin.Keepalive // heap backend: owner of the pinned Go buffer
+	writable bool
+}
+
+func (r *storageRes) release() {
+	if r.mapping != nil {
+		r.mapping.Close() // unmapped once the last pin is released too
+	}
+	if r.heapKeep != nil {
+		r.heapKeep.Release()
+	}
+	if r.fd >= 0 {
+		unix.Close(r.fd)
+	}
+}
+
+// newFDStorage adopts fd (closing it on error is the caller's business).
+func newFDStorage(fd int, b Backend, id Identity, capacity int) *storage {
+	res := &storageRes{fd: fd}
+	return &storage{
+		backend: b, fd: fd, id: id, capacity: capacity, res: res,
+		keep: pin.NewKeepalive(fmt.Sprintf("%v tensor storage %v (fd %d, %d bytes) never closed", b, id, fd, capacity), res.release),
+	}
+}
+
+// ensureMapped creates the storage's long-lived host mapping on first use:
+// one mmap per storage, whatever the number of pins, guards and views.
+func (s *storage) ensureMapped() error {
+	s.mapMu.Lock()
+	defer s.mapMu.Unlock()
+	if s.res.base != nil {
+		return nil
+	}
+	if s.keep.Refs() <= 0 {
+		return fmt.Errorf("map storage %v: %w", s.id, ErrClosed)
+	}
+	m, err := pin.Map(s.fd, 0, s.capacity, pin.ProtReadWrite)
+	writable := true
+	if err != nil {
+		// A read-only export (an O_RDONLY dma-buf) still maps for reading.
+		m, err = pin.Map(s.fd, 0, s.capacity, pin.ProtRead)
+		writable = false
+	}
+	if err != nil {
+		return fmt.Errorf("map %v storage %v: %w", s.backend, s.id, err)
+	}
+	s.res.base, s.res.mapping, s.res.writable = m.Base(), m, writable
+	return nil
+}
+
+// hostPin pins [off, off+n) of the storage, mapping it first if needed.
+func (s *storage) hostPin(off, n int) (pin.HostPin, error) {
+	if err := s.ensureMapped(); err != nil {
+		return pin.HostPin{}, err
+	}
+	if s.res.mapping != nil {
+		return s.res.mapping.Pin(off, n)
+	}
+	return pin.New(unsafe.Add(s.res.base, off), n, s.res.heapKeep)
+}
+
+func (s *storage) writable() bool {
+	s.mapMu.Lock()
+	defer s.mapMu.Unlock()
+	return s.res.writable
+}

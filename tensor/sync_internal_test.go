@@ -1,0 +1,259 @@
+package tensor
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ioc encodes a request code the way include/uapi/asm-generic/ioctl.h does.
+func ioc(dir, typ, nr, size uintptr) uintptr { return dir<<30 | size<<16 | typ<<8 | nr }
+
+const (
+	iocWrite = 1
+	iocRead  = 2
+)
+
+func TestRequestCodesMatchKernelEncoding(t *testing.T) {
+	for name, c := range map[string]struct{ got, want uintptr }{
+		"DMA_BUF_IOCTL_SYNC":   {dmaBufIoctlSync, ioc(iocWrite, 'b', 0, unsafe.Sizeof(dmaBufSync{}))},
+		"DMA_BUF_SET_NAME_B":   {dmaBufSetName, ioc(iocWrite, 'b', 1, 8)},
+		"DMA_HEAP_IOCTL_ALLOC": {dmaHeapIoctlAlloc, ioc(iocRead|iocWrite, 'H', 0, unsafe.Sizeof(dmaHeapAllocationData{}))},
+		"UDMABUF_CREATE":       {udmabufCreate, ioc(iocWrite, 'u', 0x42, unsafe.Sizeof(udmabufCreateArg{}))},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %#x, want %#x", name, c.got, c.want)
+		}
+	}
+	// The kernel's values, as printed by a C program including the headers.
+	if dmaBufIoctlSync != 0x40086200 || dmaHeapIoctlAlloc != 0xc0184800 {
+		t.Error("request codes drifted from the kernel's")
+	}
+	if unsafe.Sizeof(dmaHeapAllocationData{}) != 24 || unsafe.Sizeof(udmabufCreateArg{}) != 24 {
+		t.Error("ioctl argument structs have the wrong size")
+	}
+	if dmaBufSyncRead != 1 || dmaBufSyncWrite != 2 || dmaBufSyncEnd != 4 || dmaBufSyncStart != 0 {
+		t.Error("DMA_BUF_SYNC_* flags drifted")
+	}
+}
+
+// fakeSync replaces the sync ioctl for one test with a script of answers and
+// records the flags of every call.
+type fakeSync struct {
+	answers []error
+	calls   []uint64
+}
+
+func installFake(t *testing.T, answers ...error) *fakeSync {
+	f := &fakeSync{answers: answers}
+	prev := syncIoctl
+	syncIoctl = func(fd int, flags uint64) error {
+		f.calls = append(f.calls, flags)
+		if len(f.answers) == 0 {
+			return nil
+		}
+		err := f.answers[0]
+		f.answers = f.answers[1:]
+		return err
+	}
+	t.Cleanup(func() { syncIoctl = prev })
+	return f
+}
+
+// dmabufOverMemfd returns a tensor that takes the DMA-BUF code path over a
+// memfd (stand-in storage; the ioctl itself is scripted by installFake).
+func dmabufOverMemfd(t *testing.T) *Tensor {
+	fd, err := memfdAlloc(4096, "sync-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, err := AdoptFD(fd, Layout{DType: U8, Shape: []int{4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn.st.backend = BackendDMABuf
+	t.Cleanup(func() { tn.Close() })
+	return tn
+}
+
+func TestSyncBracketIsStartThenEndWithTheSameAccess(t *testing.T) {
+	for _, a := range []Access{AccessRead, AccessWrite, AccessReadWrite} {
+		f := installFake(t)
+		tn := dmabufOverMemfd(t)
+		if err := tn.SyncForCPU(a); err != nil {
+			t.Fatal(err)
+		}
+		if tn.OpenSyncs() != 1 {
+			t.Fatalf("%v: %d open brackets after SyncForCPU, want 1", a, tn.OpenSyncs())
+		}
+		if err := tn.SyncForDevice(a); err != nil {
+			t.Fatal(err)
+		}
+		want := []uint64{uint64(a) | dmaBufSyncStart, uint64(a) | dmaBufSyncEnd}
+		if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
+			t.Errorf("%v: ioctl flags %v, want %v", a, f.calls, want)
+		}
+		if tn.OpenSyncs() != 0 {
+			t.Errorf("%v: bracket still open", a)
+		}
+	}
+}
+
+func TestSyncRetriesEINTRAndEAGAIN(t *testing.T) {
+	f := installFake(t, unix.EINTR, unix.EAGAIN, unix.EINTR, nil)
+	tn := dmabufOverMemfd(t)
+	before := ReadStats()
+	if err := tn.SyncForCPU(AccessRead); err != nil {
+		t.Fatalf("sync after EINTR, EAGAIN, EINTR: %v", err)
+	}
+	if len(f.calls) != 4 {
+		t.Fatalf("%d ioctl calls, want 4", len(f.calls))
+	}
+	for _, c := range f.calls {
+		if c != uint64(AccessRead)|dmaBufSyncStart {
+			t.Fatalf("a retry changed the flags: %v", f.calls)
+		}
+	}
+	if s := ReadStats(); s.SyncRetries-before.SyncRetries != 3 || s.SyncStart-before.SyncStart != 1 {
+		t.Errorf("retries %d starts %d, want 3 and 1", s.SyncRetries-before.SyncRetries, s.SyncStart-before.SyncStart)
+	}
+	tn.SyncForDevice(AccessRead)
+}
+
+func TestSyncGivesUpOnEndlessEINTR(t *testing.T) {
+	answers := make([]error, maxSyncRetries+5)
+	for i := range answers {
+		answers[i] = unix.EINTR
+	}
+	installFake(t, answers...)
+	tn := dmabufOverMemfd(t)
+	err := tn.SyncForCPU(AccessWrite)
+	if !errors.Is(err, ErrSync) || !errors.Is(err, unix.EINTR) {
+		t.Fatalf("endless EINTR: %v, want ErrSync wrapping EINTR", err)
+	}
+	if tn.OpenSyncs() != 0 {
+		t.Fatal("a failed SyncForCPU left a bracket open")
+	}
+}
+
+func TestENOTTYIsRememberedAsCoherent(t *testing.T) {
+	f := installFake(t, unix.ENOTTY)
+	tn := dmabufOverMemfd(t)
+	before := ReadStats()
+	for i := 0; i < 10; i++ {
+		if err := tn.SyncForCPU(AccessRead); err != nil {
+			t.Fatal(err)
+		}
+		if err := tn.SyncForDevice(AccessRead); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.calls) != 1 {
+		t.Fatalf("%d ioctls after ENOTTY, want 1 (then remembered)", len(f.calls))
+	}
+	if !tn.Coherent() {
+		t.Error("Coherent() false after ENOTTY")
+	}
+	s := ReadStats()
+	if s.SyncNotTTY-before.SyncNotTTY != 1 || s.CoherentSkips-before.CoherentSkips != 19 {
+		t.Errorf("notty %d skips %d, want 1 and 19", s.SyncNotTTY-before.SyncNotTTY, s.CoherentSkips-before.CoherentSkips)
+	}
+}
+
+func TestSyncErrorIsWrappedWithErrno(t *testing.T) {
+	installFake(t, unix.EBADF)
+	tn := dmabufOverMemfd(t)
+	err := tn.SyncForCPU(AccessRead)
+	if !errors.Is(err, ErrSync) || !errors.Is(err, unix.EBADF) {
+		t.Fatalf("got %v, want ErrSync and EBADF", err)
+	}
+}
+
+// TestRealENOTTY uses the real ioctl on fds that are not dma-bufs: /dev/null
+// and a memfd both answer ENOTTY, which must be remembered.
+func TestRealENOTTY(t *testing.T) {
+	devNull, err := os.Open("/dev/null")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	fd, _ := memfdAlloc(4096, "notty")
+	defer unix.Close(fd)
+	for name, fd := range map[string]int{"/dev/null": int(devNull.Fd()), "memfd": fd} {
+		if err := syncIoctl(fd, dmaBufSyncStart|dmaBufSyncRead); !errors.Is(err, unix.ENOTTY) {
+			t.Fatalf("%s: raw DMA_BUF_IOCTL_SYNC = %v, want ENOTTY", name, err)
+		}
+		var s syncState
+		if err := s.begin(fd, AccessRead, true); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !s.coherent.Load() {
+			t.Errorf("%s: ENOTTY not remembered", name)
+		}
+		if err := s.end(fd, AccessRead, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestUnbalancedAndInvalidBrackets(t *testing.T) {
+	f := installFake(t)
+	tn := dmabufOverMemfd(t)
+	if err := tn.SyncForDevice(AccessRead); !errors.Is(err, ErrUnbalancedSync) {
+		t.Fatalf("SyncForDevice with nothing open: %v", err)
+	}
+	tn.SyncForCPU(AccessRead)
+	if err := tn.SyncForDevice(AccessWrite); !errors.Is(err, ErrUnbalancedSync) {
+		t.Fatalf("SyncForDevice(write) after SyncForCPU(read): %v", err)
+	}
+	if err := tn.SyncForCPU(AccessNone); !errors.Is(err, ErrAccess) {
+		t.Fatalf("access none: %v", err)
+	}
+	if err := tn.SyncForDevice(Access(9)); !errors.Is(err, ErrAccess) {
+		t.Fatalf("access 9: %v", err)
+	}
+	if len(f.calls) != 1 {
+		t.Fatalf("unbalanced or invalid calls reached the kernel: %v", f.calls)
+	}
+	tn.SyncForDevice(AccessRead)
+}
+
+// BenchmarkSyncIoctlBracket: a bracket that really enters the kernel each
+// time (the DMA-BUF path, with the fd's ENOTTY forgotten before every call),
+// against BenchmarkSyncBracketRemembered, where ENOTTY was remembered.
+func BenchmarkSyncIoctlBracket(b *testing.B) {
+	fd, _ := memfdAlloc(4096, "bench")
+	defer unix.Close(fd)
+	var s syncState
+	b.ReportAllocs()
+	for b.Loop() {
+		s.coherent.Store(false)
+		s.begin(fd, AccessRead, true)
+		s.coherent.Store(false)
+		s.end(fd, AccessRead, true)
+	}
+}
+
+func BenchmarkSyncBracketRemembered(b *testing.B) {
+	fd, _ := memfdAlloc(4096, "bench")
+	defer unix.Close(fd)
+	var s syncState
+	s.begin(fd, AccessRead, true)
+	s.end(fd, AccessRead, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.begin(fd, AccessRead, true)
+		s.end(fd, AccessRead, true)
+	}
+}
+
+func TestRealSyncIoctlDoesNotAllocate(t *testing.T) {
+	fd, _ := memfdAlloc(4096, "allocs")
+	defer unix.Close(fd)
+	if n := testing.AllocsPerRun(100, func() { syncIoctl(fd, dmaBufSyncRead) }); n != 0 {
+		t.Errorf("DMA_BUF_IOCTL_SYNC allocates %.1f times per call", n)
+	}
+}
