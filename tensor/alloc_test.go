@@ -120,7 +120,7 @@ func TestGuardRefusesWritesThroughReadAccess(t *testing.T) {
 
 // Real dma-bufs: skipped here (no dma-heap or udmabuf on this kernel),
 // required in the QEMU lane.
-func TestDMAHeapTensor(t *testing.T)  { testRealDMABuf(t, tensor.SourceDMAHeap) }
+func TestDMAHeapTensor(t *testing.T) { testRealDMABuf(t, tensor.SourceDMAHeap) }
 func TestUdmabufTensor(t *testing.T) { testRealDMABuf(t, tensor.SourceUdmabuf) }
 
 func testRealDMABuf(t *testing.T, src tensor.Source) {
