@@ -1,0 +1,268 @@
+package pincache
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// ErrCacheClosed: Insert after Close.
+var ErrCacheClosed = errors.New("pincache: closed")
+
+// Key identifies a region of a file: the file's identity and the region's
+// byte offset and size. Two GstMemory objects wrapping the same dma-buf at
+// the same offset share a key.
+type Key struct {
+	ID     tensor.Identity
+	Offset int
+	Size   int
+}
+
+// Entry is one pinned region.
+type Entry struct {
+	key    Key
+	slot   int
+	tensor *tensor.Tensor // u8[Size] at Offset over a dup of the fd
+	pin    pin.HostPin    // [Offset, Offset+Size)
+	refs   atomic.Int32
+	dead   atomic.Bool
+	// Intrusive LRU links, guarded by Cache.mu.
+	prev, next *Entry
+}
+
+// Key returns the region the entry pins.
+func (e *Entry) Key() Key { return e.key }
+
+// Slot returns a small index, stable for the entry's life and reused after
+// it: the "pool slot" of the buffer, for binding a runtime once per slot.
+func (e *Entry) Slot() int { return e.slot }
+
+// Tensor returns the entry's tensor (u8 over the whole region). It is owned
+// by the entry: do not close it; it is valid while a reference is held.
+func (e *Entry) Tensor() *tensor.Tensor { return e.tensor }
+
+// Pin returns the entry's pin over the region. Clone it to keep the address
+// beyond the entry's life.
+func (e *Entry) Pin() *pin.HostPin { return &e.pin }
+
+// Live reports whether the entry is still in its cache.
+func (e *Entry) Live() bool { return !e.dead.Load() }
+
+// Acquire takes a reference for a frame; false if the entry was already
+// freed (then take the miss path).
+func (e *Entry) Acquire() bool {
+	for {
+		n := e.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if e.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// Release drops a reference; the last one closes the tensor and releases
+// the pin.
+func (e *Entry) Release() {
+	if e.refs.Add(-1) == 0 {
+		e.pin.Release()
+		e.tensor.Close()
+	}
+}
+
+// Stats are the cache's counters.
+type Stats struct {
+	Hits, Misses, Evictions, Entries uint64
+}
+
+// Cache is a bounded LRU of entries.
+type Cache struct {
+	mu      sync.Mutex
+	max     int
+	byKey   map[Key]*Entry
+	head    *Entry // most recently used
+	tail    *Entry
+	slots   []bool // slots in use
+	closed  bool
+	hits    atomic.Uint64
+	misses  atomic.Uint64
+	evicted atomic.Uint64
+}
+
+// New returns a cache holding at most max entries (at least 1).
+func New(max int) *Cache {
+	if max < 1 {
+		max = 1
+	}
+	return &Cache{max: max, byKey: make(map[Key]*Entry, max)}
+}
+
+// Hit records a hit found without Lookup (the qdata fast path) and marks the
+// entry most recently used. It returns false, recording nothing, if the entry
+// is no longer in the cache or cannot be acquired; on true the caller holds a
+// reference.
+func (c *Cache) Hit(e *Entry) bool {
+	if e == nil || e.dead.Load() || !e.Acquire() {
+		return false
+	}
+	c.mu.Lock()
+	if !e.dead.Load() {
+		c.moveFront(e)
+	}
+	c.mu.Unlock()
+	c.hits.Add(1)
+	return true
+}
+
+// Lookup returns the entry for key with a reference taken, or nil.
+func (c *Cache) Lookup(key Key) *Entry {
+	c.mu.Lock()
+	e := c.byKey[key]
+	if e != nil && e.Acquire() {
+		c.moveFront(e)
+		c.mu.Unlock()
+		c.hits.Add(1)
+		return e
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// Insert imports fd's region [key.Offset, key.Offset+key.Size) (dup'ing fd:
+// the caller keeps its own), maps and pins it, and adds it, evicting the
+// least recently used entry when full. The returned entry carries a reference
+// for the caller. If another goroutine inserted the same key meanwhile, that
+// entry is returned instead.
+func (c *Cache) Insert(fd int, key Key) (*Entry, error) {
+	c.misses.Add(1)
+	t, err := tensor.ImportFD(fd, tensor.Layout{DType: tensor.U8, Shape: []int{key.Size}, Offset: key.Offset})
+	if err != nil {
+		return nil, err
+	}
+	if t.Identity() != key.ID {
+		t.Close()
+		return nil, fmt.Errorf("pincache: fd %d is %v, key says %v", fd, t.Identity(), key.ID)
+	}
+	e := &Entry{key: key, tensor: t}
+	if e.pin, err = t.PinHost(); err != nil {
+		t.Close()
+		return nil, err
+	}
+	e.refs.Store(2) // the cache's and the caller's
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		e.refs.Store(1)
+		e.Release()
+		return nil, ErrCacheClosed
+	}
+	if old := c.byKey[key]; old != nil && old.Acquire() {
+		c.moveFront(old)
+		c.mu.Unlock()
+		e.refs.Store(1)
+		e.Release()
+		return old, nil
+	}
+	var victims []*Entry
+	for len(c.byKey) >= c.max {
+		victims = append(victims, c.removeLocked(c.tail))
+		c.evicted.Add(1)
+	}
+	e.slot = c.takeSlot()
+	c.byKey[key] = e
+	c.pushFront(e)
+	c.mu.Unlock()
+	for _, v := range victims {
+		v.Release()
+	}
+	return e, nil
+}
+
+// Clear evicts every entry (caps change, flush of a new stream). Frames
+// still holding entries keep them until they release.
+func (c *Cache) Clear() {
+	c.mu.Lock()
+	var victims []*Entry
+	for c.tail != nil {
+		victims = append(victims, c.removeLocked(c.tail))
+	}
+	c.mu.Unlock()
+	for _, v := range victims {
+		v.Release()
+	}
+}
+
+// Close clears the cache and refuses further inserts.
+func (c *Cache) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.Clear()
+}
+
+// ReadStats returns hits, misses, evictions and the current entry count.
+func (c *Cache) ReadStats() Stats {
+	c.mu.Lock()
+	n := len(c.byKey)
+	c.mu.Unlock()
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evicted.Load(), Entries: uint64(n)}
+}
+
+func (c *Cache) takeSlot() int {
+	for i, used := range c.slots {
+		if !used {
+			c.slots[i] = true
+			return i
+		}
+	}
+	c.slots = append(c.slots, true)
+	return len(c.slots) - 1
+}
+
+// removeLocked unlinks e, marks it dead and frees its slot; the caller
+// releases the cache's reference outside the lock.
+func (c *Cache) removeLocked(e *Entry) *Entry {
+	c.unlink(e)
+	delete(c.byKey, e.key)
+	c.slots[e.slot] = false
+	e.dead.Store(true)
+	return e
+}
+
+func (c *Cache) unlink(e *Entry) {
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		c.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		c.tail = e.prev
+	}
+	e.prev, e.next = nil, nil
+}
+
+func (c *Cache) pushFront(e *Entry) {
+	e.next = c.head
+	if c.head != nil {
+		c.head.prev = e
+	}
+	c.head = e
+	if c.tail == nil {
+		c.tail = e
+	}
+}
+
+func (c *Cache) moveFront(e *Entry) {
+	if c.head == e {
+		return
+	}
+	c.unlink(e)
+	c.pushFront(e)
+}

@@ -1,0 +1,190 @@
+package pincache_test
+
+import (
+	"sync"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+func TestMain(m *testing.M) { pintest.Main(m) }
+
+// pool makes n memfds (stand-ins for the dma-bufs of a buffer pool), each
+// filled with its index.
+func pool(t testing.TB, n, size int) ([]int, []pincache.Key) {
+	fds := make([]int, n)
+	keys := make([]pincache.Key, n)
+	for i := range fds {
+		fd, err := unix.MemfdCreate("pool", unix.MFD_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(fd) })
+		buf := make([]byte, size)
+		for j := range buf {
+			buf[j] = byte(i)
+		}
+		unix.Pwrite(fd, buf, 0)
+		var st unix.Stat_t
+		unix.Fstat(fd, &st)
+		fds[i] = fd
+		keys[i] = pincache.Key{ID: tensor.Identity{Dev: st.Dev, Ino: st.Ino}, Size: size}
+	}
+	return fds, keys
+}
+
+// get is what the sink does per frame: look up, else insert.
+func get(t testing.TB, c *pincache.Cache, fd int, k pincache.Key) *pincache.Entry {
+	if e := c.Lookup(k); e != nil {
+		return e
+	}
+	e, err := c.Insert(fd, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestPoolCostsOneMmapPerBuffer(t *testing.T) {
+	fds, keys := pool(t, 4, 4096)
+	c := pincache.New(8)
+	defer c.Close()
+	before := tensor.ReadStats()
+	addr := map[int]uintptr{}
+	for frame := 0; frame < 1000; frame++ {
+		i := frame % 4
+		e := get(t, c, fds[i], keys[i])
+		if a, ok := addr[i]; ok && a != e.Pin().Addr() {
+			t.Fatalf("frame %d: buffer %d pinned at %#x, earlier at %#x", frame, i, e.Pin().Addr(), a)
+		}
+		addr[i] = e.Pin().Addr()
+		if e.Pin().Bytes()[100] != byte(i) {
+			t.Fatalf("buffer %d reads %d", i, e.Pin().Bytes()[100])
+		}
+		e.Release()
+	}
+	if d := tensor.ReadStats().Mmaps - before.Mmaps; d != 4 {
+		t.Errorf("1000 frames over a pool of 4 cost %d mmaps, want 4", d)
+	}
+	if s := c.ReadStats(); s.Hits != 996 || s.Misses != 4 || s.Entries != 4 {
+		t.Errorf("stats %+v, want 996 hits, 4 misses, 4 entries", s)
+	}
+}
+
+func TestBoundedEvictionReleasesMappings(t *testing.T) {
+	fds, keys := pool(t, 3, 4096)
+	c := pincache.New(2)
+	before := tensor.ReadStats()
+	slots := map[int]int{}
+	for i := range 3 {
+		e := get(t, c, fds[i], keys[i])
+		slots[i] = e.Slot()
+		e.Release()
+	}
+	if s := c.ReadStats(); s.Entries != 2 || s.Evictions != 1 {
+		t.Fatalf("stats %+v, want 2 entries and 1 eviction", s)
+	}
+	if d := tensor.ReadStats().Munmaps - before.Munmaps; d != 1 {
+		t.Fatalf("eviction unmapped %d regions, want 1", d)
+	}
+	if slots[2] != slots[0] {
+		t.Errorf("the evicted entry's slot %d was not reused (new slot %d)", slots[0], slots[2])
+	}
+	c.Close()
+	if d := tensor.ReadStats().Munmaps - before.Munmaps; d != 3 {
+		t.Fatalf("Close left %d mappings", 3-d)
+	}
+	if _, err := c.Insert(fds[0], keys[0]); err == nil {
+		t.Fatal("Insert after Close succeeded")
+	}
+}
+
+func TestEntryHeldByAFrameOutlivesEviction(t *testing.T) {
+	fds, keys := pool(t, 2, 4096)
+	c := pincache.New(1)
+	defer c.Close()
+	held := get(t, c, fds[0], keys[0])
+	other := get(t, c, fds[1], keys[1]) // evicts held from the cache
+	other.Release()
+	if held.Live() {
+		t.Fatal("evicted entry still live")
+	}
+	if c.Hit(held) {
+		t.Fatal("Hit on an evicted entry succeeded")
+	}
+	if err := held.Tensor().SyncForCPU(tensor.AccessRead); err != nil {
+		t.Fatalf("a frame's entry was closed under it: %v", err)
+	}
+	held.Tensor().SyncForDevice(tensor.AccessRead)
+	if held.Pin().Bytes()[0] != 0 {
+		t.Fatal("held entry lost its bytes")
+	}
+	held.Release()
+}
+
+func TestHitFastPathDoesNotAllocate(t *testing.T) {
+	fds, keys := pool(t, 1, 4096)
+	c := pincache.New(4)
+	defer c.Close()
+	e := get(t, c, fds[0], keys[0])
+	e.Release()
+	if n := testing.AllocsPerRun(100, func() {
+		if !c.Hit(e) {
+			t.Fatal("miss")
+		}
+		e.Release()
+	}); n != 0 {
+		t.Errorf("Hit+Release allocates %.1f times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.Lookup(keys[0]).Release() }); n != 0 {
+		t.Errorf("Lookup+Release allocates %.1f times", n)
+	}
+}
+
+func TestConcurrentInsertOfOneKeyKeepsOneEntry(t *testing.T) {
+	fds, keys := pool(t, 1, 4096)
+	c := pincache.New(4)
+	defer c.Close()
+	var wg sync.WaitGroup
+	entries := make([]*pincache.Entry, 8)
+	for g := range entries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := c.Insert(fds[0], keys[0])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			entries[g] = e
+		}()
+	}
+	wg.Wait()
+	for _, e := range entries[1:] {
+		if e != entries[0] {
+			t.Fatal("two entries for one key")
+		}
+	}
+	for _, e := range entries {
+		e.Release()
+	}
+	if s := c.ReadStats(); s.Entries != 1 {
+		t.Fatalf("%d entries", s.Entries)
+	}
+}
+
+func TestInsertRejectsMismatchedIdentity(t *testing.T) {
+	fds, keys := pool(t, 2, 4096)
+	c := pincache.New(4)
+	defer c.Close()
+	if _, err := c.Insert(fds[0], keys[1]); err == nil {
+		t.Fatal("inserting fd 0 under fd 1's key succeeded")
+	}
+	if _, err := c.Insert(fds[0], pincache.Key{ID: keys[0].ID, Size: 8192}); err == nil {
+		t.Fatal("a region larger than the file was accepted")
+	}
+}
