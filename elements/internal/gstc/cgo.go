@@ -1,0 +1,29 @@
+package gstc
+
+/*
+#cgo pkg-config: gstreamer-1.0 gstreamer-allocators-1.0 gstreamer-video-1.0 gstreamer-base-1.0
+#include "gstc.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// The helpers below convert go-gst wrappers to this package's C types.
+// go-gst's Instance() returns a pointer of go-gst's own cgo type, which
+// is only reachable here through unsafe.Pointer.
+
+func memC(m *gst.Memory) *C.GstMemory    { return (*C.GstMemory)(unsafe.Pointer(m.Instance())) }
+func bufC(b *gst.Buffer) *C.GstBuffer    { return (*C.GstBuffer)(unsafe.Pointer(b.Instance())) }
+func evC(e *gst.Event) *C.GstEvent       { return (*C.GstEvent)(unsafe.Pointer(e.Instance())) }
+func msgC(m *gst.Message) *C.GstMessage  { return (*C.GstMessage)(unsafe.Pointer(m.Instance())) }
+func elemC(e *gst.Element) *C.GstElement { return (*C.GstElement)(e.Unsafe()) }
+
+func structC(s *gst.Structure) *C.GstStructure {
+	return (*C.GstStructure)(unsafe.Pointer(s.Instance()))
+}
+
+func gobool(b C.gboolean) bool { return b != 0 }

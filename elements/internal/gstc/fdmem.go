@@ -1,0 +1,121 @@
+package gstc
+
+/*
+#include "gstc.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+	"golang.org/x/sys/unix"
+)
+
+// FdFlags are extra GstFdMemoryFlags for WrapFd.
+// GST_FD_MEMORY_FLAG_DONT_CLOSE is always added.
+type FdFlags int
+
+const (
+	// KeepMapped keeps the allocator's mmap from the first
+	// gst_memory_map until the memory is freed, instead of munmapping on
+	// the last gst_memory_unmap, so elements that map every frame do not
+	// mmap every frame.
+	KeepMapped FdFlags = C.GST_FD_MEMORY_FLAG_KEEP_MAPPED
+	// MapPrivate maps MAP_PRIVATE instead of MAP_SHARED.
+	MapPrivate FdFlags = C.GST_FD_MEMORY_FLAG_MAP_PRIVATE
+)
+
+// The allocators are created once and kept for the life of the process:
+// every memory holds a reference on its allocator anyway, and GStreamer
+// caches nothing for us.
+var (
+	allocOnce   sync.Once
+	fdAlloc     *C.GstAllocator
+	dmabufAlloc *C.GstAllocator
+	releaseQ    C.GQuark
+)
+
+func allocators() {
+	allocOnce.Do(func() {
+		fdAlloc = C.gst_fd_allocator_new()         // full reference, never dropped
+		dmabufAlloc = C.gst_dmabuf_allocator_new() // full reference, never dropped
+		releaseQ = quark("gstc-fd-memory-release")
+	})
+}
+
+// NewFdMemory wraps fd as a GstMemory of size bytes from a GstFdAllocator
+// (gst_fd_allocator_alloc with GST_FD_MEMORY_FLAG_DONT_CLOSE).
+// See WrapFd for ownership.
+func NewFdMemory(fd, size int, release func()) (*gst.Memory, error) {
+	return WrapFd(false, fd, size, 0, release)
+}
+
+// NewDmabufMemory wraps fd as a GstMemory of size bytes from a
+// GstDmaBufAllocator (gst_dmabuf_allocator_alloc_with_flags with
+// GST_FD_MEMORY_FLAG_DONT_CLOSE), so downstream sees DMA-BUF memory.
+// Note that GStreamer 1.22's dmabuf allocator issues DMA_BUF_IOCTL_SYNC
+// itself around every gst_memory_map/unmap (logging at WARNING level,
+// not failing, when the fd is not a real dma-buf). See WrapFd for
+// ownership.
+func NewDmabufMemory(fd, size int, release func()) (*gst.Memory, error) {
+	return WrapFd(true, fd, size, 0, release)
+}
+
+// WrapFd wraps fd as fd memory (DMA-BUF memory if dmabuf) of size bytes,
+// offset 0, mappable by any element through gst_memory_map (an mmap of fd
+// by the allocator).
+//
+// Ownership: the fd stays the caller's. GStreamer never closes it
+// (GST_FD_MEMORY_FLAG_DONT_CLOSE), and the caller must keep it open until
+// release has run, because the allocator mmaps it lazily on first map.
+// release, if not nil, runs exactly once, when the last reference to the
+// memory (and to every memory shared from it) is dropped, on whichever
+// thread drops it; GStreamer may still munmap its own mapping right after
+// release returns, which does not need the fd. The returned wrapper owns
+// the single reference: hand it to a buffer with AppendMemory or drop it
+// with UnrefMemory, or release waits for a garbage collection.
+//
+// On error nothing is created, release is never called, and the fd is
+// untouched. fd must be open; if it is a regular file or memfd, size must
+// not exceed its length (mapping past the end would SIGBUS readers).
+func WrapFd(dmabuf bool, fd, size int, flags FdFlags, release func()) (*gst.Memory, error) {
+	if fd < 0 {
+		return nil, fmt.Errorf("gstc: WrapFd: invalid fd %d", fd)
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("gstc: WrapFd: invalid size %d", size)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, fmt.Errorf("gstc: WrapFd: fd %d: %w", fd, err)
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(size) > st.Size {
+		return nil, fmt.Errorf("gstc: WrapFd: size %d exceeds file length %d", size, st.Size)
+	}
+	allocators()
+	alloc, isDmabuf := fdAlloc, C.int(0)
+	if dmabuf {
+		alloc, isDmabuf = dmabufAlloc, 1
+	}
+	var h uintptr
+	if release != nil {
+		h = newHandle(releaseFunc(release))
+	}
+	mem := C.gstc_wrap_fd(alloc, isDmabuf, C.int(fd), C.gsize(size), C.int(flags), releaseQ, C.uintptr_t(h))
+	if mem == nil {
+		if h != 0 {
+			takeHandle(h)
+		}
+		return nil, errors.New("gstc: WrapFd: allocator returned no memory")
+	}
+	return gst.FromGstMemoryUnsafeFull(unsafe.Pointer(mem)), nil
+}
+
+// releaseFunc adapts a plain func to the handle-destroy protocol.
+type releaseFunc func()
+
+func (f releaseFunc) release() { f() }

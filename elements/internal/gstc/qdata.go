@@ -1,0 +1,114 @@
+package gstc
+
+/*
+#include "gstc.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// quark interns key (g_quark_from_string: GLib keeps it forever).
+func quark(key string) C.GQuark {
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	return C.g_quark_from_string(ck)
+}
+
+// QdataKey names one slot of Go data attached to GstMemory (GstMiniObject
+// qdata). Create keys once (package variables) and reuse them: Get on a
+// key is one cgo call and a handle lookup, with no allocation. Keys with
+// the same name share the slot.
+type QdataKey struct{ q C.GQuark }
+
+// qdataPrefix keeps our quarks apart from qdata set by C code, whose
+// pointers must never be mistaken for our handles.
+const qdataPrefix = "gstc-qdata:"
+
+// qdataQuarks caches NewQdataKey by unprefixed name, so that looking a
+// key up by name is a map lookup: no prefixed string to build (an
+// allocation) and no g_quark_from_string.
+var (
+	quarkMu     sync.RWMutex
+	qdataQuarks = map[string]C.GQuark{}
+)
+
+// NewQdataKey returns the key for name.
+func NewQdataKey(name string) QdataKey {
+	quarkMu.RLock()
+	q, ok := qdataQuarks[name]
+	quarkMu.RUnlock()
+	if !ok {
+		q = quark(qdataPrefix + name)
+		quarkMu.Lock()
+		qdataQuarks[name] = q
+		quarkMu.Unlock()
+	}
+	return QdataKey{q}
+}
+
+// qdataEntry is what the handle stored in the qdata points at.
+type qdataEntry struct {
+	value     any
+	onRelease func(any)
+}
+
+func (e *qdataEntry) release() {
+	if e.onRelease != nil {
+		e.onRelease(e.value)
+	}
+}
+
+// Set attaches value to m under k, replacing (and releasing) any previous
+// value. The memory does not own value in the Go sense; it holds a
+// handle to it. release, if not nil, runs exactly once with value
+// when the entry goes away: the memory is freed, or the entry is replaced
+// or deleted. It runs on whichever thread does that, must not block, and
+// must not call Set or Delete on the same memory and key. m is borrowed:
+// no reference is taken, so the entry lives exactly as long as the
+// memory.
+func (k QdataKey) Set(m Mem, value any, release func(any)) {
+	h := newHandle(&qdataEntry{value: value, onRelease: release})
+	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, C.uintptr_t(h))
+}
+
+// Get returns the value attached to m under k. It performs no syscall and
+// no allocation. m is borrowed. A Get racing a Set or Delete of the same
+// key on the same memory returns the old value, the new one, or none.
+func (k QdataKey) Get(m Mem) (any, bool) {
+	h := C.gstc_get_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q)
+	if h == 0 {
+		return nil, false
+	}
+	r, ok := lookupHandle(uintptr(h))
+	if !ok {
+		return nil, false
+	}
+	e, ok := r.(*qdataEntry)
+	if !ok {
+		return nil, false
+	}
+	return e.value, true
+}
+
+// Delete removes k's entry from m, running its release now. It does
+// nothing if there is none.
+func (k QdataKey) Delete(m Mem) {
+	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, 0)
+}
+
+// SetMemoryQdata is QdataKey.Set with a string key and no release
+// callback; see there for ownership.
+func SetMemoryQdata(mem *gst.Memory, key string, value any) {
+	NewQdataKey(key).Set(Borrow(mem), value, nil)
+}
+
+// GetMemoryQdata is QdataKey.Get with a string key (one extra map lookup,
+// still allocation-free). Prefer a QdataKey variable on hot paths.
+func GetMemoryQdata(mem *gst.Memory, key string) (any, bool) {
+	return NewQdataKey(key).Get(Borrow(mem))
+}

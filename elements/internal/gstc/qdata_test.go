@@ -1,0 +1,175 @@
+package gstc
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/go-gst/go-gst/gst"
+	"golang.org/x/sys/unix"
+)
+
+var testKey = NewQdataKey("gstc-test-pin")
+
+func TestQdataLifecycle(t *testing.T) {
+	checkFds(t)
+	fd := newMemfd(t, pattern(4096))
+	defer unix.Close(fd)
+	mem, err := NewDmabufMemory(fd, 4096, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Borrow(mem)
+
+	var mu sync.Mutex
+	var releasedVals []any
+	rel := func(v any) { mu.Lock(); releasedVals = append(releasedVals, v); mu.Unlock() }
+	released := func() []any { mu.Lock(); defer mu.Unlock(); return append([]any(nil), releasedVals...) }
+
+	if _, ok := testKey.Get(m); ok {
+		t.Fatal("hit on fresh memory")
+	}
+	testKey.Set(m, "pin-1", rel)
+	if v, ok := testKey.Get(m); !ok || v != "pin-1" {
+		t.Fatalf("Get = %v, %v", v, ok)
+	}
+	// Replacing releases the old value, once, and keeps the new one.
+	testKey.Set(m, "pin-2", rel)
+	if v, _ := testKey.Get(m); v != "pin-2" {
+		t.Fatalf("after replace Get = %v", v)
+	}
+	if r := released(); len(r) != 1 || r[0] != "pin-1" {
+		t.Fatalf("released after replace: %v", r)
+	}
+	// Delete releases now; a second Delete does nothing.
+	testKey.Delete(m)
+	testKey.Delete(m)
+	if _, ok := testKey.Get(m); ok {
+		t.Fatal("hit after Delete")
+	}
+	if r := released(); len(r) != 2 || r[1] != "pin-2" {
+		t.Fatalf("released after delete: %v", r)
+	}
+	// Freeing the memory releases the current value exactly once.
+	testKey.Set(m, "pin-3", rel)
+	other := NewQdataKey("gstc-test-other")
+	other.Set(m, 42, rel)
+	UnrefMemory(mem)
+	drainFinalizers()
+	r := released()
+	if len(r) != 4 {
+		t.Fatalf("released %v, want pin-1, pin-2, then pin-3 and 42 once each", r)
+	}
+	got := map[any]int{}
+	for _, v := range r[2:] {
+		got[v]++
+	}
+	if got["pin-3"] != 1 || got[42] != 1 {
+		t.Fatalf("released on free: %v", r[2:])
+	}
+}
+
+func TestQdataStringAPI(t *testing.T) {
+	buf := gst.NewBufferWithSize(64)
+	defer UnrefBuffer(buf)
+	mem := PeekMemory(buf, 0).Ref()
+	defer UnrefMemory(mem)
+	SetMemoryQdata(mem, "gstc-test-string", "x")
+	if v, ok := GetMemoryQdata(mem, "gstc-test-string"); !ok || v != "x" {
+		t.Fatalf("GetMemoryQdata = %v, %v", v, ok)
+	}
+	// Same slot as the typed key of the same name, seen from another
+	// wrapper of the same GstMemory.
+	if v, ok := NewQdataKey("gstc-test-string").Get(PeekMemory(buf, 0)); !ok || v != "x" {
+		t.Fatalf("key Get = %v, %v", v, ok)
+	}
+	if _, ok := GetMemoryQdata(mem, "gstc-test-absent"); ok {
+		t.Fatal("hit on absent key")
+	}
+}
+
+// The pin cache's hit path: peek the memory of a buffer, look up its
+// entry. Neither may allocate.
+func TestQdataHitPathAllocs(t *testing.T) {
+	buf := gst.NewBufferWithSize(64)
+	defer UnrefBuffer(buf)
+	testKey.Set(PeekMemory(buf, 0), &struct{ addr uintptr }{1}, nil)
+	mem := PeekMemory(buf, 0).Ref()
+	defer UnrefMemory(mem)
+	var sink any
+	cases := map[string]func(){
+		"PeekMemory+QdataKey.Get": func() { sink, _ = testKey.Get(PeekMemory(buf, 0)) },
+		"QdataKey.Get":            func() { sink, _ = testKey.Get(Borrow(mem)) },
+		"GetMemoryQdata":          func() { sink, _ = GetMemoryQdata(mem, "gstc-test-pin") },
+		"miss":                    func() { sink, _ = NewQdataKey("gstc-test-miss").Get(Borrow(mem)) },
+	}
+	for name, f := range cases {
+		if n := testing.AllocsPerRun(1000, f); n != 0 {
+			t.Errorf("%s: %v allocations per call, want 0", name, n)
+		}
+	}
+	_ = sink
+}
+
+// Gets racing Sets and Deletes on the same memory never panic and only
+// ever see a value that was set.
+func TestQdataConcurrent(t *testing.T) {
+	buf := gst.NewBufferWithSize(64)
+	defer UnrefBuffer(buf)
+	var releases atomic.Int64
+	rel := func(any) { releases.Add(1) }
+	var wg sync.WaitGroup
+	const n = 2000
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				m := PeekMemory(buf, 0)
+				switch i % 3 {
+				case 0:
+					testKey.Set(m, fmt.Sprint(w, i), rel)
+				case 1:
+					if v, ok := testKey.Get(m); ok {
+						if _, isStr := v.(string); !isStr {
+							panic(fmt.Sprintf("unexpected value %v", v))
+						}
+					}
+				case 2:
+					testKey.Delete(m)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	testKey.Delete(PeekMemory(buf, 0))
+	sets := int64(4 * ((n + 2) / 3))
+	if got := releases.Load(); got != sets {
+		t.Fatalf("%d releases for %d sets", got, sets)
+	}
+}
+
+func BenchmarkQdataHit(b *testing.B) {
+	buf := gst.NewBufferWithSize(64)
+	defer UnrefBuffer(buf)
+	testKey.Set(PeekMemory(buf, 0), 1, nil)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, ok := testKey.Get(PeekMemory(buf, 0)); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
+
+// A panicking release callback is contained: it cannot unwind into
+// GStreamer's C frames.
+func TestReleasePanicContained(t *testing.T) {
+	buf := gst.NewBufferWithSize(8)
+	defer UnrefBuffer(buf)
+	testKey.Set(PeekMemory(buf, 0), 1, func(any) { panic("release panics") })
+	testKey.Delete(PeekMemory(buf, 0)) // prints "gstc: panic in release callback"
+	if _, ok := testKey.Get(PeekMemory(buf, 0)); ok {
+		t.Error("entry survived")
+	}
+}
