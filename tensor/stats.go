@@ -18,11 +18,12 @@ type Stats struct {
 	CoherentSkips   uint64 // syncs skipped because the fd had answered ENOTTY
 	NoopSyncs       uint64 // bracket halves on SHM and heap tensors (no ioctl needed)
 	UnbalancedSyncs uint64 // SyncForDevice calls with no matching SyncForCPU
+	AdoptedSyncs    uint64 // brackets opened on another import and adopted (AdoptSync)
 }
 
 var counters struct {
 	syncStart, syncEnd, syncRetries, syncErrors, syncNotTTY atomic.Uint64
-	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
+	coherentSkips, noopSyncs, unbalanced, adopted           atomic.Uint64
 }
 
 // ReadStats returns the current counters.
@@ -39,5 +40,6 @@ func ReadStats() Stats {
 		CoherentSkips:   counters.coherentSkips.Load(),
 		NoopSyncs:       counters.noopSyncs.Load(),
 		UnbalancedSyncs: counters.unbalanced.Load(),
+		AdoptedSyncs:    counters.adopted.Load(),
 	}
 }

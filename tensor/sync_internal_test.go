@@ -257,3 +257,37 @@ func TestRealSyncIoctlDoesNotAllocate(t *testing.T) {
 		t.Errorf("DMA_BUF_IOCTL_SYNC allocates %.1f times per call", n)
 	}
 }
+
+// One bracket across two imports of one buffer: START on the opener, END on
+// the adopter, two ioctls in all, both sides balanced.
+func TestBracketHandedOffBetweenImports(t *testing.T) {
+	f := installFake(t)
+	src := dmabufOverMemfd(t)
+	sink, err := ImportFD(src.FD(), Layout{DType: U8, Shape: []int{4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	sink.st.backend = BackendDMABuf
+	if err := src.SyncForCPU(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.AdoptSync(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.SyncForDevice(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.HandOffSync(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) != 2 || f.calls[0] != uint64(AccessReadWrite)|dmaBufSyncStart || f.calls[1] != uint64(AccessReadWrite)|dmaBufSyncEnd {
+		t.Fatalf("ioctls %v, want START|RW then END|RW", f.calls)
+	}
+	if src.OpenSyncs() != 0 || sink.OpenSyncs() != 0 {
+		t.Fatalf("open brackets: src %d sink %d", src.OpenSyncs(), sink.OpenSyncs())
+	}
+	if err := src.HandOffSync(AccessReadWrite); !errors.Is(err, ErrUnbalancedSync) {
+		t.Fatalf("second hand-off: %v, want ErrUnbalancedSync", err)
+	}
+}
