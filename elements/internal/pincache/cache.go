@@ -30,6 +30,11 @@ type Entry struct {
 	pin    pin.HostPin    // [Offset, Offset+Size)
 	refs   atomic.Int32
 	dead   atomic.Bool
+	owner  *Cache
+	// Shaped is free for the cache's user, who may read and write it while
+	// holding a reference from its single streaming thread: the sink keeps
+	// the layout generation it last reshaped the tensor to.
+	Shaped uint64
 	// Intrusive LRU links, guarded by Cache.mu.
 	prev, next *Entry
 }
@@ -104,16 +109,19 @@ func New(max int) *Cache {
 
 // Hit records a hit found without Lookup (the qdata fast path) and marks the
 // entry most recently used. It returns false, recording nothing, if the entry
-// is no longer in the cache or cannot be acquired; on true the caller holds a
-// reference.
+// belongs to another cache, is no longer in this one or cannot be acquired;
+// on true the caller holds a reference.
 func (c *Cache) Hit(e *Entry) bool {
-	if e == nil || e.dead.Load() || !e.Acquire() {
+	if e == nil || e.owner != c || e.dead.Load() || !e.Acquire() {
 		return false
 	}
 	c.mu.Lock()
-	if !e.dead.Load() {
-		c.moveFront(e)
+	if e.dead.Load() {
+		c.mu.Unlock()
+		e.Release()
+		return false
 	}
+	c.moveFront(e)
 	c.mu.Unlock()
 	c.hits.Add(1)
 	return true
@@ -148,7 +156,7 @@ func (c *Cache) Insert(fd int, key Key) (*Entry, error) {
 		t.Close()
 		return nil, fmt.Errorf("pincache: fd %d is %v, key says %v", fd, t.Identity(), key.ID)
 	}
-	e := &Entry{key: key, tensor: t}
+	e := &Entry{key: key, tensor: t, owner: c}
 	if e.pin, err = t.PinHost(); err != nil {
 		t.Close()
 		return nil, err

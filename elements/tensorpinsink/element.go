@@ -1,0 +1,185 @@
+package tensorpinsink
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+// Name is the element's factory name.
+const Name = "tensorpinsink"
+
+var (
+	cat = gst.NewDebugCategory(Name, gst.DebugColorNone, "tensorpinsink: pinned tensors from buffers")
+	// perf is GStreamer's own GST_PERFORMANCE category (the lookup returns
+	// the existing one), where copies are reported.
+	perf = gst.NewDebugCategory("GST_PERFORMANCE", gst.DebugColorNone, "")
+)
+
+// settings are the property values; read at Start and per frame.
+type settings struct {
+	cacheSize        uint
+	maxLeases        uint
+	drop             bool
+	emitSignals      bool
+	postSyncMessages bool
+}
+
+var defaults = settings{cacheSize: 16, maxLeases: 4}
+
+// Property indexes, in install order (go-glib passes them 0-based).
+const (
+	propCacheSize = iota
+	propMaxLeases
+	propDrop
+	propEmitSignals
+	propPostSyncMessages
+	propStats
+)
+
+var properties = []*glib.ParamSpec{
+	glib.NewUintParam("cache-size", "Cache size",
+		"Most buffers (dma-buf regions) kept imported, mapped and pinned at once; the least recently used is released beyond it.",
+		1, 4096, defaults.cacheSize, glib.ParameterReadWrite),
+	glib.NewUintParam("max-leases", "Maximum leases",
+		"Most frames the application may hold unreleased; beyond it the streaming thread waits (or drops, with drop=true).",
+		1, 1024, defaults.maxLeases, glib.ParameterReadWrite),
+	glib.NewBoolParam("drop", "Drop",
+		"Drop (and count) frames when max-leases frames are held, instead of making the streaming thread wait.",
+		defaults.drop, glib.ParameterReadWrite),
+	glib.NewBoolParam("emit-signals", "Emit signals",
+		"Emit new-frame (buffer, address, size, slot) for every frame; the frame is released when the handlers return.",
+		defaults.emitSignals, glib.ParameterReadWrite),
+	glib.NewBoolParam("post-sync-messages", "Post sync messages",
+		"Post each sync bracket phase (begin, end) on the bus as a GstTensorSync element message.",
+		defaults.postSyncMessages, glib.ParameterReadWrite),
+	glib.NewBoxedParam("stats", "Statistics",
+		"Counters since start: frames, pin-cache hits and misses, mmaps, syncs, copies, bytes copied, leases, drops.",
+		gst.TypeStructure, glib.ParameterReadable),
+}
+
+var newFrameSignal uint
+
+// sink is the Go side of one tensorpinsink instance.
+type sink struct {
+	settingsMu sync.Mutex
+	settings   settings
+
+	stateMu sync.Mutex
+	state   *streamState // nil outside Start..Stop
+
+	stats   counters
+	handler atomic.Pointer[func(*Frame)]
+	qkey    gstc.QdataKey
+}
+
+var instances atomic.Uint64
+
+func (s *sink) New() glib.GoObjectSubclass {
+	// One qdata key per instance: two sinks behind a tee each keep their
+	// own entry on a shared GstMemory.
+	return &sink{settings: defaults, qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1)))}
+}
+
+func (s *sink) ClassInit(klass *glib.ObjectClass) {
+	ec := gst.ToElementClass(klass)
+	ec.SetMetadata("Tensor pin sink", "Sink/Video/Tensor",
+		"Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
+		"gst-tensorpin developers")
+	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkCaps()))
+	klass.InstallProperties(properties)
+	id, err := gstc.NewSignal(klass, "new-frame", gstc.BufferGType(), glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_UINT)
+	if err != nil {
+		cat.LogError("cannot register new-frame: " + err.Error())
+	}
+	newFrameSignal = id
+}
+
+func sinkCaps() *gst.Caps {
+	video := "format=(string)" + capslayout.VideoFormats() +
+		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
+	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
+		"; " + capslayout.MediaVideo + ", " + video +
+		"; " + capslayout.MediaTensors + ", format=(string)static, num_tensors=(int)1")
+}
+
+func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
+	v, err := value.GoValue()
+	if err != nil {
+		cat.LogWarning("property " + properties[id].Name() + ": " + err.Error())
+		return
+	}
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	switch id {
+	case propCacheSize:
+		s.settings.cacheSize = v.(uint)
+	case propMaxLeases:
+		s.settings.maxLeases = v.(uint)
+	case propDrop:
+		s.settings.drop = v.(bool)
+	case propEmitSignals:
+		s.settings.emitSignals = v.(bool)
+	case propPostSyncMessages:
+		s.settings.postSyncMessages = v.(bool)
+	}
+}
+
+func (s *sink) GetProperty(obj *glib.Object, id uint) *glib.Value {
+	if id == propStats {
+		v, err := gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
+		if err != nil {
+			return nil
+		}
+		return v
+	}
+	s.settingsMu.Lock()
+	st := s.settings
+	s.settingsMu.Unlock()
+	var val any
+	switch id {
+	case propCacheSize:
+		val = st.cacheSize
+	case propMaxLeases:
+		val = st.maxLeases
+	case propDrop:
+		val = st.drop
+	case propEmitSignals:
+		val = st.emitSignals
+	case propPostSyncMessages:
+		val = st.postSyncMessages
+	default:
+		return nil
+	}
+	v, err := glib.GValue(val)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+func (s *sink) readSettings() settings {
+	s.settingsMu.Lock()
+	defer s.settingsMu.Unlock()
+	return s.settings
+}
+
+// Register registers tensorpinsink with plugin (nil: statically, for Go
+// programs that do not load the plugin .so).
+func Register(plugin *gst.Plugin) bool {
+	return gst.RegisterElement(plugin, Name, gst.RankNone, &sink{}, base.ExtendsBaseSink)
+}
+
+// fromObject returns the Go sink behind a GObject pointer, or nil.
+func fromObject(p unsafe.Pointer) *sink {
+	s, _ := glib.FromObjectUnsafePrivate(p).(*sink)
+	return s
+}

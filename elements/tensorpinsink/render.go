@@ -1,0 +1,211 @@
+package tensorpinsink
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// errRender carries the GStreamer error code for a failed frame.
+type errRender struct {
+	code gstc.ErrorCode
+	err  error
+}
+
+func (e *errRender) Error() string { return e.err.Error() }
+func (e *errRender) Unwrap() error { return e.err }
+
+func fail(code gstc.ErrorCode, format string, args ...any) error {
+	return &errRender{code: code, err: fmt.Errorf(format, args...)}
+}
+
+func (s *sink) Render(self *base.GstBaseSink, buf *gst.Buffer) gst.FlowReturn {
+	st := s.current()
+	if st == nil || !st.haveFormat {
+		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
+		return gst.FlowNotNegotiated
+	}
+	set := s.readSettings()
+	frame, flow := st.leases.take(set.drop)
+	if frame == nil {
+		return flow
+	}
+	if err := s.fill(st, frame, buf); err != nil {
+		st.leases.abandon(frame)
+		code := gstc.ErrorCode(gstc.StreamFailed)
+		var re *errRender
+		if errors.As(err, &re) {
+			code = re.code
+		}
+		gstc.PostError(self.Element, code, err.Error(), "")
+		return gst.FlowError
+	}
+	s.stats.frames.Add(1)
+	s.deliver(self, frame, buf, set)
+	return gst.FlowOK
+}
+
+// fill makes frame describe buf: the pinned entry, the tensor's layout, the
+// pin and the opened (or adopted) bracket.
+func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
+	info := gstc.ReadBufferInfo(buf)
+	if err := st.layoutFor(&info); err != nil {
+		return fail(gstc.StreamFormat, "%v", err)
+	}
+	need := st.layout.Offset + st.geom.Extent
+	if info.Size < need {
+		return fail(gstc.StreamFormat, "buffer of %d bytes is shorter than the %d bytes its caps describe (%v %v, stride %d)",
+			info.Size, need, st.layout.DType, st.layout.Shape, st.geom.Stride)
+	}
+	mem := gstc.PeekMemory(buf, 0)
+	var base int // where the buffer's byte 0 lies in the entry's file
+	var err error
+	if info.NMemory == 1 && mem.IsFd() {
+		f.copied = false
+		base = mem.Offset()
+		f.entry, f.newSlot, err = s.entryForMemory(st, mem)
+	} else {
+		f.copied = true
+		f.entry, f.newSlot, err = s.copyIn(st, f.index, buf, info.Size)
+	}
+	if err != nil {
+		return err
+	}
+	t := f.entry.Tensor()
+	if f.entry.Shaped != st.gen {
+		l := st.layout
+		l.Offset += base
+		if err := t.Reshape(l); err != nil {
+			f.entry.Release()
+			return fail(gstc.StreamFormat, "buffer memory cannot hold the frame: %v", err)
+		}
+		f.entry.Shaped = st.gen
+	}
+	if f.pin, err = f.entry.Pin().Narrow(t.Offset()-f.entry.Key().Offset, st.geom.Extent); err != nil {
+		f.entry.Release()
+		return fail(gstc.StreamFormat, "frame outside its memory: %v", err)
+	}
+	f.pts, f.dur, f.slot = info.PTS, info.Duration, f.entry.Slot()
+	f.adopted = false
+	f.access = tensor.AccessRead
+	id := t.Identity()
+	if st.havePending && st.pending.Dev == id.Dev && st.pending.Ino == id.Ino {
+		f.adopted, f.sync = true, st.pending
+		f.access = tensor.Access(st.pending.Access)
+		st.havePending = false
+		err = t.AdoptSync(f.access)
+		s.stats.adopted.Add(1)
+	} else {
+		if st.havePending {
+			s.stats.unmatchedBegins.Add(1)
+			st.havePending = false
+		}
+		err = t.SyncForCPU(f.access)
+		s.stats.syncs.Add(1)
+	}
+	if err != nil {
+		f.pin.Release()
+		f.entry.Release()
+		return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
+	}
+	f.lease = gstc.LeaseBuffer(buf)
+	return nil
+}
+
+// entryForMemory finds the pinned entry of an fd memory: through qdata on
+// the memory (no syscall), else by the fd's identity, else by importing it.
+func (s *sink) entryForMemory(st *streamState, mem gstc.Mem) (*pincache.Entry, bool, error) {
+	off, size := mem.Offset(), mem.Size()
+	if v, ok := s.qkey.Get(mem); ok {
+		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
+			s.stats.hits.Add(1)
+			return e, false, nil
+		}
+	}
+	fd := mem.FD()
+	var sb unix.Stat_t
+	if fd < 0 || unix.Fstat(fd, &sb) != nil {
+		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
+	}
+	key := pincache.Key{ID: tensor.Identity{Dev: sb.Dev, Ino: sb.Ino}, Offset: off, Size: size}
+	if e := st.cache.Lookup(key); e != nil {
+		s.stats.hits.Add(1)
+		s.qkey.Set(mem, e, nil)
+		return e, false, nil
+	}
+	e, err := st.cache.Insert(fd, key)
+	if err != nil {
+		return nil, false, fail(gstc.ResourceRead, "cannot import and pin the buffer's fd %d: %v", fd, err)
+	}
+	s.stats.misses.Add(1)
+	s.stats.mmaps.Add(1)
+	s.qkey.Set(mem, e, nil)
+	return e, true, nil
+}
+
+// copyIn copies a buffer that is not a single fd memory into the sink's own
+// memfd tensor for this frame index and returns that tensor's entry.
+func (s *sink) copyIn(st *streamState, i int, buf *gst.Buffer, size int) (*pincache.Entry, bool, error) {
+	own := st.own[i]
+	if own == nil || own.Capacity() < size {
+		if own != nil {
+			own.Close()
+		}
+		var err error
+		own, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
+			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorpinsink-copy"})
+		if err != nil {
+			st.own[i] = nil
+			return nil, false, fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
+		}
+		st.own[i] = own
+	}
+	key := pincache.Key{ID: own.Identity(), Size: own.Capacity()}
+	newSlot := false
+	e := st.cache.Lookup(key)
+	if e == nil {
+		var err error
+		if e, err = st.cache.Insert(own.FD(), key); err != nil {
+			return nil, false, fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
+		}
+		newSlot = true
+		s.stats.misses.Add(1)
+		s.stats.mmaps.Add(1)
+	} else {
+		s.stats.hits.Add(1)
+	}
+	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
+	s.stats.copies.Add(1)
+	s.stats.bytesCopied.Add(uint64(n))
+	if s.stats.copies.Load() == 1 {
+		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) that are not fd memory into pinned memory; "+
+			"the stats property counts every copy", size))
+	}
+	return e, newSlot, nil
+}
+
+// deliver hands the frame to the application: the Go handler owns it from
+// then on; with only signal handlers (or none) it is released here.
+func (s *sink) deliver(self *base.GstBaseSink, f *Frame, buf *gst.Buffer, set settings) {
+	if set.postSyncMessages {
+		f.lessor.postPhase(gstc.PhaseBegin, f)
+	}
+	if set.emitSignals {
+		if err := gstc.EmitSignal(self.Element, newFrameSignal, buf, uint64(f.pin.Addr()),
+			uint64(f.pin.Len()), uint(f.slot)); err != nil {
+			cat.LogWarning("new-frame: "+err.Error(), self.Object)
+		}
+	}
+	if h := s.handler.Load(); h != nil {
+		(*h)(f)
+		return
+	}
+	f.Release()
+}

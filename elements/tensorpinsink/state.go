@@ -1,0 +1,173 @@
+package tensorpinsink
+
+import (
+	"fmt"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// streamState exists between Start and Stop; the streaming thread owns it
+// (Render, SetCaps and serialized events run there), guarded by stateMu
+// only against property reads and Stop.
+type streamState struct {
+	cache  *pincache.Cache
+	leases *leases
+	own    []*tensor.Tensor // copy path: one memfd tensor per frame index, lazily
+
+	haveFormat bool
+	format     capslayout.Format
+	// layout is the frame tensor's layout for the current caps and video
+	// meta (Offset relative to the start of the buffer); gen changes with
+	// it so cache entries reshape only when it changes.
+	layout     tensor.Layout
+	geom       tensor.Geometry
+	gen        uint64
+	metaStride int
+	metaOffset int
+
+	pending     gstc.TensorSync // last GstTensorSync begin not yet matched
+	havePending bool
+}
+
+func (s *sink) Start(self *base.GstBaseSink) bool {
+	set := s.readSettings()
+	s.stats.reset()
+	st := &streamState{
+		cache:  pincache.New(int(set.cacheSize)),
+		leases: newLeases(self.Element, &s.stats, int(set.maxLeases), set.postSyncMessages),
+		own:    make([]*tensor.Tensor, set.maxLeases),
+	}
+	s.stateMu.Lock()
+	s.state = st
+	s.stateMu.Unlock()
+	cat.LogInfo(fmt.Sprintf("started: cache-size %d, max-leases %d, drop %v", set.cacheSize, set.maxLeases, set.drop), self.Object)
+	return true
+}
+
+func (s *sink) Stop(self *base.GstBaseSink) bool {
+	s.stateMu.Lock()
+	st := s.state
+	s.state = nil
+	s.stateMu.Unlock()
+	if st == nil {
+		return true
+	}
+	st.leases.setFlushing(true)
+	if n := st.leases.closeAll(); n > 0 {
+		s.stats.closedAtStop.Add(uint64(n))
+		cat.LogInfo(fmt.Sprintf("stop: closed the CPU-access brackets of %d frames the application still holds", n), self.Object)
+	}
+	if st.havePending {
+		s.stats.unmatchedBegins.Add(1)
+	}
+	s.recordCache(st)
+	st.cache.Close()
+	st.closeOwn()
+	return true
+}
+
+func (s *sink) Unlock(self *base.GstBaseSink) bool {
+	if st := s.current(); st != nil {
+		st.leases.setFlushing(true)
+	}
+	return true
+}
+
+func (s *sink) UnlockStop(self *base.GstBaseSink) bool {
+	if st := s.current(); st != nil {
+		st.leases.setFlushing(false)
+	}
+	return true
+}
+
+func (s *sink) current() *streamState {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.state
+}
+
+func (s *sink) recordCache(st *streamState) {
+	cs := st.cache.ReadStats()
+	s.stats.evictions.Store(cs.Evictions)
+}
+
+// SetCaps reads the negotiated caps; a change of format releases every
+// cache entry (the buffers of the old format are not coming back).
+func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
+	st := s.current()
+	if st == nil {
+		return false
+	}
+	f, err := capslayout.FromCaps(caps)
+	if err != nil {
+		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to a tensor: "+err.Error(),
+			fmt.Sprintf("caps: %v", caps))
+		return false
+	}
+	if st.haveFormat && !sameFormat(st.format, f) {
+		st.cache.Clear()
+		st.closeOwn()
+	}
+	st.format, st.haveFormat = f, true
+	st.setLayout(f.Layout, -1, -1)
+	cat.LogInfo(fmt.Sprintf("caps %v: tensor %v %v stride %d, %d bytes per frame", caps, f.Layout.DType, f.Layout.Shape,
+		st.geom.Stride, f.FrameSize), self.Object)
+	return true
+}
+
+func sameFormat(a, b capslayout.Format) bool {
+	return a.Media == b.Media && a.VideoFormat == b.VideoFormat && a.Width == b.Width && a.Height == b.Height &&
+		a.FrameSize == b.FrameSize && fmt.Sprint(a.Layout) == fmt.Sprint(b.Layout)
+}
+
+// setLayout installs a frame layout; metaStride/metaOffset record the video
+// meta it came from (-1: the caps' defaults).
+func (st *streamState) setLayout(l tensor.Layout, metaStride, metaOffset int) error {
+	g, err := l.Geometry()
+	if err != nil {
+		return err
+	}
+	st.layout, st.geom = l, g
+	st.metaStride, st.metaOffset = metaStride, metaOffset
+	st.gen++
+	return nil
+}
+
+// layoutFor returns the frame layout for a buffer, following its video
+// meta. It allocates only when the meta's stride or offset changes.
+func (st *streamState) layoutFor(info *gstc.BufferInfo) error {
+	if !info.HasVideoMeta || st.format.Media != capslayout.MediaVideo {
+		if st.metaStride != -1 {
+			return st.setLayout(st.format.Layout, -1, -1)
+		}
+		return nil
+	}
+	if info.MetaStride == st.metaStride && info.MetaOffset == st.metaOffset {
+		return nil
+	}
+	if info.MetaWidth != st.format.Width || info.MetaHeight != st.format.Height {
+		return fmt.Errorf("the buffer's video meta says %dx%d, the caps %dx%d", info.MetaWidth, info.MetaHeight,
+			st.format.Width, st.format.Height)
+	}
+	l, err := capslayout.VideoLayout(st.format.VideoFormat, st.format.Width, st.format.Height, info.MetaStride)
+	if err != nil {
+		return fmt.Errorf("the buffer's video meta: %w", err)
+	}
+	l.Offset = info.MetaOffset
+	return st.setLayout(l, info.MetaStride, info.MetaOffset)
+}
+
+func (st *streamState) closeOwn() {
+	for i, t := range st.own {
+		if t != nil {
+			t.Close()
+			st.own[i] = nil
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package tensorpinsink
+
+import (
+	"sync/atomic"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// counters are the element's statistics since its last start.
+type counters struct {
+	frames, hits, misses, evictions, mmaps       atomic.Uint64
+	syncs, adopted, copies, bytesCopied, dropped atomic.Uint64
+	closedAtStop, unmatchedBegins, waitsForLease atomic.Uint64
+	leases                                       atomic.Int64
+}
+
+func (c *counters) reset() {
+	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.adopted,
+		&c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.unmatchedBegins, &c.waitsForLease} {
+		u.Store(0)
+	}
+}
+
+// structure renders the counters as a GstStructure the caller owns.
+func (c *counters) structure(name string) *gst.Structure {
+	st := gst.NewStructure(name)
+	for _, f := range []struct {
+		key string
+		val *atomic.Uint64
+	}{
+		{"frames", &c.frames}, {"cache-hits", &c.hits}, {"cache-misses", &c.misses},
+		{"cache-evictions", &c.evictions}, {"mmaps", &c.mmaps}, {"syncs", &c.syncs},
+		{"brackets-adopted", &c.adopted}, {"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
+		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
+		{"unmatched-begins", &c.unmatchedBegins}, {"waits-for-lease", &c.waitsForLease},
+	} {
+		st.SetValue(f.key, f.val.Load())
+	}
+	st.SetValue("leases-outstanding", uint64(max(c.leases.Load(), 0)))
+	return st
+}
