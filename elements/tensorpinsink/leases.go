@@ -12,11 +12,10 @@ import (
 
 // leases hands out frames (at most max-leases at once) and takes them back.
 // It outlives the streaming state: frames the application still holds
-// after stop refer to it, so it keeps the element and its sink pad (for the
-// upstream end events) referenced until the last frame is released.
+// after stop refer to it, so it holds the element and its sink pad (for the
+// upstream end events) until it is retired and the last frame is released.
 type leases struct {
-	elem     *gst.Element
-	pad      *gst.Pad
+	held     gstc.Held
 	stats    *counters
 	postSync bool
 
@@ -25,10 +24,11 @@ type leases struct {
 	frames   []Frame
 	free     []int
 	flushing bool
+	retired  bool
 }
 
 func newLeases(elem *gst.Element, stats *counters, max int, postSync bool) *leases {
-	l := &leases{elem: elem, pad: elem.GetStaticPad("sink"), stats: stats, postSync: postSync,
+	l := &leases{held: gstc.Hold(elem, "sink"), stats: stats, postSync: postSync,
 		frames: make([]Frame, max), free: make([]int, 0, max)}
 	l.cond.L = &l.mu
 	for i := max - 1; i >= 0; i-- {
@@ -67,13 +67,31 @@ func (l *leases) take(drop bool) (*Frame, gst.FlowReturn) {
 	return f, gst.FlowOK
 }
 
-// give puts a released frame back.
+// give puts a released frame back; the last one back after retire lets go
+// of the element.
 func (l *leases) give(f *Frame) {
 	l.mu.Lock()
 	l.free = append(l.free, f.index)
 	l.stats.leases.Add(-1)
 	l.cond.Broadcast()
+	done := l.retired && len(l.free) == len(l.frames)
 	l.mu.Unlock()
+	if done {
+		l.held.Release()
+	}
+}
+
+// retire is called at stop: no more frames are taken; the element is let go
+// of now, or when the application releases its last frame.
+func (l *leases) retire() {
+	l.mu.Lock()
+	l.retired, l.flushing = true, true
+	l.cond.Broadcast()
+	done := len(l.free) == len(l.frames)
+	l.mu.Unlock()
+	if done {
+		l.held.Release()
+	}
 }
 
 // abandon returns a frame that was taken but never delivered.
@@ -121,14 +139,12 @@ func (l *leases) closeAll() int {
 func (l *leases) closeBracket(f *Frame) {
 	l.stats.syncs.Add(1)
 	if err := f.entry.Tensor().SyncForDevice(f.access); err != nil {
-		gstc.PostWarning(l.elem, gstc.ResourceSync, "could not end CPU access to a frame: "+err.Error(), "")
+		l.held.PostWarning(gstc.ResourceSync, "could not end CPU access to a frame: "+err.Error(), "")
 	}
 	if f.adopted {
 		ts := f.sync
 		ts.Phase = gstc.PhaseEnd
-		if ev, err := gstc.NewTensorSyncEvent(gstc.Upstream, ts); err == nil {
-			l.pad.PushEvent(ev)
-		}
+		l.held.PushTensorSync(gstc.Upstream, ts)
 	}
 	if l.postSync {
 		l.postPhase(gstc.PhaseEnd, f)
@@ -146,7 +162,7 @@ func (l *leases) postPhase(phase gstc.Phase, f *Frame) {
 	st.SetValue("pts", f.pts)
 	st.SetValue("slot", uint(f.slot))
 	st.SetValue("adopted", f.adopted)
-	if !gstc.PostElementMessage(l.elem, st) {
+	if !l.held.PostElementMessage(st) {
 		cat.LogWarning(fmt.Sprintf("could not post the %v phase of slot %d", phase, f.slot))
 	}
 }

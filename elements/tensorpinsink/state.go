@@ -59,6 +59,7 @@ func (s *sink) Stop(self *base.GstBaseSink) bool {
 		return true
 	}
 	st.leases.setFlushing(true)
+	defer st.leases.retire()
 	if n := st.leases.closeAll(); n > 0 {
 		s.stats.closedAtStop.Add(uint64(n))
 		cat.LogInfo(fmt.Sprintf("stop: closed the CPU-access brackets of %d frames the application still holds", n), self.Object)

@@ -135,20 +135,7 @@ func NewTensorSyncEvent(dir Direction, ts TensorSync) (*gst.Event, error) {
 	if dir != Downstream && dir != Upstream {
 		return nil, fmt.Errorf("gstc: NewTensorSyncEvent: invalid direction %d", dir)
 	}
-	c := C.GstcTensorSync{
-		phase:  C.int(ts.Phase),
-		access: C.int(ts.Access),
-		dev:    C.guint64(ts.Dev),
-		ino:    C.guint64(ts.Ino),
-		offset: C.guint64(ts.Offset),
-		pts:    C.guint64(ts.PTS),
-		seqnum: C.guint(ts.Seqnum),
-	}
-	up := C.int(0)
-	if dir == Upstream {
-		up = 1
-	}
-	ev := C.gstc_tensor_sync_new(up, &c)
+	ev := newTensorSync(dir, ts)
 	if ev == nil {
 		return nil, fmt.Errorf("gstc: NewTensorSyncEvent: cannot build event")
 	}
@@ -183,4 +170,29 @@ func ParseTensorSyncEvent(ev *gst.Event) (ts TensorSync, ok bool) {
 // ordered with buffers. ev is borrowed.
 func IsSerializedEvent(ev *gst.Event) bool {
 	return gobool(C.gstc_event_is_serialized(evC(ev)))
+}
+
+// checkTensorSync validates what NewTensorSyncEvent validates.
+func checkTensorSync(dir Direction, ts TensorSync) bool {
+	return (ts.Phase == PhaseBegin || ts.Phase == PhaseEnd) && ts.Access >= AccessRead &&
+		ts.Access <= AccessReadWrite && (dir == Downstream || dir == Upstream)
+}
+
+// newTensorSync builds the event in C and returns the caller's full
+// reference (nil on failure).
+func newTensorSync(dir Direction, ts TensorSync) *C.GstEvent {
+	c := C.GstcTensorSync{
+		phase:  C.int(ts.Phase),
+		access: C.int(ts.Access),
+		dev:    C.guint64(ts.Dev),
+		ino:    C.guint64(ts.Ino),
+		offset: C.guint64(ts.Offset),
+		pts:    C.guint64(ts.PTS),
+		seqnum: C.guint(ts.Seqnum),
+	}
+	up := C.int(0)
+	if dir == Upstream {
+		up = 1
+	}
+	return C.gstc_tensor_sync_new(up, &c)
 }

@@ -118,8 +118,14 @@ func PostWarning(elem *gst.Element, code ErrorCode, text, debug string) {
 }
 
 func postMessage(elem *gst.Element, typ C.GstMessageType, code ErrorCode, text, debug string) {
+	postMessageC(elemC(elem), 3, typ, code, text, debug)
+}
+
+// postMessageC posts from elem; skip counts the frames between the public
+// caller and here, so the message names the caller's file and line.
+func postMessageC(elem *C.GstElement, skip int, typ C.GstMessageType, code ErrorCode, text, debug string) {
 	file, function, line := "?", "?", 0
-	if pc, f, l, ok := runtime.Caller(2); ok {
+	if pc, f, l, ok := runtime.Caller(skip); ok {
 		file, line = f, l
 		if fn := runtime.FuncForPC(pc); fn != nil {
 			function = fn.Name()
@@ -132,7 +138,7 @@ func postMessage(elem *gst.Element, typ C.GstMessageType, code ErrorCode, text, 
 			C.free(unsafe.Pointer(p))
 		}
 	}()
-	C.gstc_post_message(elemC(elem), typ, C.int(code.Domain()), C.int(code.Code()),
+	C.gstc_post_message(elem, typ, C.int(code.Domain()), C.int(code.Code()),
 		ctext, cdebug, cfile, cfunc, C.int(line))
 }
 
