@@ -1,7 +1,8 @@
 # gst-tensorpin: one entry point for set-up, build and tests.
 #
-#   make test   install what is missing, vet, run every test under -race
-#   make demo   install what is missing, build the plugin, run the demo pipeline
+#   make test   install what is missing, vet, every Go test under -race, then
+#               build the plugin and run its smoke tests (meson test)
+#   make demo   install what is missing, build the plugin, run the demo pipelines
 
 SHELL := /bin/bash
 GO ?= go
@@ -11,7 +12,10 @@ DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	meson ninja-build pkg-config gcc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test vet unit fuzz-seed bench demo
+.PHONY: deps test vet unit bench plugin smoke demo
+
+# Meson's build directory: libgsttensorpin.so lands here.
+BUILD := build
 
 # deps installs the Debian packages that are missing (none on a prepared
 # machine) and downloads the Go modules.
@@ -31,11 +35,19 @@ vet: deps
 unit: deps
 	$(GO) test -race -count=1 ./...
 
-test: vet unit
+test: vet unit smoke
 
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/
+	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/ ./elements/...
 
-demo: deps
-	@echo "demo: the gst-launch demo arrives with the plugin (issue 3); until then 'make test' is the whole job." >&2
-	@exit 1
+$(BUILD)/build.ninja: meson.build
+	meson setup --wipe $(BUILD) >/dev/null 2>&1 || meson setup $(BUILD)
+
+plugin: deps $(BUILD)/build.ninja
+	meson compile -C $(BUILD)
+
+smoke: plugin
+	meson test -C $(BUILD) --print-errorlogs
+
+demo: plugin
+	scripts/demo.sh $(BUILD)

@@ -1,0 +1,165 @@
+package integration_test
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+func TestMain(m *testing.M) {
+	gst.Init(nil)
+	if !tensorpinsink.Register(nil) || !tensorsrc.Register(nil) {
+		fmt.Fprintln(os.Stderr, "cannot register the elements")
+		os.Exit(1)
+	}
+	pintest.Main(m)
+}
+
+func play(t *testing.T, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
+	t.Helper()
+	p, err := gst.NewPipelineFromString(desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := p.GetElementByName("sink")
+	k, err := tensorpinsink.FromElement(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.OnFrame(onFrame)
+	defer p.SetState(gst.StateNull)
+	p.SetState(gst.StatePlaying)
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(60*time.Second), gst.MessageEOS|gst.MessageError)
+	if msg == nil {
+		t.Fatal("no EOS within 60 s")
+	}
+	if msg.Type() == gst.MessageError {
+		ge, _ := gstc.ParseErrorMessage(msg)
+		t.Fatalf("pipeline error: %+v", ge)
+	}
+	return p, k.Stats()
+}
+
+// 1000 frames from a ring of 4: each slot's address is the same every time
+// it comes back, the stream costs 4 mmaps in the sink, the bytes are the
+// source's, and nothing is copied.
+func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
+	const frames, pool = 1000, 4
+	var mu sync.Mutex
+	addrBySlot := map[int]uintptr{}
+	var problems []string
+	var prev byte
+	before := tensor.ReadStats()
+	_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=%d pattern=counter ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false", frames, pool),
+		func(f *tensorpinsink.Frame) {
+			defer f.Release()
+			mu.Lock()
+			defer mu.Unlock()
+			if a, ok := addrBySlot[f.Slot()]; ok && a != f.Pin().Addr() {
+				problems = append(problems, fmt.Sprintf("slot %d moved from %#x to %#x", f.Slot(), a, f.Pin().Addr()))
+			}
+			addrBySlot[f.Slot()] = f.Pin().Addr()
+			if f.Copied() {
+				problems = append(problems, "a tensorsrc buffer was copied")
+			}
+			b := f.Bytes()
+			if len(b) != 32*32*3 {
+				problems = append(problems, fmt.Sprintf("frame of %d bytes", len(b)))
+			}
+			// The counter pattern changes from frame to frame.
+			if len(addrBySlot) > 1 && b[0] == prev && b[1] == b[0] {
+				problems = append(problems, "frame content did not change")
+			}
+			prev = b[0]
+		})
+	if len(problems) > 0 {
+		t.Fatalf("%d problems; first: %s", len(problems), problems[0])
+	}
+	if len(addrBySlot) != pool {
+		t.Errorf("%d slots, want %d", len(addrBySlot), pool)
+	}
+	if s.Frames != frames || s.Mmaps != pool || s.CacheMisses != pool || s.Copies != 0 {
+		t.Errorf("sink stats %+v, want %d frames, %d mmaps, no copies", s, frames, pool)
+	}
+	if s.BracketsAdopted != frames {
+		t.Errorf("%d brackets adopted from tensorsrc, want %d", s.BracketsAdopted, frames)
+	}
+	// Source and sink together: the ring's own pins (pool) plus the sink's
+	// imports (pool); nothing per frame.
+	if d := tensor.ReadStats().Mmaps - before.Mmaps; d > 2*pool {
+		t.Errorf("%d mmaps for %d frames, want at most %d", d, frames, 2*pool)
+	}
+}
+
+// With queues and an identity (standing in for an inference element)
+// between source and sink, every buffer is preceded by its begin event at
+// the identity, and the end event reaches the source after the buffer has
+// passed the identity — the bracket spans it.
+func TestBracketSpansElementsBetween(t *testing.T) {
+	p, err := gst.NewPipelineFromString("tensorsrc num-buffers=100 pool-size=3 ! queue ! identity name=infer ! queue ! tensorpinsink name=sink sync=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	infer, _ := p.GetElementByName("infer")
+	var mu sync.Mutex
+	var log []string
+	pad := infer.GetStaticPad("sink")
+	pad.AddProbe(gst.PadProbeTypeBuffer|gst.PadProbeTypeEventDownstream|gst.PadProbeTypeEventUpstream,
+		func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+			mu.Lock()
+			defer mu.Unlock()
+			if info.Type()&gst.PadProbeTypeBuffer != 0 {
+				log = append(log, "buffer")
+			} else if ts, ok := gstc.ParseTensorSyncEvent(info.GetEvent()); ok {
+				log = append(log, fmt.Sprintf("%v %d", ts.Phase, ts.Seqnum))
+			}
+			return gst.PadProbeOK
+		})
+	e, _ := p.GetElementByName("sink")
+	k, _ := tensorpinsink.FromElement(e)
+	defer p.SetState(gst.StateNull)
+	p.SetState(gst.StatePlaying)
+	if msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(60*time.Second), gst.MessageEOS|gst.MessageError); msg == nil || msg.Type() != gst.MessageEOS {
+		t.Fatalf("pipeline did not reach EOS: %v", msg)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	begun, ended := map[string]int{}, map[string]int{}
+	buffersAfterBegin := 0
+	last := ""
+	for i, l := range log {
+		var seq int
+		if _, err := fmt.Sscanf(l, "begin %d", &seq); err == nil {
+			begun[fmt.Sprint(seq)] = i
+		} else if _, err := fmt.Sscanf(l, "end %d", &seq); err == nil {
+			b, ok := begun[fmt.Sprint(seq)]
+			if !ok || b > i {
+				t.Fatalf("end %d before its begin", seq)
+			}
+			ended[fmt.Sprint(seq)] = i
+		} else if l == "buffer" && len(last) > 5 && last[:5] == "begin" {
+			buffersAfterBegin++
+		}
+		last = l
+	}
+	if len(begun) != 100 || len(ended) != 100 {
+		t.Fatalf("%d begins and %d ends seen at the identity, want 100 each", len(begun), len(ended))
+	}
+	if buffersAfterBegin < 99 {
+		t.Errorf("only %d buffers came right after their begin event", buffersAfterBegin)
+	}
+	if s := k.Stats(); s.BracketsAdopted != 100 || s.UnmatchedBegins != 0 {
+		t.Errorf("sink stats %+v", s)
+	}
+}

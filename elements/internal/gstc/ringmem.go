@@ -1,0 +1,184 @@
+package gstc
+
+/*
+#include "srcext.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// A source that owns a ring of memories (tensorsrc) needs, per frame and
+// without the allocations go-gst would make: a buffer around a memory it
+// keeps for the stream's life, to know when nobody downstream uses that
+// memory any more, and a GstTensorSync begin event that reaches
+// downstream right before the buffer — after the SEGMENT event, and only
+// if the buffer is really pushed.
+//
+// The return is tracked on the memory, not the buffer: a buffer can be
+// copied downstream (gst_buffer_make_writable of a buffer a tee shares,
+// gst_buffer_copy_region) and the copy shares the memory, so "the buffer
+// was freed" does not mean "the memory is free". A MemRing memory gets a
+// GstMiniObject dispose function: when its last reference is dropped,
+// wherever that is, the ring is asked whether it takes the memory back,
+// and if so the memory is resurrected — the same GstMemory object with its
+// qdata intact, as GstBufferPool does for buffers.
+
+// MemRing owns recyclable fd memories. onReturn(slot, seqnum) runs when
+// the last reference of one of its memories is dropped (on whichever
+// thread drops it, with the memory and its fd still valid), seqnum being
+// the one given to the memory's last NewFrameBuffer. Returning true takes
+// the memory back: the caller owns one reference again (the same Mem).
+// That reference is taken before onReturn runs, so onReturn may hand the
+// memory to another thread at once. Returning false lets it be freed
+// (its WrapFd release runs). onReturn must not drop a reference of any
+// memory of the ring, nor take a lock held by code that does.
+//
+// The ring stays registered until it is closed and every memory it
+// wrapped has been freed.
+type MemRing struct {
+	h        uintptr
+	onReturn func(slot int, seqnum uint32) bool
+	// refs counts the ring itself (until Close) and each memory not yet
+	// freed; at zero the handle is deleted.
+	refs atomic.Int64
+}
+
+// NewMemRing registers onReturn; see MemRing.
+func NewMemRing(onReturn func(slot int, seqnum uint32) (keep bool)) *MemRing {
+	r := &MemRing{onReturn: onReturn}
+	r.refs.Store(1)
+	r.h = newHandle(r)
+	return r
+}
+
+func (r *MemRing) release() {} // the handle is only ever deleted by unref
+
+func (r *MemRing) unref() {
+	if r.refs.Add(-1) == 0 {
+		takeHandle(r.h)
+	}
+}
+
+// Close drops the ring's own registration; memories not yet freed still
+// call onReturn. Call it once.
+func (r *MemRing) Close() { r.unref() }
+
+// Wrap wraps fd like WrapFd (see there for the fd's ownership and
+// release) as memory slot of the ring and returns it as a Mem that owns
+// the one reference (no Go wrapper, no finalizer): hand it to
+// NewFrameBuffer, or drop it with UnrefRingMemory.
+func (r *MemRing) Wrap(dmabuf bool, fd, size, slot int, release func()) (Mem, error) {
+	if r.refs.Load() <= 0 {
+		return Mem{}, errors.New("gstc: MemRing.Wrap after Close")
+	}
+	mem, err := WrapFd(dmabuf, fd, size, 0, release)
+	if err != nil {
+		return Mem{}, err
+	}
+	r.refs.Add(1)
+	m := Borrow(mem)
+	C.gstc_ring_mem_attach(m.p, C.uintptr_t(r.h), C.int(slot))
+	runtime.SetFinalizer(mem, nil)
+	return m, nil
+}
+
+// UnrefRingMemory drops the reference the caller owns of a ring memory
+// (from Wrap, or taken back by onReturn). If it was the last one,
+// onReturn runs now, on this goroutine.
+func UnrefRingMemory(m Mem) {
+	if m.p != nil {
+		C.gst_memory_unref(m.p)
+	}
+}
+
+// NewFrameBuffer moves the caller's reference of ring memory m into a new
+// buffer with PTS, duration, offset and offset_end = offset+1 (pass
+// ClockTimeNone for an unknown time), and records ts as the bracket of
+// this frame: its Seqnum is what onReturn will get, and if announce, the
+// probe of InstallTensorSyncAnnouncer pushes ts (with the buffer's PTS at
+// push time) as a GstTensorSync event right before the buffer.
+//
+// The returned wrapper owns the buffer's only reference and has no
+// finalizer: return it from CreateBuffer (which transfers it to
+// GStreamer) or drop it with UnrefBuffer. No Go allocation but the
+// wrapper.
+func NewFrameBuffer(m Mem, pts, duration, offset uint64, ts TensorSync, announce bool) *gst.Buffer {
+	ann := C.int(0)
+	if announce {
+		ann = 1
+	}
+	b := C.gstc_ring_frame_new(m.p, C.guint64(pts), C.guint64(duration), C.guint64(offset), ann,
+		C.int(ts.Phase), C.int(ts.Access), C.guint64(ts.Dev), C.guint64(ts.Ino),
+		C.guint64(ts.Offset), C.guint(ts.Seqnum))
+	return gst.ToGstBuffer(unsafe.Pointer(b))
+}
+
+// RingMemoryState reads the ring state of m (borrowed): its slot, the
+// bracket of its current frame, and whether its announcement is still
+// pending. ok is false if m is not a MemRing memory.
+func RingMemoryState(m Mem) (slot int, ts TensorSync, announcePending, ok bool) {
+	var c C.GstcTensorSync
+	var s, a C.int
+	if m.p == nil || !gobool(C.gstc_ring_mem_get(m.p, &s, &c, &a)) {
+		return 0, TensorSync{}, false, false
+	}
+	return int(s), TensorSync{
+		Phase: Phase(c.phase), Access: Access(c.access),
+		Dev: uint64(c.dev), Ino: uint64(c.ino), Offset: uint64(c.offset),
+		PTS: uint64(c.pts), Seqnum: uint32(c.seqnum),
+	}, a != 0, true
+}
+
+// RefCount returns m's reference count (for tests and assertions).
+func (m Mem) RefCount() int { return int(m.p.mini_object.refcount) }
+
+//export gstcGoRingMemReturned
+func gstcGoRingMemReturned(owner C.uintptr_t, slot C.int, seqnum C.guint) (keep C.gboolean) {
+	r, ok := lookupHandle(uintptr(owner))
+	if !ok {
+		return 0
+	}
+	ring, ok := r.(*MemRing)
+	if !ok {
+		return 0
+	}
+	safeCall("ring memory return", func() {
+		if ring.onReturn(int(slot), uint32(seqnum)) {
+			keep = 1
+		}
+	})
+	return keep
+}
+
+//export gstcGoRingMemFreed
+func gstcGoRingMemFreed(owner C.uintptr_t) {
+	if r, ok := lookupHandle(uintptr(owner)); ok {
+		if ring, ok := r.(*MemRing); ok {
+			ring.unref()
+		}
+	}
+}
+
+// InstallTensorSyncAnnouncer adds a buffer probe to pad (a source pad)
+// that pushes, right before each buffer whose first memory is a MemRing
+// memory with a pending announcement (NewFrameBuffer with announce), its
+// GstTensorSync as a GST_EVENT_CUSTOM_DOWNSTREAM event. Unlike pushing
+// the event from create, this puts it after the stream-start, caps and
+// segment events and sends it only for buffers that are really pushed
+// (basesrc drops a created buffer when it is flushing or at a pending
+// EOS). It returns the probe id for RemoveProbe. pad is borrowed.
+func InstallTensorSyncAnnouncer(pad *gst.Pad) uint64 {
+	return uint64(C.gstc_add_announcer((*C.GstPad)(pad.Unsafe())))
+}
+
+// RemoveProbe removes probe id from pad (gst_pad_remove_probe).
+func RemoveProbe(pad *gst.Pad, id uint64) {
+	C.gst_pad_remove_probe((*C.GstPad)(pad.Unsafe()), C.gulong(id))
+}

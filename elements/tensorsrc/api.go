@@ -1,0 +1,200 @@
+package tensorsrc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// Errors of the application API.
+var (
+	// ErrNotTensorSrc: FromElement was given another kind of element.
+	ErrNotTensorSrc = errors.New("tensorsrc: element is not a tensorsrc")
+	// ErrNotApp: the source's pattern is not "app".
+	ErrNotApp = errors.New("tensorsrc: pattern is not app")
+	// ErrStopped: the source was stopped (or its format renegotiated)
+	// after it had started.
+	ErrStopped = errors.New("tensorsrc: source stopped")
+	// ErrEOS: EndOfStream was called.
+	ErrEOS = errors.New("tensorsrc: end of stream")
+	// ErrNotAcquired: Push or Discard of a slot the application does not
+	// hold (never acquired, or already pushed or discarded).
+	ErrNotAcquired = errors.New("tensorsrc: slot is not held by the application")
+)
+
+// Source is the application's handle on a tensorsrc element, for
+// pattern=app: Acquire a slot, write its tensor, Push it; EndOfStream
+// ends the stream. All methods are safe for concurrent use.
+type Source struct{ el *element }
+
+// FromElement returns the Source behind e, or ErrNotTensorSrc.
+func FromElement(e *gst.Element) (*Source, error) {
+	if e == nil {
+		return nil, ErrNotTensorSrc
+	}
+	if t := glib.TypeFromName(Name); t == 0 || !e.IsA(t) {
+		return nil, fmt.Errorf("%w: %s", ErrNotTensorSrc, e.GetName())
+	}
+	el, ok := glib.FromObjectUnsafePrivate(e.Unsafe()).(*element)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotTensorSrc, e.GetName())
+	}
+	return &Source{el: el}, nil
+}
+
+// Acquire waits for a free slot and returns it with its CPU bracket open
+// (SyncForCPU(readwrite) done): write the tensor, then Push it. It waits
+// while the source has not started or its caps are not negotiated yet
+// (the ring is allocated at negotiation) and while every slot is in use
+// (back-pressure). It fails with ctx's error, ErrNotApp, ErrEOS after
+// EndOfStream, or ErrStopped once a started source has stopped.
+func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
+	e := s.el
+	stop := context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		e.cond.Broadcast()
+		e.mu.Unlock()
+	})
+	defer stop()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	waited := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st := e.st
+		if st == nil && e.runs > 0 {
+			return nil, ErrStopped
+		}
+		if st != nil {
+			if st.pattern != patternApp {
+				return nil, ErrNotApp
+			}
+			if st.eos {
+				return nil, ErrEOS
+			}
+			if st.ring != nil {
+				if sl := st.ring.takeFreeLocked(); sl != nil {
+					if err := sl.t.SyncForCPU(tensor.AccessReadWrite); err != nil {
+						st.stats.syncErrors.Add(1)
+						return nil, fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
+					}
+					st.stats.opened.Add(1)
+					sl.state, sl.open = slotApp, true
+					return sl, nil
+				}
+				if !waited {
+					waited = true
+					st.stats.waits.Add(1)
+				}
+			}
+		}
+		e.cond.Wait()
+	}
+}
+
+// Push queues an acquired slot as the next frame, with PTS pts (negative:
+// none). The bracket opened by Acquire stays open while the buffer
+// travels. If the source has stopped, reached EndOfStream or replaced its
+// ring, the slot is released (bracket closed) and the error says why.
+func (s *Source) Push(sl *Slot, pts time.Duration) error {
+	e := s.el
+	e.mu.Lock()
+	if sl == nil || sl.r.el != e || sl.state != slotApp {
+		e.mu.Unlock()
+		return ErrNotAcquired
+	}
+	st := e.st
+	var err error
+	switch {
+	case st == nil || sl.r.closed || st.ring != sl.r:
+		err = ErrStopped
+	case st.eos:
+		err = ErrEOS
+	}
+	if err != nil {
+		drop := s.releaseLocked(sl)
+		e.mu.Unlock()
+		if drop {
+			gstc.UnrefRingMemory(sl.m)
+		}
+		return err
+	}
+	sl.pts = gstc.ClockTimeNone
+	if pts >= 0 {
+		sl.pts = uint64(pts)
+	}
+	sl.state = slotQueued
+	st.queue = append(st.queue, sl)
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	return nil
+}
+
+// Discard gives an acquired slot back without pushing it; its bracket is
+// closed.
+func (s *Source) Discard(sl *Slot) error {
+	e := s.el
+	e.mu.Lock()
+	if sl == nil || sl.r.el != e || sl.state != slotApp {
+		e.mu.Unlock()
+		return ErrNotAcquired
+	}
+	drop := s.releaseLocked(sl)
+	e.mu.Unlock()
+	if drop {
+		gstc.UnrefRingMemory(sl.m)
+	}
+	return nil
+}
+
+// releaseLocked closes an app-held slot's bracket and frees it; for a
+// retired ring it reports that the memory reference the slot kept must be
+// dropped (outside the lock).
+func (s *Source) releaseLocked(sl *Slot) (drop bool) {
+	sl.closeBracketLocked()
+	sl.state = slotFree
+	s.el.cond.Broadcast()
+	if !sl.r.closed || !sl.held {
+		return false
+	}
+	sl.held = false
+	return true
+}
+
+// EndOfStream makes the source send EOS after the frames already pushed;
+// Acquire and Push fail with ErrEOS from now until the next start.
+func (s *Source) EndOfStream() error {
+	e := s.el
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st == nil {
+		return ErrStopped
+	}
+	e.st.eos = true
+	e.cond.Broadcast()
+	return nil
+}
+
+// Tensor returns the slot's tensor (borrowed: do not close or reshape it).
+func (sl *Slot) Tensor() *tensor.Tensor { return sl.t }
+
+// Pin returns the slot's pin (borrowed: do not release it). Its address
+// is the same every time the slot comes round, for the tensor's life.
+func (sl *Slot) Pin() *pin.HostPin { return &sl.pin }
+
+// Index returns the slot's position in the ring.
+func (sl *Slot) Index() int { return sl.idx }
+
+// Bytes returns a writable view of the tensor's bytes (the pin's window):
+// valid while the application holds the slot.
+func (sl *Slot) Bytes() []byte { return sl.pin.Bytes() }

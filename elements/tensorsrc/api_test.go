@@ -1,0 +1,276 @@
+package tensorsrc
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/app"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+// sample is a pulled appsink sample whose buffer the test holds.
+type sample struct {
+	s      *gst.Sample
+	off    uint64
+	pts    time.Duration
+	fd     int
+	offset int
+}
+
+// pull takes the next sample from appsink (nil at EOS or after timeout).
+func pull(t testing.TB, sink *app.Sink, timeout time.Duration) *sample {
+	t.Helper()
+	s := sink.TryPullSample(gst.ClockTime(timeout))
+	if s == nil {
+		return nil
+	}
+	buf := s.GetBuffer() // a reference of its own: drop it now
+	defer gstc.UnrefBuffer(buf)
+	m := gstc.PeekMemory(buf, 0)
+	return &sample{s: s, off: uint64(buf.Offset()), pts: time.Duration(buf.PresentationTimestamp()), fd: m.FD(), offset: m.Offset()}
+}
+
+// release drops the sample now (not at garbage collection): its buffer
+// goes back to the ring.
+func (s *sample) release() {
+	runtime.SetFinalizer(s.s, nil)
+	s.s.Unref()
+}
+
+func (s *sample) bytes(t testing.TB, n int) []byte {
+	t.Helper()
+	b := make([]byte, n)
+	if err := readAt(s.fd, b, s.offset); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// waitFor polls cond for up to 5 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		if cond() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func statU(t testing.TB, src *gst.Element, k string) uint64 {
+	t.Helper()
+	return stats(t, src)[k].(uint64)
+}
+
+// With every slot held downstream, create waits (back-pressure, no drop)
+// until a buffer comes back; and NULL while it waits does not hang.
+func TestBackPressure(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src pool-size=2 ! appsink name=sink sync=false enable-last-sample=false")
+	se, _ := p.GetElementByName("sink")
+	sink := app.SinkFromElement(se)
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	a, b := pull(t, sink, 5*time.Second), pull(t, sink, 5*time.Second)
+	if a == nil || b == nil {
+		t.Fatal("no samples")
+	}
+	waitFor(t, "a wait for a free slot", func() bool { return statU(t, src, "waits-for-free-slot") >= 1 })
+	time.Sleep(50 * time.Millisecond)
+	if n := statU(t, src, "frames"); n != 2 {
+		t.Fatalf("%d frames with both slots held, want 2", n)
+	}
+	a.release()
+	c := pull(t, sink, 5*time.Second)
+	if c == nil || c.off != 2 {
+		t.Fatalf("after a release got %+v, want frame 2", c)
+	}
+	b.release()
+	c.release()
+	for i := 0; i < 10; i++ {
+		s := pull(t, sink, 5*time.Second)
+		if s == nil || s.off != uint64(3+i) {
+			t.Fatalf("frame %d: got %+v", 3+i, s)
+		}
+		s.release()
+	}
+
+	// Hold both slots again, then stop while create waits.
+	// Both slots held: no create can complete, the next one waits.
+	a, b = pull(t, sink, 5*time.Second), pull(t, sink, 5*time.Second)
+	if a == nil || b == nil || b.off != a.off+1 {
+		t.Fatalf("pulled %+v and %+v", a, b)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := statU(t, src, "frames"); n != b.off+1 {
+		t.Fatalf("%d frames with frame %d and %d held by the test", n, a.off, b.off)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.SetState(gst.StateNull) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("set NULL hangs while create waits for a slot")
+	}
+	// The held buffers outlive the source's run: their brackets are
+	// closed when they come back.
+	if n := statU(t, src, "brackets-open"); n != 2 {
+		t.Errorf("%d brackets open after stop with 2 buffers held, want 2", n)
+	}
+	a.release()
+	b.release()
+	// appsink keeps the last pulled buffer in its cached GstSample until
+	// it is disposed: drop the pipeline to see every bracket closed.
+	p, se, sink = nil, nil, nil
+	waitFor(t, "every bracket closed", func() bool {
+		runtime.GC()
+		return statU(t, src, "brackets-open") == 0
+	})
+	st := stats(t, src)
+	if st["brackets-closed-by-source"] != st["brackets-opened"] {
+		t.Errorf("stats %v", st)
+	}
+}
+
+// pattern=app: the application fills slots and pushes them; appsink sees
+// them in order, intact, with their PTS.
+func TestAppPush(t *testing.T) {
+	p, srcEl := parse(t, "tensorsrc name=src pattern=app pool-size=3 ! other/tensors,dimensions=(string)16:4:1:1,types=(string)uint8 ! appsink name=sink sync=false enable-last-sample=false")
+	src, err := FromElement(srcEl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, _ := p.GetElementByName("sink")
+	sink := app.SinkFromElement(se)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	// Started before PLAYING: Acquire waits for the ring.
+	errc := make(chan error, 1)
+	go func() {
+		for k := 0; k < 10; k++ {
+			sl, err := src.Acquire(ctx)
+			if err != nil {
+				errc <- err
+				return
+			}
+			b := sl.Bytes()
+			if len(b) != 64 || sl.Pin().Len() != 64 || sl.Tensor().Size() != 64 || sl.Index() < 0 || sl.Index() > 2 {
+				errc <- errors.New("unexpected slot geometry")
+				return
+			}
+			for i := range b {
+				b[i] = byte(k*31 + i)
+			}
+			if err := src.Push(sl, time.Duration(k)*10*time.Millisecond); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- src.EndOfStream()
+	}()
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 10; k++ {
+		s := pull(t, sink, 5*time.Second)
+		if s == nil {
+			t.Fatalf("no sample %d", k)
+		}
+		if s.off != uint64(k) || s.pts != time.Duration(k)*10*time.Millisecond {
+			t.Errorf("sample %d: offset %d pts %v", k, s.off, s.pts)
+		}
+		for i, v := range s.bytes(t, 64) {
+			if v != byte(k*31+i) {
+				t.Fatalf("sample %d byte %d = %d", k, i, v)
+			}
+		}
+		s.release()
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if s := pull(t, sink, 5*time.Second); s != nil || !sink.IsEOS() {
+		t.Fatalf("no EOS after EndOfStream (sample %+v)", s)
+	}
+	if _, err := src.Acquire(ctx); !errors.Is(err, ErrEOS) {
+		t.Errorf("Acquire after EOS: %v", err)
+	}
+	st := stats(t, srcEl)
+	wantStat(t, st, "frames", 10)
+	wantStat(t, st, "brackets-opened", 10)
+	// appsink's cached GstSample still holds the last buffer.
+	wantStat(t, st, "brackets-open", 1)
+	stop(t, p)
+
+	start := time.Now()
+	if _, err := src.Acquire(ctx); !errors.Is(err, ErrStopped) || time.Since(start) > time.Second {
+		t.Errorf("Acquire after stop: %v after %v", err, time.Since(start))
+	}
+	if err := src.Push(&Slot{r: &ring{el: src.el}}, 0); !errors.Is(err, ErrNotAcquired) {
+		t.Errorf("Push of a slot never acquired: %v", err)
+	}
+}
+
+// Acquire honours its context while every slot is taken; Discard and a
+// Push after stop give slots back with their brackets closed.
+func TestAppSlotsReturn(t *testing.T) {
+	p, srcEl := parse(t, "tensorsrc name=src pattern=app pool-size=2 ! fakesink sync=false")
+	src, _ := FromElement(srcEl)
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := src.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := src.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := src.Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire with every slot held: %v", err)
+	}
+	if err := src.Discard(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Discard(a); !errors.Is(err, ErrNotAcquired) {
+		t.Errorf("second Discard: %v", err)
+	}
+	stop(t, p)
+	if err := src.Push(b, 0); !errors.Is(err, ErrStopped) {
+		t.Errorf("Push after stop: %v", err)
+	}
+	st := stats(t, srcEl)
+	wantStat(t, st, "brackets-opened", 2)
+	wantStat(t, st, "brackets-closed-by-source", 2)
+	wantStat(t, st, "brackets-open", 0)
+	wantStat(t, st, "waits-for-free-slot", 1)
+
+	// Not an app source, not a tensorsrc.
+	p2, el2 := parse(t, "tensorsrc name=src ! fakesink")
+	if err := p2.SetState(gst.StatePaused); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := FromElement(el2)
+	if _, err := s2.Acquire(ctx); !errors.Is(err, ErrNotApp) {
+		t.Errorf("Acquire on pattern=counter: %v", err)
+	}
+	stop(t, p2)
+	fs, _ := gst.NewElement("fakesink")
+	if _, err := FromElement(fs); !errors.Is(err, ErrNotTensorSrc) {
+		t.Errorf("FromElement(fakesink): %v", err)
+	}
+}

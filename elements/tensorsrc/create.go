@@ -1,0 +1,162 @@
+package tensorsrc
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// CreateBuffer implements gstc.PushSrcCreator: it takes the next slot
+// (a free one, waiting while all are in flight; or the next one the
+// application pushed), opens its CPU bracket and writes the pattern
+// (built-in patterns), and returns a new buffer around the slot's
+// persistent memory, which comes back to the ring when its last user
+// drops it, and whose GstTensorSync begin event the announcer probe pushes
+// right before the buffer.
+func (e *element) CreateBuffer(self *base.GstPushSrc) (gst.FlowReturn, *gst.Buffer) {
+	e.mu.Lock()
+	st := e.st
+	if st == nil {
+		e.mu.Unlock()
+		return gst.FlowFlushing, nil
+	}
+	r := st.ring
+	if r == nil {
+		e.mu.Unlock()
+		gstc.PostError(self.Element, gstc.CoreNegotiation, "no caps were negotiated before the first buffer", "")
+		return gst.FlowNotNegotiated, nil
+	}
+	sl, flow := e.nextSlotLocked(st, r)
+	if sl == nil {
+		e.mu.Unlock()
+		return flow, nil
+	}
+	n := st.frame
+	st.frame++
+	sl.state, sl.seq = slotInFlight, uint32(n)
+	sl.held = false // moved into the buffer below
+	fpsN, fpsD := st.fpsN, st.fpsD
+	app := st.pattern == patternApp
+	e.mu.Unlock()
+
+	if !app {
+		// The bracket opens before the CPU writes and stays open while the
+		// buffer travels: downstream readers (inference) run inside it.
+		if err := sl.t.SyncForCPU(tensor.AccessReadWrite); err != nil {
+			e.mu.Lock()
+			sl.state, sl.held = slotFree, true
+			e.cond.Broadcast()
+			e.mu.Unlock()
+			st.stats.syncErrors.Add(1)
+			gstc.PostError(self.Element, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
+			return gst.FlowError, nil
+		}
+		st.stats.opened.Add(1)
+		e.mu.Lock()
+		sl.open = true
+		e.mu.Unlock()
+		fill(sl.pin.Bytes(), st.pattern, n)
+	}
+
+	pts, dur := frameTimes(n, fpsN, fpsD)
+	if app {
+		pts = sl.pts
+	}
+	// The slot's reference moves into the buffer; from here on, dropping
+	// the buffer (and any copy sharing the memory) frees the slot and
+	// closes its bracket if no one downstream did.
+	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, gstc.TensorSync{
+		Phase: gstc.PhaseBegin, Access: gstc.AccessReadWrite,
+		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
+	}, true)
+	if r.strides != nil {
+		f := r.format
+		if err := gstc.AddVideoMeta(buf, f.VideoFormat, f.Width, f.Height, r.strides, r.offsets); err != nil {
+			gstc.UnrefBuffer(buf)
+			gstc.PostError(self.Element, gstc.CoreFailed, fmt.Sprintf("video meta: %v", err), "")
+			return gst.FlowError, nil
+		}
+	}
+	st.stats.frames.Add(1)
+	return gst.FlowOK, buf
+}
+
+// nextSlotLocked waits for the slot of the next frame: a free one for
+// the built-in patterns, the oldest pushed one for pattern=app. It
+// returns nil and the flow to return when flushing (Unlock) or, for
+// pattern=app, at the end of stream.
+func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
+	waited := false
+	for {
+		if st.flushing || e.st != st {
+			return nil, gst.FlowFlushing
+		}
+		if st.pattern == patternApp {
+			if len(st.queue) > 0 {
+				sl := st.queue[0]
+				copy(st.queue, st.queue[1:])
+				st.queue = st.queue[:len(st.queue)-1]
+				return sl, gst.FlowOK
+			}
+			if st.eos {
+				return nil, gst.FlowEOS
+			}
+		} else if sl := r.takeFreeLocked(); sl != nil {
+			return sl, gst.FlowOK
+		} else if !waited {
+			// Every slot is downstream: back-pressure, not a drop.
+			waited = true
+			st.stats.waits.Add(1)
+		}
+		e.cond.Wait()
+	}
+}
+
+// fill writes the pattern of frame n into b: byte i is n*7+i (counter),
+// i (gradient) or 0 (black). It writes one 256-byte period and doubles
+// it with copy, so a frame costs a few memmoves, not a byte loop.
+func fill(b []byte, p pattern, n uint64) {
+	if p == patternBlack {
+		clear(b)
+		return
+	}
+	var base byte
+	if p == patternCounter {
+		base = byte(n * 7)
+	}
+	k := min(256, len(b))
+	for i := 0; i < k; i++ {
+		b[i] = base + byte(i)
+	}
+	for k < len(b) {
+		k += copy(b[k:], b[:k])
+	}
+}
+
+// frameTimes returns the PTS and duration of frame n at fpsN/fpsD
+// (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for a variable
+// or unknown rate.
+func frameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
+	if fpsN <= 0 || fpsD <= 0 {
+		return gstc.ClockTimeNone, gstc.ClockTimeNone
+	}
+	at := func(k uint64) uint64 {
+		hi, lo := bits.Mul64(k, uint64(fpsD)*1_000_000_000)
+		if hi >= uint64(fpsN) {
+			return gstc.ClockTimeNone
+		}
+		q, _ := bits.Div64(hi, lo, uint64(fpsN))
+		return q
+	}
+	pts = at(n)
+	next := at(n + 1)
+	if pts == gstc.ClockTimeNone || next == gstc.ClockTimeNone {
+		return pts, gstc.ClockTimeNone
+	}
+	return pts, next - pts
+}

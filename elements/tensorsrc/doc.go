@@ -1,0 +1,108 @@
+// Package tensorsrc is the tensorsrc element: a GstPushSrc that pushes a
+// ring of pinned tensors as zero-copy fd buffers (real DMA-BUFs from the
+// DMA heap or udmabuf, else memfd), with every CPU access bracketed by
+// DMA_BUF_IOCTL_SYNC and announced downstream by GstTensorSync events.
+//
+//	gst-launch-1.0 tensorsrc num-buffers=300 ! queue ! tensorpinsink
+//	gst-launch-1.0 tensorsrc pattern=gradient ! video/x-raw,format=RGBA,width=640,height=480 ! videoconvert ! autovideosink
+//	gst-launch-1.0 tensorsrc ! other/tensors,dimensions=3:224:224:1,types=float32 ! fakesink
+//
+// Go programs register it statically with Register(nil) (and must not
+// also load the plugin .so); the plugin calls Register with its plugin.
+//
+// # Properties
+//
+//	pool-size   uint      4        tensors in the ring (1..64)
+//	backend     string    "auto"   auto (dma-heap when /dev/dma_heap/system opens, else memfd;
+//	                               TENSORPIN_BACKEND overrides), dma-heap, udmabuf, memfd
+//	pattern     string    "counter" counter (byte i of frame n = n*7+i), gradient (i),
+//	                               black (0), app (tensors pushed through Source)
+//	width       int       320      preferred video width (1..16384)
+//	height      int       240      preferred video height (1..16384)
+//	format      string    "RGB"    preferred raw video format (single-plane formats of capslayout)
+//	dimensions  string    ""       preferred other/tensors dimensions, innermost first
+//	                               ("3:224:224:1"); "" = [1, height, width, channels]
+//	type        string    "uint8"  preferred other/tensors element type
+//	framerate   fraction  30/1     preferred frame rate
+//	is-live     bool      false    live source: produce in PLAYING only, pace on the clock
+//	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
+//	                               brackets-opened, brackets-closed-downstream,
+//	                               brackets-closed-by-source, brackets-open,
+//	                               waits-for-free-slot, end-events, unmatched-end-events,
+//	                               sync-errors
+//
+// num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
+// read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
+// format, type or dimensions fails the state change with a RESOURCE error
+// that names it.
+//
+// # Caps
+//
+// video/x-raw (single-plane formats, 1..16384 square), the same with the
+// memory:DMABuf feature — offered only when the backend makes real
+// dma-bufs — and other/tensors,format=static,num_tensors=1. What
+// downstream leaves open is fixated toward the properties. When
+// downstream accepts none of these caps (memory:DMABuf from memfd, say)
+// the error says what each side offers. The negotiated caps give the
+// tensor layout (capslayout.FromCaps); video buffers carry a GstVideoMeta
+// with the tensor's row stride (GStreamer's default stride for the
+// format).
+//
+// # Frames and the sync protocol
+//
+// Per frame, create takes a free slot (waiting while every slot is still
+// in use downstream: back-pressure, never a drop; Unlock ends the wait
+// with FLUSHING), opens a CPU bracket on its tensor with
+// SyncForCPU(readwrite), writes the pattern, and returns a new buffer
+// around the slot's persistent GstMemory, with PTS n×duration, duration
+// and offset n. No mmap, no copy: the ring's tensors are mapped and
+// pinned once, at allocation.
+//
+// The bracket stays open while the buffer travels, so downstream readers
+// (inference) work inside it. Right before the buffer, a probe on the
+// source pad pushes a GstTensorSync phase=begin event (access readwrite,
+// dev/ino of the tensor, offset, the buffer's PTS, seqnum = frame number;
+// format in gstc.TensorSyncName) — after the SEGMENT event, and only for
+// buffers that are really pushed (basesrc drops a created buffer at a
+// flush or a pending EOS). A sink that imported the same dma-buf
+// (tensorpinsink) adopts the bracket, does SyncForDevice itself when it
+// is done and sends a GstTensorSync phase=end event upstream before it
+// drops the buffer: the source hands its bracket off without an ioctl
+// (brackets-closed-downstream). If the slot's memory comes back with the
+// bracket still open (no such sink: tensorsrc ! fakesink), the source
+// does the SyncForDevice (brackets-closed-by-source). Either way: one
+// START and one END ioctl per frame on a real dma-buf, balanced in every
+// pipeline shape; at stop, brackets of slots still queued are closed and
+// logged, and slots still downstream are closed when they come back.
+//
+// # Ownership
+//
+//   - fd: each tensor owns its fd (tensor.Alloc); the GstMemory wraps it
+//     with GST_FD_MEMORY_FLAG_DONT_CLOSE and never closes it.
+//   - tensor and pin: the ring allocates and pins each tensor once; the
+//     pin lives as long as the tensor. Both are released by the memory's
+//     release callback, i.e. only once GStreamer has dropped the memory
+//     for good — never while a buffer downstream still holds it.
+//   - GstMemory: one per slot, wrapped once and reused for every frame
+//     (downstream qdata on it, such as a sink's pin cache, survives).
+//     While the slot is free the ring owns its one reference; a buffer
+//     takes that reference over; when the memory's last user drops it —
+//     the buffer, or any copy or sub-buffer sharing it — its dispose
+//     hands it back to the ring (resurrection, as GstBufferPool does for
+//     buffers), which frees the slot. After stop (or a renegotiation
+//     that replaces the ring) a returning memory is freed instead.
+//   - bracket: opened by the source per frame (or at Acquire for
+//     pattern=app); closed exactly once, by the downstream end event or
+//     by the source when the memory comes back or at stop.
+//   - application slots (pattern=app): Acquire hands the slot and its
+//     open bracket to the application until Push or Discard; a slot held
+//     across a stop keeps its tensor alive until then.
+//
+// # Application API
+//
+// With pattern=app, FromElement gives a Source: Acquire a slot (it waits
+// for the ring, which exists once caps are negotiated, and for a free
+// slot), write Slot.Bytes (or hand Slot.Pin's stable address to a
+// runtime), Push it with its PTS; EndOfStream sends EOS after the pushed
+// frames. Acquire after EndOfStream or stop fails instead of waiting.
+package tensorsrc

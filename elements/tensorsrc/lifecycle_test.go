@@ -1,0 +1,124 @@
+package tensorsrc
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// countBuffers counts buffers reaching the sink pad of element name.
+func countBuffers(t testing.TB, p *gst.Pipeline, name string) *atomic.Int64 {
+	t.Helper()
+	e, err := p.GetElementByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	e.GetStaticPad("sink").AddProbe(gst.PadProbeTypeBuffer, func(*gst.Pad, *gst.PadProbeInfo) gst.PadProbeReturn {
+		n.Add(1)
+		return gst.PadProbeOK
+	})
+	return &n
+}
+
+// settle lets go-gst finalizers of earlier tests run (they free
+// pipelines, and with them buffers that still hold ring memory).
+func settle() {
+	for i := 0; i < 5; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// 50 NULL↔PLAYING cycles leave no fd, mapping or open bracket behind.
+func TestStateCycles(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src pool-size=3 ! queue ! fakesink name=sink")
+	n := countBuffers(t, p, "sink")
+	settle() // earlier tests' pipelines, freed by the GC, are not ours
+	base := pintest.Take()
+	before := tensor.ReadStats()
+	for i := 0; i < 50; i++ {
+		want := n.Load() + 5
+		if err := p.SetState(gst.StatePlaying); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		waitFor(t, "5 buffers", func() bool { return n.Load() >= want })
+		if err := p.SetState(gst.StateNull); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		if st := stats(t, src); st["brackets-open"] != uint64(0) || st["mmaps"] != uint64(3) {
+			t.Fatalf("cycle %d: %v", i, st)
+		}
+	}
+	after := tensor.ReadStats()
+	if maps, unmaps := after.Mmaps-before.Mmaps, after.Munmaps-before.Munmaps; maps != 150 || unmaps != 150 {
+		t.Errorf("%d mmaps and %d munmaps over 50 runs of 3 slots, want 150 each", maps, unmaps)
+	}
+	if leaks := base.Leaks(); leaks != "" {
+		t.Errorf("after 50 cycles: %s", leaks)
+	}
+}
+
+// A live source waits on the clock: 10 frames at 50/s take ~200 ms, and
+// the PTS advance by 20 ms.
+func TestLive(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src is-live=true framerate=50/1 num-buffers=10 ! fakesink name=sink enable-last-sample=false")
+	if v, _ := src.GetProperty("is-live"); v != true {
+		t.Fatalf("is-live = %v", v)
+	}
+	rec := &recorder{}
+	rec.attach(t, p, "sink")
+	start := time.Now()
+	if ge := play(t, p); ge != nil {
+		t.Fatal(ge.Message)
+	}
+	elapsed := time.Since(start)
+	stop(t, p)
+	bufs := buffers(rec.snapshot())
+	if len(bufs) != 10 {
+		t.Fatalf("%d buffers", len(bufs))
+	}
+	if elapsed < 150*time.Millisecond {
+		t.Errorf("10 live frames at 50/s took %v", elapsed)
+	}
+	for i := 1; i < len(bufs); i++ {
+		if d := bufs[i].pts - bufs[i-1].pts; d != 20_000_000 {
+			t.Errorf("frame %d: PTS step %d", i, d)
+		}
+	}
+	checkAnnounced(t, rec.snapshot())
+	t.Logf("10 live frames in %v", elapsed)
+}
+
+// A caps change mid-stream allocates a new ring; the old one is retired
+// while its buffers may still be downstream, and nothing leaks.
+func TestRenegotiate(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src pool-size=2 ! capsfilter name=cf caps=video/x-raw,width=32,height=16 ! queue ! fakesink name=sink enable-last-sample=false")
+	rec := &recorder{pattern: patternCounter}
+	rec.attach(t, p, "sink")
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "frames", func() bool { return len(buffers(rec.snapshot())) >= 10 })
+	cf, _ := p.GetElementByName("cf")
+	cf.SetProperty("caps", gst.NewCapsFromString("video/x-raw,width=64,height=16"))
+	waitFor(t, "bigger frames", func() bool {
+		b := buffers(rec.snapshot())
+		return len(b) > 0 && b[len(b)-1].size == 64*16*3
+	})
+	st := stats(t, src)
+	stop(t, p)
+	wantStat(t, st, "mmaps", 4)
+	wantStat(t, st, "sync-errors", 0)
+	runtime.GC()
+	if n := statU(t, src, "brackets-open"); n != 0 {
+		t.Errorf("%d brackets open after stop", n)
+	}
+	checkAnnounced(t, rec.snapshot())
+}

@@ -1,0 +1,260 @@
+package tensorsrc
+
+import (
+	"fmt"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// slotState says who has a slot.
+type slotState uint8
+
+const (
+	slotFree     slotState = iota
+	slotApp                // acquired by the application (pattern=app)
+	slotQueued             // pushed by the application, awaiting create
+	slotInFlight           // in a buffer that has not been freed yet
+)
+
+// Slot is one tensor of the ring: its storage, its pin (made once) and
+// its persistent GstMemory (wrapped once, pushed in every buffer of the
+// slot, taken back when its last user drops it). The application may use
+// a slot from Acquire until it pushes or discards it.
+type Slot struct {
+	// Fields other than r, idx, t, pin, m, id are guarded by element.mu.
+	r   *ring
+	idx int
+	t   *tensor.Tensor
+	pin pin.HostPin
+	m   gstc.Mem // the slot's memory (pointer identity never changes)
+	id  tensor.Identity
+
+	// held: the ring (or the application holding the slot) owns a
+	// reference of m — while free, app or queued; in flight the buffers
+	// own it, and it comes back through onReturn.
+	held  bool
+	state slotState
+	open  bool   // a CPU bracket opened by us is open on t
+	seq   uint32 // seqnum of that bracket (the frame number)
+	pts   uint64 // app: PTS given to Push
+}
+
+// ring is the set of slots for one negotiated format.
+type ring struct {
+	el     *element
+	stats  *runStats
+	format capslayout.Format
+	slots  []*Slot
+	mring  *gstc.MemRing
+	next   int  // round-robin start for the next free slot
+	closed bool // retired: slots are not reused
+
+	// video meta of every buffer (nil for other/tensors)
+	strides, offsets []int
+}
+
+// newRing allocates n tensors for format f from b. Each is pinned once
+// and wrapped once as a recyclable GstMemory: when its last user drops it
+// the ring takes it back (onReturn); once the ring is retired it is freed
+// instead, and its release releases the pin and closes the tensor.
+func newRing(e *element, f capslayout.Format, b backendChoice, n int, stats *runStats) (*ring, error) {
+	g, err := f.Layout.Geometry()
+	if err != nil {
+		return nil, err
+	}
+	size := max(f.FrameSize, f.Layout.Offset+g.Extent)
+	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
+	r.mring = gstc.NewMemRing(r.onReturn)
+	if f.Media == capslayout.MediaVideo {
+		r.strides, r.offsets = []int{g.Stride}, []int{f.Layout.Offset}
+	}
+	for i := 0; i < n; i++ {
+		sl, err := newSlot(r, i, f.Layout, size, b)
+		if err != nil {
+			e.mu.Lock()
+			r.closed = true
+			e.mu.Unlock()
+			for _, s := range r.slots {
+				gstc.UnrefRingMemory(s.m)
+			}
+			r.mring.Close()
+			return nil, fmt.Errorf("tensor %d of %d (%d bytes) from %s: %w", i+1, n, size, b.name, err)
+		}
+		r.slots = append(r.slots, sl)
+	}
+	return r, nil
+}
+
+func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot, error) {
+	// Allocate the whole frame as bytes (a padded video frame is larger
+	// than the tensor's extent), then give the tensor its real layout.
+	t, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
+		tensor.AllocOptions{Source: b.source, Name: fmt.Sprintf("tensorsrc-%d", i)})
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Reshape(l); err != nil {
+		t.Close()
+		return nil, err
+	}
+	p, err := t.PinHost()
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	r.stats.mmaps.Add(1)
+	sl := &Slot{r: r, idx: i, t: t, id: t.Identity()}
+	sl.pin = p.Move()
+	// The memory never closes the fd (DONT_CLOSE): the tensor owns it and
+	// is closed by the release, after GStreamer's last reference is gone.
+	release := func() {
+		sl.pin.Release()
+		sl.t.Close()
+	}
+	dmabuf := t.Backend() == tensor.BackendDMABuf
+	m, err := r.mring.Wrap(dmabuf, t.FD(), size, i, release)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	sl.m, sl.held = m, true
+	return sl, nil
+}
+
+// takeFreeLocked returns a free slot, round-robin, or nil.
+func (r *ring) takeFreeLocked() *Slot {
+	if r.closed {
+		return nil
+	}
+	n := len(r.slots)
+	for k := 0; k < n; k++ {
+		sl := r.slots[(r.next+k)%n]
+		if sl.state == slotFree {
+			r.next = (sl.idx + 1) % n
+			return sl
+		}
+	}
+	return nil
+}
+
+// closeBracketLocked ends our open bracket on sl with SyncForDevice (the
+// END ioctl on a dma-buf), counting it as closed by the source.
+func (sl *Slot) closeBracketLocked() {
+	if !sl.open {
+		return
+	}
+	sl.open = false
+	if err := sl.t.SyncForDevice(tensor.AccessReadWrite); err != nil {
+		sl.r.stats.syncErrors.Add(1)
+		cat.LogError(fmt.Sprintf("slot %d: closing bracket %d: %v", sl.idx, sl.seq, err))
+	}
+	sl.r.stats.closedBySource.Add(1)
+}
+
+// onReturn runs when the last user of slot idx's memory drops it (any
+// thread; the memory and tensor are still valid): a bracket no one
+// downstream closed is closed here, and the slot is free again — unless
+// the ring is retired, in which case the memory is let go (freed).
+func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
+	e := r.el
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if idx < 0 || idx >= len(r.slots) {
+		return false
+	}
+	sl := r.slots[idx]
+	if sl.state == slotInFlight && sl.seq == seqnum {
+		sl.closeBracketLocked()
+		sl.state = slotFree
+	}
+	if r.closed {
+		sl.held = false
+		return false
+	}
+	sl.held = true
+	e.cond.Broadcast()
+	return true
+}
+
+// endFromDownstreamLocked handles a GstTensorSync end event: the sink did
+// the END ioctl on its own import of the buffer, so our bracket is handed
+// off without one. It reports whether a bracket matched.
+func (r *ring) endFromDownstreamLocked(ts gstc.TensorSync) bool {
+	for _, sl := range r.slots {
+		if !sl.open || sl.seq != ts.Seqnum || sl.id.Dev != ts.Dev || sl.id.Ino != ts.Ino ||
+			uint64(sl.t.Offset()) != ts.Offset {
+			continue
+		}
+		sl.open = false
+		if err := sl.t.HandOffSync(tensor.AccessReadWrite); err != nil {
+			r.stats.syncErrors.Add(1)
+		}
+		r.stats.closedDownstream.Add(1)
+		return true
+	}
+	return false
+}
+
+// retired collects what retireLocked hands back to do outside the lock
+// (dropping a ring memory's last reference calls onReturn, which locks).
+type retired struct {
+	mems     []gstc.Mem
+	mrings   []*gstc.MemRing
+	closed   int // brackets closed at retirement
+	inFlight int // slots still in buffers downstream
+	appHeld  int // slots held by the application
+}
+
+// retireLocked stops reusing r: queued slots have their bracket closed,
+// the ring's memory references are collected to drop; slots in flight are
+// freed when they come back, and app-held slots when the application
+// pushes or discards them.
+func (r *ring) retireLocked(rel *retired) {
+	if r.closed {
+		return
+	}
+	r.closed = true
+	rel.mrings = append(rel.mrings, r.mring)
+	for _, sl := range r.slots {
+		switch sl.state {
+		case slotApp:
+			rel.appHeld++
+			continue
+		case slotQueued:
+			if sl.open {
+				rel.closed++
+			}
+			sl.closeBracketLocked()
+			sl.state = slotFree
+		case slotInFlight:
+			rel.inFlight++
+		}
+		if sl.held {
+			rel.mems = append(rel.mems, sl.m)
+			sl.held = false
+		}
+	}
+}
+
+// finish drops the collected references; memories no buffer holds are
+// freed now (their release closes the tensors).
+func (rel *retired) finish() {
+	for _, m := range rel.mems {
+		gstc.UnrefRingMemory(m)
+	}
+	for _, r := range rel.mrings {
+		r.Close()
+	}
+}
+
+// openBrackets counts brackets still open on r's tensors (test hook).
+func (r *ring) openBrackets() int {
+	n := 0
+	for _, sl := range r.slots {
+		n += sl.t.OpenSyncs()
+	}
+	return n
+}

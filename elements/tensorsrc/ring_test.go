@@ -1,0 +1,249 @@
+package tensorsrc
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+const frameRGB = 320 * 240 * 3
+
+// A ring of 4 tensors serves 1000 frames: the same 4 fds (and the same 4
+// GstMemory objects) cycle, every frame carries the counter pattern, the
+// whole run costs 4 mmaps, and every bracket is opened once and closed
+// once — by the source, since fakesink sends no end events.
+func TestRingCounter(t *testing.T) {
+	const frames, pool = 1000, 4
+	p, src := parse(t, "tensorsrc name=src num-buffers=1000 pool-size=4 ! fakesink name=sink enable-last-sample=false")
+	rec := &recorder{pattern: patternCounter, check: frameRGB}
+	rec.attach(t, p, "sink")
+	before := tensor.ReadStats()
+	if ge := play(t, p); ge != nil {
+		t.Fatalf("pipeline error: %s", ge.Message)
+	}
+	el := goElement(t, src)
+	if n := el.openBrackets(); n != 0 {
+		t.Errorf("%d brackets open at EOS", n)
+	}
+	st := stats(t, src)
+	stop(t, p)
+	after := tensor.ReadStats()
+
+	items := rec.snapshot()
+	bufs := buffers(items)
+	if len(bufs) != frames {
+		t.Fatalf("got %d buffers before EOS, want %d", len(bufs), frames)
+	}
+	if last := items[len(items)-1]; last.kind != "eos" {
+		t.Errorf("last item %q, want eos", last.kind)
+	}
+	checkAnnounced(t, items)
+	t.Logf("first items at the sink: %s", kinds(items, 6))
+
+	memOf := map[tensor.Identity]gstc.Mem{}
+	var order []tensor.Identity
+	bad := 0
+	for i, b := range bufs {
+		if !b.fd || b.off != uint64(i) || b.size < frameRGB {
+			t.Fatalf("buffer %d: fd memory %v, offset %d, size %d", i, b.fd, b.off, b.size)
+		}
+		if !b.content {
+			bad++
+		}
+		if m, ok := memOf[b.id]; !ok {
+			memOf[b.id] = b.mem
+			order = append(order, b.id)
+		} else if m != b.mem {
+			t.Errorf("buffer %d: slot %v wrapped in a new GstMemory", i, b.id)
+		}
+		if len(order) == pool && b.id != order[i%pool] {
+			t.Errorf("buffer %d: identity %v out of the cycle %v", i, b.id, order)
+		}
+		if !b.hasMeta || b.meta.Strides[0] != 960 || b.meta.Format != "RGB" {
+			t.Errorf("buffer %d: video meta %v %+v", i, b.hasMeta, b.meta)
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d frames did not match the counter pattern", bad, frames)
+	}
+	if len(order) != pool {
+		t.Errorf("%d distinct tensors, want %d", len(order), pool)
+	}
+	if d := after.Mmaps - before.Mmaps; d != pool {
+		t.Errorf("%d mmaps for the run, want %d (one per slot, none per frame)", d, pool)
+	}
+	if after.Munmaps-before.Munmaps != pool {
+		t.Errorf("%d munmaps after stop, want %d", after.Munmaps-before.Munmaps, pool)
+	}
+	// Two bracket halves per frame: real ioctls on a dma-buf, counted
+	// no-ops on memfd.
+	halves := (after.SyncStart - before.SyncStart) + (after.SyncEnd - before.SyncEnd) + (after.NoopSyncs - before.NoopSyncs)
+	if halves != 2*frames || after.UnbalancedSyncs != before.UnbalancedSyncs {
+		t.Errorf("%d bracket halves (%d unbalanced), want %d", halves, after.UnbalancedSyncs-before.UnbalancedSyncs, 2*frames)
+	}
+	t.Logf("stats: %v", st)
+	wantStat(t, st, "frames", frames)
+	wantStat(t, st, "mmaps", pool)
+	wantStat(t, st, "brackets-opened", frames)
+	wantStat(t, st, "brackets-closed-by-source", frames)
+	wantStat(t, st, "brackets-closed-downstream", 0)
+	wantStat(t, st, "brackets-open", 0)
+	wantStat(t, st, "pool-size", pool)
+}
+
+// A downstream that closes each bracket itself (an end event upstream
+// before it drops the buffer, as tensorpinsink does) leaves the source
+// nothing to close: every bracket is handed off, with no second ioctl.
+func TestEndEventsFromDownstream(t *testing.T) {
+	for name, between := range map[string]string{"direct": "", "queue": "queue ! "} {
+		desc := "tensorsrc name=src num-buffers=200 pool-size=3 ! " + between + "fakesink name=sink enable-last-sample=false"
+		t.Run(name, func(t *testing.T) {
+			p, src := parse(t, desc)
+			rec := &recorder{sendEnd: true}
+			rec.attach(t, p, "sink")
+			before := tensor.ReadStats()
+			if ge := play(t, p); ge != nil {
+				t.Fatalf("pipeline error: %s", ge.Message)
+			}
+			st := stats(t, src)
+			stop(t, p)
+			after := tensor.ReadStats()
+			checkAnnounced(t, rec.snapshot())
+			wantStat(t, st, "frames", 200)
+			wantStat(t, st, "brackets-closed-downstream", 200)
+			wantStat(t, st, "brackets-closed-by-source", 0)
+			wantStat(t, st, "unmatched-end-events", 0)
+			wantStat(t, st, "brackets-open", 0)
+			// Only the begin halves happen here: the END is the sink's.
+			halves := (after.SyncStart - before.SyncStart) + (after.SyncEnd - before.SyncEnd) + (after.NoopSyncs - before.NoopSyncs)
+			if halves != 200 {
+				t.Errorf("%d bracket halves on the source's tensors, want 200", halves)
+			}
+		})
+	}
+}
+
+// The built-in patterns write what they promise.
+func TestPatterns(t *testing.T) {
+	for _, pat := range []struct {
+		name string
+		p    pattern
+	}{{"gradient", patternGradient}, {"black", patternBlack}, {"counter", patternCounter}} {
+		t.Run(pat.name, func(t *testing.T) {
+			p, _ := parse(t, "tensorsrc name=src num-buffers=20 pool-size=2 pattern="+pat.name+
+				" ! video/x-raw,format=GRAY8,width=100,height=30 ! fakesink name=sink enable-last-sample=false")
+			rec := &recorder{pattern: pat.p, check: 100 * 30}
+			rec.attach(t, p, "sink")
+			if ge := play(t, p); ge != nil {
+				t.Fatalf("pipeline error: %s", ge.Message)
+			}
+			stop(t, p)
+			bufs := buffers(rec.snapshot())
+			if len(bufs) != 20 {
+				t.Fatalf("%d buffers, want 20", len(bufs))
+			}
+			for _, b := range bufs {
+				if !b.content {
+					t.Fatalf("frame %d does not hold the %s pattern", b.off, pat.name)
+				}
+			}
+		})
+	}
+}
+
+// The dma-buf read path of the tests (mmap: a dma-buf has no read).
+func TestMmapRead(t *testing.T) {
+	fd, err := unix.MemfdCreate("mmapread", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	want := make([]byte, 10000)
+	fill(want, patternCounter, 5)
+	if _, err := unix.Pwrite(fd, want, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 5000)
+	if err := mmapRead(fd, got, 4100); err != nil || !bytes.Equal(got, want[4100:9100]) {
+		t.Fatalf("mmapRead: %v", err)
+	}
+}
+
+func TestFill(t *testing.T) {
+	b := make([]byte, 1000)
+	fill(b, patternCounter, 3)
+	for i, v := range b {
+		if v != byte(3*7+i) {
+			t.Fatalf("counter byte %d = %d", i, v)
+		}
+	}
+	fill(b[:5], patternGradient, 9)
+	if string(b[:5]) != "\x00\x01\x02\x03\x04" {
+		t.Fatalf("gradient %v", b[:5])
+	}
+}
+
+func TestFrameTimes(t *testing.T) {
+	for _, c := range []struct {
+		n        uint64
+		fn, fd   int
+		pts, dur uint64
+	}{
+		{0, 30, 1, 0, 33333333},
+		{1, 30, 1, 33333333, 33333333},
+		{2, 30, 1, 66666666, 33333334},
+		{3, 30000, 1001, 100100000, 33366666},
+		{5, 0, 1, gstc.ClockTimeNone, gstc.ClockTimeNone},
+	} {
+		pts, dur := frameTimes(c.n, c.fn, c.fd)
+		if pts != c.pts || dur != c.dur {
+			t.Errorf("frame %d at %d/%d: pts %d dur %d, want %d %d", c.n, c.fn, c.fd, pts, dur, c.pts, c.dur)
+		}
+	}
+}
+
+// A copy of a buffer made downstream shares the slot's memory (as
+// gst_buffer_make_writable does behind a tee): the slot stays busy until
+// the copy is gone, even though the buffer itself was freed.
+func TestSharedMemoryKeepsSlot(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src num-buffers=6 pool-size=2 ! fakesink name=sink enable-last-sample=false")
+	sink, _ := p.GetElementByName("sink")
+	var mu sync.Mutex
+	var copies []*gst.Buffer
+	sink.GetStaticPad("sink").AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(copies) < 2 {
+			copies = append(copies, info.GetBuffer().Copy())
+		}
+		return gst.PadProbeOK
+	})
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "two frames", func() bool { return statU(t, src, "frames") == 2 })
+	time.Sleep(100 * time.Millisecond)
+	if n := statU(t, src, "frames"); n != 2 {
+		t.Fatalf("%d frames while copies hold both slots' memory", n)
+	}
+	mu.Lock()
+	for _, c := range copies {
+		gstc.UnrefBuffer(c)
+	}
+	mu.Unlock()
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(5*time.Second), gst.MessageEOS|gst.MessageError)
+	if msg == nil || msg.Type() != gst.MessageEOS {
+		t.Fatalf("no EOS after the copies were dropped: %v", msg)
+	}
+	st := stats(t, src)
+	stop(t, p)
+	wantStat(t, st, "frames", 6)
+	wantStat(t, st, "brackets-open", 0)
+}

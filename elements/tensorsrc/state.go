@@ -1,0 +1,194 @@
+package tensorsrc
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/go-gst/go-gst/gst/base"
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// pattern is the content of each frame.
+type pattern uint8
+
+const (
+	patternCounter pattern = iota
+	patternGradient
+	patternBlack
+	patternApp
+)
+
+var patternNames = map[string]pattern{
+	"counter": patternCounter, "gradient": patternGradient, "black": patternBlack, "app": patternApp,
+}
+
+// errUnavailable marks a backend whose device this machine lacks.
+var errUnavailable = errors.New("this machine does not provide it")
+
+// backendChoice is a resolved backend property.
+type backendChoice struct {
+	name   string // what stats report: dma-heap, udmabuf or memfd
+	source tensor.Source
+	dmabuf bool // the tensors are real dma-bufs: offer memory:DMABuf
+}
+
+// resolveBackend turns the backend property into an allocation source.
+// "auto" honours tensor.BackendEnv, then prefers the DMA heap when its
+// device can be opened, else memfd. probe also checks that an explicit
+// dma-heap or udmabuf device is usable (done at Start, not in GetCaps).
+func resolveBackend(name string, probe bool) (backendChoice, error) {
+	switch name {
+	case "auto":
+		if env := os.Getenv(tensor.BackendEnv); env != "" && env != "auto" {
+			if _, err := tensor.ParseSource(env); err != nil || env == "heap" {
+				return backendChoice{}, fmt.Errorf("%s=%q: tensorsrc needs an fd backend (dma-heap, udmabuf or memfd)", tensor.BackendEnv, env)
+			}
+			return resolveBackend(env, probe)
+		}
+		if deviceUsable(tensor.DMAHeapPath) == nil {
+			return backendChoice{"dma-heap", tensor.SourceDMAHeap, true}, nil
+		}
+		return backendChoice{"memfd", tensor.SourceMemfd, false}, nil
+	case "memfd", "shm":
+		return backendChoice{"memfd", tensor.SourceMemfd, false}, nil
+	case "dma-heap", "udmabuf":
+		c := backendChoice{"dma-heap", tensor.SourceDMAHeap, true}
+		path := tensor.DMAHeapPath
+		if name == "udmabuf" {
+			c = backendChoice{"udmabuf", tensor.SourceUdmabuf, true}
+			path = tensor.UdmabufPath
+		}
+		if probe {
+			if err := deviceUsable(path); err != nil {
+				return c, fmt.Errorf("backend %s needs %s, which cannot be opened (%v): %w; use backend=memfd or backend=auto",
+					name, path, err, errUnavailable)
+			}
+		}
+		return c, nil
+	}
+	return backendChoice{}, fmt.Errorf("unknown backend %q: want auto, dma-heap, udmabuf or memfd", name)
+}
+
+func deviceUsable(path string) error {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	return unix.Close(fd)
+}
+
+// state exists from Start to Stop.
+type state struct {
+	backend  backendChoice
+	pattern  pattern
+	poolSize int
+	stats    *runStats
+
+	ring    *ring   // nil until caps are negotiated
+	retired []*ring // rings replaced by a renegotiation, slots maybe still out
+	fpsN    int     // negotiated frame rate (0: unknown)
+	fpsD    int
+	frame   uint64 // number of the next frame
+
+	flushing bool    // Unlock called, UnlockStop not yet
+	eos      bool    // app: EndOfStream called
+	queue    []*Slot // app: pushed slots awaiting create, oldest first
+}
+
+// Start checks the settings and creates the streaming state; the ring is
+// allocated when caps are set.
+func (e *element) Start(self *base.GstBaseSrc) bool {
+	s := e.snapshot()
+	pat, ok := patternNames[s.pattern]
+	if !ok {
+		gstc.PostError(self.Element, gstc.ResourceSettings,
+			fmt.Sprintf("unknown pattern %q: want counter, gradient, black or app", s.pattern), "")
+		return false
+	}
+	b, err := resolveBackend(s.backend, true)
+	if err != nil {
+		code := gstc.ResourceSettings
+		if errors.Is(err, errUnavailable) {
+			code = gstc.ResourceOpenReadWrite
+		}
+		gstc.PostError(self.Element, code, err.Error(), "")
+		return false
+	}
+	if _, err := capslayout.VideoLayout(s.format, s.width, s.height, 0); err != nil {
+		gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("format property: %v", err), "")
+		return false
+	}
+	if _, err := tensor.ParseDType(s.dtype); err != nil {
+		gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("type property: %v", err), "")
+		return false
+	}
+	if s.dimensions != "" {
+		if _, err := capslayout.TensorLayout(s.dimensions, s.dtype); err != nil {
+			gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("dimensions property: %v", err), "")
+			return false
+		}
+	}
+	st := &state{backend: b, pattern: pat, poolSize: s.poolSize, stats: newRunStats(s.poolSize, b.name),
+		queue: make([]*Slot, 0, s.poolSize)}
+	e.mu.Lock()
+	e.st, e.stats = st, st.stats
+	e.runs++
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	cat.LogInfo(fmt.Sprintf("started: backend %s, pool of %d, pattern %s", b.name, s.poolSize, s.pattern), self.Object)
+	return true
+}
+
+// Stop releases the rings. Slots still held downstream keep their tensor
+// alive (the buffer holds a reference on the memory) and have their open
+// bracket closed when the buffer is freed; slots acquired by the
+// application are released when it pushes or discards them.
+func (e *element) Stop(self *base.GstBaseSrc) bool {
+	e.mu.Lock()
+	st := e.st
+	e.st = nil
+	var rel retired
+	if st != nil {
+		for _, r := range append(st.retired, st.ring) {
+			if r != nil {
+				r.retireLocked(&rel)
+			}
+		}
+		st.queue = st.queue[:0]
+	}
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	rel.finish()
+	if st != nil {
+		cat.LogInfo(fmt.Sprintf("stopped after %d frames: %d open bracket(s) closed at stop, %d slot(s) still held downstream, %d by the application",
+			st.stats.frames.Load(), rel.closed, rel.inFlight, rel.appHeld), self.Object)
+	}
+	return true
+}
+
+// Unlock wakes a create waiting for a free slot or an application push;
+// it returns FLUSHING until UnlockStop.
+func (e *element) Unlock(self *base.GstBaseSrc) bool {
+	e.mu.Lock()
+	if e.st != nil {
+		e.st.flushing = true
+	}
+	e.cond.Broadcast()
+	e.mu.Unlock()
+	return true
+}
+
+// UnlockStop ends the flushing started by Unlock.
+func (e *element) UnlockStop(self *base.GstBaseSrc) bool {
+	e.mu.Lock()
+	if e.st != nil {
+		e.st.flushing = false
+	}
+	e.mu.Unlock()
+	return true
+}
