@@ -22,7 +22,7 @@ run() {
 	local src; src=$(grep -o 'tensorsrc-stats, .*' <<<"$out" | head -1 || true)
 	printf '   frames %s | pinned buffers (cache misses) %s, cache hits %s | mmaps %s | sync brackets: adopted from upstream %s, opened by the sink %s | copies %s (%s bytes)\n' \
 		"$(field frames "$s")" "$(field cache-misses "$s")" "$(field cache-hits "$s")" "$(field mmaps "$s")" \
-		"$(field brackets-adopted "$s")" "$(( $(field syncs "$s") / 2 ))" "$(field copies "$s")" "$(field bytes-copied "$s")"
+		"$(field brackets-adopted "$s")" "$(( $(field syncs "$s") - $(field frames "$s") ))" "$(field copies "$s")" "$(field bytes-copied "$s")"
 	[ -z "$src" ] || echo "   source: ${src%;}"
 }
 

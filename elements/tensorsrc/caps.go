@@ -30,15 +30,18 @@ func templateCaps(dmabuf bool) string {
 
 // GetCaps offers the template, without memory:DMABuf unless the backend
 // produces dma-bufs. It returns a reference for the caller (go-gst hands
-// Instance() to C, which takes ownership).
+// Instance() to C, which takes ownership; GiveCaps disarms the wrapper's
+// finalizer so the reference is not dropped twice, nor late).
 func (e *element) GetCaps(self *base.GstBaseSrc, filter *gst.Caps) *gst.Caps {
 	b, err := e.backend()
 	caps := gst.NewCapsFromString(templateCaps(err == nil && b.dmabuf))
 	// go-gst wraps a NULL filter in a non-nil *Caps.
 	if filter != nil && filter.Unsafe() != nil {
-		caps = filter.IntersectFull(caps, gst.CapsIntersectFirst)
+		all := caps
+		caps = filter.IntersectFull(all, gst.CapsIntersectFirst)
+		gstc.ReleaseCaps(all)
 	}
-	return caps.Ref()
+	return gstc.GiveCaps(caps)
 }
 
 // backend is the running backend, or the one the property would give.
@@ -93,10 +96,14 @@ func (s settings) tensorDimensions() string {
 // dma-buf backend), then chains up to the default negotiation.
 func (e *element) Negotiate(self *base.GstBaseSrc) bool {
 	pad := self.GetStaticPad("src")
+	defer gstc.ReleasePad(pad)
 	ours := pad.QueryCaps(nil)
+	defer gstc.ReleaseCaps(ours)
 	common := pad.PeerQueryCaps(ours)
+	defer gstc.ReleaseCaps(common)
 	if common != nil && common.IsEmpty() {
 		peer := pad.PeerQueryCaps(nil)
+		defer gstc.ReleaseCaps(peer)
 		b, _ := e.backend()
 		text := fmt.Sprintf("downstream accepts none of the caps tensorsrc can produce (downstream: %v)", peer)
 		if !b.dmabuf && wantsDMABuf(peer) {

@@ -124,6 +124,7 @@ func (*element) InstanceInit(obj *glib.Object) {
 	src.SetFormat(gst.FormatTime)
 	if pad := src.GetStaticPad("src"); pad != nil {
 		gstc.InstallTensorSyncAnnouncer(pad)
+		gstc.ReleasePad(pad)
 	}
 }
 

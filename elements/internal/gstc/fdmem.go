@@ -43,6 +43,10 @@ func allocators() {
 	allocOnce.Do(func() {
 		fdAlloc = C.gst_fd_allocator_new()         // full reference, never dropped
 		dmabufAlloc = C.gst_dmabuf_allocator_new() // full reference, never dropped
+		// Process-lifetime singletons, like GStreamer's own sysmem
+		// allocator: tell the leaks tracer so.
+		C.gstc_object_flag_may_be_leaked(C.gpointer(fdAlloc))
+		C.gstc_object_flag_may_be_leaked(C.gpointer(dmabufAlloc))
 		releaseQ = quark("gstc-fd-memory-release")
 	})
 }

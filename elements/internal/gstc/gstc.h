@@ -99,4 +99,12 @@ GstStructure *gstc_get_structure_property (gpointer obj, const char *name,
 guint gstc_signal_new (gpointer klass, const char *name, guint n_params,
     GType * params);
 
+/* Marks a process-lifetime object as expected to be alive at exit (the
+ * leaks tracer skips it). */
+static inline void
+gstc_object_flag_may_be_leaked (gpointer obj)
+{
+  GST_OBJECT_FLAG_SET (obj, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+}
+
 #endif /* GSTC_H */

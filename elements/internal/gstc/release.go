@@ -1,0 +1,51 @@
+package gstc
+
+/*
+#include "gstc.h"
+*/
+import "C"
+
+import (
+	"runtime"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// go-gst drops the references its wrappers own from finalizers, which may
+// never run before the process exits; GStreamer's leaks tracer then reports
+// the objects as leaked. Objects an element creates while running (caps in
+// a query, a pad looked up by name) are released with these instead,
+// deterministically.
+
+// ReleaseCaps drops the reference a caps wrapper owns now and disarms its
+// finalizer. Use it only on wrappers that own a reference (NewCapsFromString,
+// QueryCaps, IntersectFull, …), never on caps borrowed from a vfunc. nil is
+// ignored.
+func ReleaseCaps(c *gst.Caps) {
+	if c == nil || c.Unsafe() == nil {
+		return
+	}
+	runtime.SetFinalizer(c, nil)
+	C.gst_mini_object_unref((*C.GstMiniObject)(c.Unsafe()))
+}
+
+// GiveCaps returns c for a go-gst vfunc trampoline that hands the caps to C
+// as transfer-full (GetCaps, Fixate): the wrapper's own reference becomes
+// the caller's, and its finalizer is disarmed so it is not dropped twice.
+func GiveCaps(c *gst.Caps) *gst.Caps {
+	if c != nil {
+		runtime.SetFinalizer(c, nil)
+	}
+	return c
+}
+
+// ReleasePad drops the reference a pad wrapper from Element.GetStaticPad
+// owns now and disarms its finalizer. nil is ignored.
+func ReleasePad(p *gst.Pad) {
+	if p == nil || p.Object == nil || p.Object.InitiallyUnowned == nil || p.Object.InitiallyUnowned.Object == nil {
+		return
+	}
+	obj := p.Object.InitiallyUnowned.Object
+	runtime.SetFinalizer(obj, nil)
+	C.gst_object_unref(C.gpointer(obj.Unsafe()))
+}
