@@ -12,24 +12,8 @@ import (
 
 func TestMain(m *testing.M) { pintest.Main(m) }
 
-// memfd returns a memfd of size bytes holding i%251 at byte i — the stand-in
-// for a dma-buf on machines without one (it classifies as SHM).
-func memfd(t testing.TB, size int) int {
-	t.Helper()
-	fd, err := unix.MemfdCreate("tensor-test", unix.MFD_CLOEXEC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Close(fd) })
-	buf := make([]byte, size)
-	for i := range buf {
-		buf[i] = byte(i % 251)
-	}
-	if _, err := unix.Pwrite(fd, buf, 0); err != nil {
-		t.Fatal(err)
-	}
-	return fd
-}
+// memfd is the stand-in for a dma-buf: see pintest.Memfd.
+func memfd(t testing.TB, size int) int { return pintest.Memfd(t, size) }
 
 func u8(shape ...int) tensor.Layout { return tensor.Layout{DType: tensor.U8, Shape: shape} }
 

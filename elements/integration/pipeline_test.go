@@ -58,7 +58,8 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	var mu sync.Mutex
 	addrBySlot := map[int]uintptr{}
 	var problems []string
-	var prev byte
+	var first byte
+	seen := 0
 	before := tensor.ReadStats()
 	_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=%d pattern=counter ! "+
 		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false", frames, pool),
@@ -76,12 +77,21 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 			b := f.Bytes()
 			if len(b) != 32*32*3 {
 				problems = append(problems, fmt.Sprintf("frame of %d bytes", len(b)))
+				return
 			}
-			// The counter pattern changes from frame to frame.
-			if len(addrBySlot) > 1 && b[0] == prev && b[1] == b[0] {
-				problems = append(problems, "frame content did not change")
+			// tensorsrc's counter pattern: byte i of frame n is n*7+i.
+			if seen > 0 && b[0] != first+byte(7*seen) {
+				problems = append(problems, fmt.Sprintf("frame %d starts with %d, want %d", seen, b[0], first+byte(7*seen)))
 			}
-			prev = b[0]
+			for _, i := range []int{1, 255, 256, 1000, len(b) - 1} {
+				if b[i] != b[0]+byte(i) {
+					problems = append(problems, fmt.Sprintf("frame %d byte %d is %d, want %d", seen, i, b[i], b[0]+byte(i)))
+				}
+			}
+			if seen == 0 {
+				first = b[0]
+			}
+			seen++
 		})
 	if len(problems) > 0 {
 		t.Fatalf("%d problems; first: %s", len(problems), problems[0])

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Snapshot is the set of open fds and the number of fd-backed mappings
@@ -120,4 +122,25 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// Memfd returns a memfd of size bytes holding byte(i%251) at offset i — the
+// project's stand-in for a dma-buf where the kernel has none (it is a real
+// fd-backed file, classified as shared memory). It is closed when the test
+// ends.
+func Memfd(t testing.TB, size int) int {
+	t.Helper()
+	fd, err := unix.MemfdCreate("tensorpin-test", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	buf := make([]byte, size)
+	for i := range buf {
+		buf[i] = byte(i % 251)
+	}
+	if _, err := unix.Pwrite(fd, buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	return fd
 }

@@ -67,10 +67,18 @@ type Format struct {
 
 // FromCaps reads fixed caps. caps is borrowed.
 func FromCaps(caps *gst.Caps) (Format, error) {
-	if caps == nil || caps.GetSize() != 1 || !caps.IsFixed() {
-		return Format{}, fmt.Errorf("caps %v are not fixed: %w", caps, ErrUnsupportedCaps)
+	if caps == nil || caps.GetSize() != 1 {
+		return Format{}, fmt.Errorf("caps %v are not one structure: %w", caps, ErrUnsupportedCaps)
 	}
 	st := caps.GetStructureAt(0)
+	if text := st.String(); strings.Contains(text, "=(flagset)") {
+		// GStreamer parses an unquoted "64:4" as a flagset (flags:mask).
+		return Format{}, fmt.Errorf("caps %s hold a flagset where a string belongs: two dimensions like 64:4 must be "+
+			"written dimensions=(string)64:4: %w", text, ErrUnsupportedCaps)
+	}
+	if !caps.IsFixed() {
+		return Format{}, fmt.Errorf("caps %v are not fixed: %w", caps, ErrUnsupportedCaps)
+	}
 	dmabuf := false
 	if f := caps.GetFeaturesAt(0); f != nil {
 		dmabuf = f.Contains(FeatureDMABuf)

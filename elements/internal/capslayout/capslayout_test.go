@@ -54,6 +54,7 @@ func TestUnsupportedCapsNameTheProblem(t *testing.T) {
 		"other/tensors,format=static,num_tensors=1,dimensions=3:0:4,types=uint8":                                 "positive",
 		"other/tensors,format=static,num_tensors=1,dimensions=3:4,types=complex":                                 "types",
 		"other/tensors,format=static,num_tensors=1,dimensions=99999999999:99999999999:99999999999,types=float64": "overflow",
+		"other/tensors,format=static,num_tensors=1,dimensions=64:4,types=uint8":                                  "(string)64:4",
 		"audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved":                                      "audio/x-raw",
 	} {
 		_, err := capslayout.FromCaps(gst.NewCapsFromString(caps))
