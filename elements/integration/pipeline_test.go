@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	pintest.Main(m)
 }
 
-func play(t *testing.T, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
+func play(t testing.TB, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
 	t.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
