@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -12,18 +11,11 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
-	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-func TestMain(m *testing.M) {
-	gst.Init(nil)
-	if !tensorpinsink.Register(nil) || !tensorsrc.Register(nil) {
-		fmt.Fprintln(os.Stderr, "cannot register the elements")
-		os.Exit(1)
-	}
-	pintest.Main(m)
-}
+func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) && tensorsrc.Register(nil) }) }
 
 func play(t testing.TB, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
 	t.Helper()

@@ -12,17 +12,10 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
-	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 )
 
-func TestMain(m *testing.M) {
-	gst.Init(nil)
-	if !tensorpinsink.Register(nil) {
-		fmt.Fprintln(os.Stderr, "cannot register tensorpinsink")
-		os.Exit(1)
-	}
-	pintest.Main(m)
-}
+func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) }) }
 
 // pipeline parses desc and returns it with its tensorpinsink (named "sink").
 func pipeline(t *testing.T, desc string) (*gst.Pipeline, *tensorpinsink.Sink) {

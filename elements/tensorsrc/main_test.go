@@ -2,8 +2,6 @@ package tensorsrc
 
 import (
 	"fmt"
-	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -11,79 +9,12 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 )
 
-// TestMain initialises GStreamer with its leaks tracer, registers
-// tensorsrc statically, warms up what GStreamer opens once per process
-// (system clock, task pool), and fails the run if the tests leaked fds,
-// fd-backed mappings or GStreamer objects (buffers, memories, events,
-// caps, elements...). TENSORSRC_LEAKS=0 runs without the tracer; a
-// GST_TRACERS already set is kept.
-func TestMain(m *testing.M) {
-	tracer := os.Getenv("TENSORSRC_LEAKS") != "0"
-	if tracer && os.Getenv("GST_TRACERS") == "" {
-		os.Setenv("GST_TRACERS", "leaks")
-	}
-	gst.Init(nil)
-	if !Register(nil) {
-		fmt.Fprintln(os.Stderr, "cannot register tensorsrc")
-		os.Exit(1)
-	}
-	warm, err := gst.NewPipelineFromString("fakesrc num-buffers=1 ! queue ! fakesink sync=true")
-	if err != nil {
-		panic(err)
-	}
-	warm.SetState(gst.StatePlaying)
-	warm.GetPipelineBus().TimedPopFiltered(gst.ClockTime(5*time.Second), gst.MessageEOS|gst.MessageError)
-	warm.SetState(gst.StateNull)
-	runtime.GC()
-
-	base := pintest.Take()
-	code := m.Run()
-	if code == 0 {
-		if leaks := base.Leaks(); leaks != "" { // runs the GC until settled
-			fmt.Fprintf(os.Stderr, "FAIL: resources leaked by the tests: %s\n", leaks)
-			code = 1
-		}
-	}
-	if code == 0 && tracer {
-		if objs := gstLeaks(); len(objs) > 0 {
-			fmt.Fprintf(os.Stderr, "FAIL: leaks tracer: %d GStreamer object(s) alive after the tests:\n  %s\n",
-				len(objs), strings.Join(objs, "\n  "))
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// gstLeaks lists the GStreamer objects the leaks tracer sees alive, once
-// go-gst's finalizers have dropped their references, except what lives as
-// long as the process by design: gstc's two allocators and the tensorsrc
-// element factory, which Register(nil) added to the registry after the
-// tracer started.
-func gstLeaks() []string {
-	var objs []string
-	for i := 0; i < 20; i++ {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-		_, desc, ok := gstc.LeaksTracerLiveObjects()
-		if !ok {
-			return []string{"the leaks tracer is not active (GST_TRACERS=" + os.Getenv("GST_TRACERS") + ")"}
-		}
-		objs = objs[:0]
-		for _, d := range desc {
-			if !strings.HasPrefix(d, "GstFdAllocator ") && !strings.HasPrefix(d, "GstDmaBufAllocator ") &&
-				!strings.HasPrefix(d, "GstElementFactory ") {
-				objs = append(objs, d)
-			}
-		}
-		if len(objs) == 0 {
-			break
-		}
-	}
-	return objs
-}
+// TestMain: GStreamer under its leaks tracer, tensorsrc registered
+// statically; leaked fds, mappings or GStreamer objects fail the run.
+func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return Register(nil) }) }
 
 // parse builds a pipeline and returns it with its element named "src".
 func parse(t testing.TB, desc string) (*gst.Pipeline, *gst.Element) {
