@@ -9,13 +9,15 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) && tensorsrc.Register(nil) }) }
+func TestMain(m *testing.M) {
+	gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) && tensorsrc.Register(nil) })
+}
 
 func play(t testing.TB, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
 	t.Helper()

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 )
 
 func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) }) }
