@@ -51,3 +51,17 @@ smoke: plugin
 
 demo: plugin
 	scripts/demo.sh $(BUILD)
+
+# ---- Real DMA-BUF lane (issue 4) --------------------------------------------
+# make test-dmabuf builds the Go test binaries here and runs them all in ONE
+# boot of a throw-away QEMU guest whose kernel has /dev/dma_heap/system,
+# /dev/udmabuf and the vivid camera (scripts/vmtest/lane, scripts/vmtest/run),
+# with TENSORPIN_REQUIRE_DMABUF=1 so a DMA-BUF test can fail but never skip.
+# scripts/vmtest/lane's own exit status says "tests failed" (1) apart from
+# "the VM failed" (2, 3); make turns every failure into 2.
+VMTEST_DIR := $(BUILD)/vmtest
+VMTEST_PKGS := ./tensor ./elements/tensorsrc ./elements/tensorpinsink ./elements/integration
+
+.PHONY: test-dmabuf
+test-dmabuf: deps
+	GO=$(GO) VMTEST_DIR=$(VMTEST_DIR) VMTEST_PKGS="$(VMTEST_PKGS)" scripts/vmtest/lane

@@ -152,6 +152,10 @@ func TestBracketSpansElementsBetween(t *testing.T) {
 				t.Fatalf("end %d before its begin", seq)
 			}
 			ended[fmt.Sprint(seq)] = i
+			// End events travel upstream on another thread and may land
+			// between a begin and its buffer: they do not break the
+			// downstream order checked here.
+			continue
 		} else if l == "buffer" && len(last) > 5 && last[:5] == "begin" {
 			buffersAfterBegin++
 		}
