@@ -10,7 +10,8 @@ build=$(cd "${1:?usage: smoke.sh BUILD_DIR}" && pwd)
 top=$(cd "$(dirname "$0")/.." && pwd)
 export GST_PLUGIN_PATH=$build
 # A private registry, so a stale system-wide one cannot hide a broken .so.
-export GST_REGISTRY=$(mktemp -d)/registry.bin
+registry_dir=$(mktemp -d)
+export GST_REGISTRY=$registry_dir/registry.bin
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -54,6 +55,6 @@ for file in "$top"/pipelines/launch/*.launch; do
 	fi
 	rm -f "$log"
 done
-rm -rf "$(dirname "$GST_REGISTRY")"
+rm -rf "$registry_dir"
 [ $failures -eq 0 ] || { echo "$failures smoke test(s) failed"; exit 1; }
 echo "smoke tests passed"
