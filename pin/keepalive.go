@@ -112,6 +112,8 @@ func leaked(r *resource) {
 	if r.done.Load() {
 		return
 	}
+	// Free first, then report: whoever hears of the leak sees it handled.
+	r.run()
 	stats.leaks.Add(1)
 	leakMu.Lock()
 	h := leakHandler
@@ -119,5 +121,4 @@ func leaked(r *resource) {
 	if h != nil {
 		h(LeakReport{What: r.what})
 	}
-	r.run()
 }

@@ -198,8 +198,13 @@ func TestBadInputErrorsClearly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, _ := pipeline(t, c.desc)
-			go c.push(t, p)
+			pushed := make(chan struct{})
+			go func() {
+				defer close(pushed)
+				c.push(t, p)
+			}()
 			msg := run(t, p)
+			<-pushed // the pusher's fds and t must outlive its pushes
 			if !strings.Contains(msg, c.want) {
 				t.Errorf("error %q does not say %q", msg, c.want)
 			}
