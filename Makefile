@@ -65,3 +65,14 @@ VMTEST_PKGS := ./tensor ./elements/tensorsrc ./elements/tensorpinsink ./elements
 .PHONY: test-dmabuf
 test-dmabuf: deps
 	GO=$(GO) VMTEST_DIR=$(VMTEST_DIR) VMTEST_PKGS="$(VMTEST_PKGS)" scripts/vmtest/lane
+
+# ---- ONNX Runtime example (issue 5) ------------------------------------------
+# make example runs examples/pinned-inference: ONNX Runtime on pinned frames,
+# each pool slot's input tensor bound once over its pinned address, every
+# output checked against the network computed in Go. The runtime library is
+# $ONNXRUNTIME_LIB, or 1.30.0 fetched (once, sha256-pinned, cached) by
+# scripts/fetch-onnxruntime.
+.PHONY: example
+example: deps
+	@lib="$${ONNXRUNTIME_LIB:-$$(scripts/fetch-onnxruntime)}" && \
+		$(GO) run ./examples/pinned-inference -ort "$$lib"

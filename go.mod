@@ -5,11 +5,11 @@ go 1.26.0
 require (
 	github.com/go-gst/go-glib v1.4.0
 	github.com/go-gst/go-gst v1.4.0
+	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/sys v0.50.0
 )
 
 require (
 	github.com/mattn/go-pointer v0.0.1 // indirect
-	github.com/yalue/onnxruntime_go v1.27.0 // indirect
 	golang.org/x/exp v0.0.0-20240909161429-701f63a606c0 // indirect
 )

@@ -30,7 +30,9 @@
 // # Lifetimes
 //
 //   - A Pipeline runs once. Run plays it and always leaves it in NULL;
-//     PinSink and TensorSrc must be taken before Run.
+//     PinSink and TensorSrc must be taken before Run. When Run returns it
+//     detaches the PinSinks' hooks, so closures that captured the
+//     pipeline do not keep it (and its fds) alive.
 //   - A Frame is a lease: it holds its buffer (out of its pool), its pin
 //     and its CPU-access bracket until Release. Release every frame,
 //     exactly once, from any goroutine. Unreleased frames hold back the

@@ -1,0 +1,36 @@
+// Command pinned-inference runs ONNX Runtime on pinned GStreamer frames
+// with no copy: each pool slot's input tensor is created once, directly
+// over the slot's pinned address, and every later frame of that slot is
+// inferred by selecting the slot's binding and running it.
+//
+//	lib=$(scripts/fetch-onnxruntime)            # or any libonnxruntime.so >= 1.24
+//	go run ./examples/pinned-inference -ort "$lib" -frames 300
+//	ONNXRUNTIME_LIB=$lib go run ./examples/pinned-inference
+//	go run ./examples/pinned-inference -ort "$lib" -pipeline \
+//	    'v4l2src io-mode=dmabuf ! videoconvert ! videoscale ! video/x-raw,format=RGB,width=64,height=64 ! tensorpinsink name=sink'
+//
+// The default source is tensorsrc ! other/tensors (uint8 [1 64 64 3]) !
+// queue ! tensorpinsink: a ring of 4 memfd (or dma-heap) tensors, which
+// the sink pins in place — 4 mmaps for the stream, 0 copies. The model
+// (model/model.onnx, 1 KB, written by model/make_model.py) is uint8 image
+// → scale → 3×3 conv → ReLU → mean → Gemm → 3 scores; every output is
+// checked against the same network computed in Go on the frame's bytes
+// (reference.go). The program prints frames, matches, copies, mmaps,
+// syncs and time per frame, and exits 1 if any frame was not inferred at
+// its slot's bound address or disagreed with the reference.
+//
+// Lifetimes: the PinSink's OnSlot hook (on the streaming thread) clones
+// the slot's pin and creates the ORT input tensor over it (NewTensor over
+// a slice of the pinned window: ONNX Runtime keeps the pointer, it does
+// not copy). The clone keeps the mapping alive for as long as ORT may
+// read it — past the frame, the sink and the pipeline — and is released
+// only when the binding is destroyed, after the run. Frames are inferred
+// and checked between delivery and Release, inside the sink's CPU-access
+// bracket, and released at once so the producer's ring keeps moving. The
+// pinned memory is an mmap, not Go memory, so handing it to C and letting
+// C keep it obeys cgo's pointer rules; the outputs live in an anonymous
+// mapping for the same reason.
+//
+// The program registers the elements statically (package pipelines): do
+// not also put libgsttensorpin.so on GST_PLUGIN_PATH.
+package main

@@ -1,0 +1,173 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	ort "github.com/yalue/onnxruntime_go"
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+)
+
+//go:embed model/model.onnx
+var modelONNX []byte
+
+// runtime is one ONNX Runtime session over the model and one binding per
+// pool slot of the sink.
+type runtime struct {
+	session *ort.DynamicAdvancedSession
+
+	mu      sync.Mutex
+	slots   map[int]*binding // current binding of each slot
+	retired []*binding       // replaced bindings, destroyed at close
+}
+
+// binding is a slot's input and output, bound once. The input tensor
+// wraps the slot's pinned window — ORT's CreateTensorWithDataAsOrtValue
+// keeps the pointer and never copies — so every frame of the slot is
+// read where the producer wrote it. The output lives in an anonymous
+// mapping: ONNX Runtime keeps both pointers after the call that received
+// them, which cgo allows only for memory Go does not manage (an mmap, not
+// the Go heap).
+type binding struct {
+	pin    pin.HostPin // a clone: keeps the mapping alive while ORT holds its address
+	addr   uintptr
+	input  *ort.Tensor[uint8]
+	out    []byte // anonymous mapping holding the output
+	output *ort.Tensor[float32]
+	io     *ort.IoBinding
+}
+
+// newRuntime loads the ONNX Runtime library at lib (once per process
+// until destroyRuntime) and creates the session.
+func newRuntime(lib string) (*runtime, error) {
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelWarning()); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime (%s): %w", lib, err)
+	}
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		ort.DestroyEnvironment()
+		return nil, err
+	}
+	defer opts.Destroy()
+	// A few KB of model: threads would cost more than they give.
+	for _, set := range []func() error{
+		func() error { return opts.SetIntraOpNumThreads(1) },
+		func() error { return opts.SetInterOpNumThreads(1) },
+		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
+	} {
+		if err := set(); err != nil {
+			ort.DestroyEnvironment()
+			return nil, err
+		}
+	}
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(modelONNX, nil, nil, opts)
+	if err != nil {
+		ort.DestroyEnvironment()
+		return nil, fmt.Errorf("ONNX Runtime session: %w", err)
+	}
+	return &runtime{session: s, slots: map[int]*binding{}}, nil
+}
+
+// bind creates slot's binding over p (borrowed; bind clones it). It runs
+// on the streaming thread (PinSink.OnSlot), once per slot.
+func (r *runtime) bind(slot int, p *pin.HostPin) error {
+	if p.Len() != InputBytes {
+		return fmt.Errorf("slot %d: %d bytes pinned, the model takes %d (uint8 [1 %d %d %d], packed rows)",
+			slot, p.Len(), InputBytes, H, W, C)
+	}
+	b := &binding{addr: p.Addr()}
+	var err error
+	if b.pin, err = p.Clone(); err != nil {
+		return err
+	}
+	if err = b.make(r.session); err != nil {
+		b.destroy()
+		return fmt.Errorf("slot %d: %w", slot, err)
+	}
+	r.mu.Lock()
+	if old := r.slots[slot]; old != nil {
+		r.retired = append(r.retired, old)
+	}
+	r.slots[slot] = b
+	r.mu.Unlock()
+	return nil
+}
+
+func (b *binding) make(s *ort.DynamicAdvancedSession) error {
+	var err error
+	window := unsafe.Slice((*uint8)(b.pin.Pointer()), b.pin.Len())
+	if b.input, err = ort.NewTensor(ort.NewShape(1, H, W, C), window); err != nil {
+		return err
+	}
+	if b.out, err = unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
+		return fmt.Errorf("output memory: %w", err)
+	}
+	scores := unsafe.Slice((*float32)(unsafe.Pointer(&b.out[0])), Scores)
+	if b.output, err = ort.NewTensor(ort.NewShape(1, Scores), scores); err != nil {
+		return err
+	}
+	if b.io, err = s.CreateIoBinding(); err != nil {
+		return err
+	}
+	if err = b.io.BindInput("image", b.input); err != nil {
+		return err
+	}
+	return b.io.BindOutput("scores", b.output)
+}
+
+// inputAddr is where the ORT input tensor's data is: the pin's address.
+func (b *binding) inputAddr() uintptr { return uintptr(unsafe.Pointer(&b.input.GetData()[0])) }
+
+func (b *binding) destroy() {
+	if b.io != nil {
+		b.io.Destroy()
+	}
+	if b.output != nil {
+		b.output.Destroy()
+	}
+	if b.out != nil {
+		unix.Munmap(b.out)
+	}
+	if b.input != nil {
+		b.input.Destroy()
+	}
+	b.pin.Release()
+}
+
+// slot returns slot's current binding (nil if none).
+func (r *runtime) slot(slot int) *binding {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.slots[slot]
+}
+
+// run runs the model on b's input, writing b's output.
+func (r *runtime) run(b *binding) ([Scores]float32, error) {
+	var out [Scores]float32
+	if err := r.session.RunWithBinding(b.io); err != nil {
+		return out, err
+	}
+	copy(out[:], b.output.GetData())
+	return out, nil
+}
+
+// close destroys the bindings (releasing their pins), the session and the
+// ONNX Runtime environment.
+func (r *runtime) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, b := range r.slots {
+		b.destroy()
+	}
+	for _, b := range r.retired {
+		b.destroy()
+	}
+	r.slots, r.retired = nil, nil
+	r.session.Destroy()
+	ort.DestroyEnvironment()
+}

@@ -1,0 +1,200 @@
+package pipelines
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+)
+
+// Frame is one pinned frame from a PinSink: its tensor, pin, PTS and
+// duration, pool slot, and Release. See tensorpinsink.Frame.
+type Frame = tensorpinsink.Frame
+
+// PinSink is the application's end of a tensorpinsink: frames on a
+// channel (Frames) or a callback (OnFrame), and a hook (OnSlot) fired once
+// per pool slot so a runtime can bind the slot's address once.
+//
+// Every frame must be released (Frame.Release). Frames not released hold
+// back the producer: once the sink's max-leases frames (default 4) are
+// held, its streaming thread waits for a Release, and upstream — with it
+// a tensorsrc's ring, a camera's buffer pool — waits in turn. Nothing is
+// dropped unless the sink's drop property is set.
+type PinSink struct {
+	el   *gst.Element
+	sink *tensorpinsink.Sink
+	*delivery
+}
+
+// delivery is what the element's frame handler reaches. It must hold no
+// go-gst wrapper: the element keeps its handler alive, and a wrapper
+// reachable from it would keep the element (and the pipeline) alive
+// forever.
+type delivery struct {
+	ch      chan *Frame
+	onFrame atomic.Pointer[func(*Frame)]
+	onSlot  atomic.Pointer[func(int, *pin.HostPin)]
+	slots   atomic.Int64
+
+	// mu orders deliveries (read side, on the streaming thread) before
+	// the channel is closed (write side); stop wakes a delivery blocked
+	// on a full channel.
+	mu       sync.RWMutex
+	closed   bool
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+// PinSink returns the application's end of the tensorpinsink called name
+// ("": the pipeline's only tensorpinsink) and turns the sink's
+// enable-last-sample off, so that a released frame's buffer really goes
+// back to its pool (GstBaseSink would keep the last one). Call it before
+// Run. Frames go to the Frames channel unless OnFrame is set: receive
+// them (and release them), or the pipeline stalls once max-leases frames
+// wait there.
+func (p *Pipeline) PinSink(name string) (*PinSink, error) {
+	el, err := p.find(name, tensorpinsink.Name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := tensorpinsink.FromElement(el)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoElement, err)
+	}
+	// Frames in the channel are frames not yet released, and the sink
+	// never has more than max-leases of those: a channel that large never
+	// blocks the streaming thread (the sink itself does the waiting).
+	n := 4
+	if v, err := el.GetProperty("max-leases"); err == nil {
+		if u, ok := v.(uint); ok && u > 0 {
+			n = int(u)
+		}
+	}
+	// basesink's last sample would keep the last buffer out of its pool
+	// after its frame is released; a Release must give the buffer back.
+	if err := setProperty(el, "enable-last-sample", false); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, el.GetName(), err)
+	}
+	d := &delivery{ch: make(chan *Frame, n), stop: make(chan struct{})}
+	k := &PinSink{el: el, sink: s, delivery: d}
+	s.OnFrame(d.deliver)
+	p.mu.Lock()
+	p.sinks = append(p.sinks, k)
+	p.mu.Unlock()
+	return k, nil
+}
+
+// Frames returns the channel the frames arrive on, in order. Receive them
+// from another goroutine than Run's. The channel is closed when the
+// stream ends: at EOS, once every frame before it has been sent, or when
+// Run stops the pipeline for an error or a cancel. (It holds max-leases
+// frames, as read when PinSink was called, so it never blocks the sink.)
+func (k *PinSink) Frames() <-chan *Frame { return k.ch }
+
+// OnFrame has h receive each frame instead of the channel, on the
+// streaming thread; h owns the frame and must Release it, now or later
+// from any goroutine. nil goes back to the channel.
+func (k *PinSink) OnFrame(h func(*Frame)) {
+	if h == nil {
+		k.onFrame.Store(nil)
+		return
+	}
+	k.onFrame.Store(&h)
+}
+
+// OnSlot installs h, called on the streaming thread right before the
+// first frame of each new pool slot is delivered: the moment to bind the
+// slot's address in a runtime (an input tensor over p.Pointer()). Every
+// later frame of that slot (Frame.Slot) has the same address for as long
+// as the slot lives; h fires again for a slot number only if the sink
+// re-imported it (its pin cache evicted the buffer, or the caps changed)
+// — rebind then. p is borrowed for the call: Clone it to keep the
+// address valid for as long as the binding lives, after the frame, the
+// sink and the pipeline.
+func (k *PinSink) OnSlot(h func(slot int, p *pin.HostPin)) {
+	if h == nil {
+		k.onSlot.Store(nil)
+		return
+	}
+	k.onSlot.Store(&h)
+}
+
+// Slots counts the OnSlot events so far (slots imported and pinned).
+func (k *PinSink) Slots() int { return int(k.slots.Load()) }
+
+// Stats reads the sink's counters: frames, mmaps, syncs, copies, ...
+func (k *PinSink) Stats() tensorpinsink.Stats { return k.sink.Stats() }
+
+// Element returns the tensorpinsink element (borrowed).
+func (k *PinSink) Element() *gst.Element { return k.el }
+
+// Caps returns the caps negotiated on the sink's pad (nil before
+// negotiation). Every frame until a renegotiation has them; the layout
+// they describe is the frame's Tensor().
+func (k *PinSink) Caps() *gst.Caps {
+	pad := k.el.GetStaticPad("sink")
+	if pad == nil {
+		return nil
+	}
+	return pad.GetCurrentCaps()
+}
+
+// flush sends FLUSH_START to the sink: its streaming thread stops waiting
+// for the application to release frames (the frame it was about to
+// deliver is dropped). Used only to force a stop.
+func (k *PinSink) flush() {
+	k.closeFrames()
+	if pad := k.el.GetStaticPad("sink"); pad != nil {
+		pad.SendEvent(gst.NewFlushStartEvent())
+	}
+}
+
+// deliver runs on the streaming thread for every frame.
+func (k *delivery) deliver(f *Frame) {
+	k.slotHook(f)
+	if h := k.onFrame.Load(); h != nil {
+		(*h)(f)
+		return
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	if k.closed {
+		f.Release()
+		return
+	}
+	select {
+	case k.ch <- f:
+	case <-k.stop:
+		f.Release()
+	}
+}
+
+func (k *delivery) slotHook(f *Frame) {
+	if !f.NewSlot() {
+		return
+	}
+	k.slots.Add(1)
+	if h := k.onSlot.Load(); h != nil {
+		(*h)(f.Slot(), f.Pin())
+	}
+}
+
+// closeFrames ends deliveries to the channel and closes it (idempotent):
+// later frames are released on arrival.
+func (k *delivery) closeFrames() {
+	k.stopOnce.Do(func() { close(k.stop) })
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.closed {
+		k.closed = true
+		close(k.ch)
+	}
+}
+
+// outstanding is the number of frames the application holds (including
+// frames in the channel not yet received).
+func (k *PinSink) outstanding() int64 { return k.sink.Stats().LeasesOutstanding }

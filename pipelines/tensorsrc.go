@@ -1,0 +1,83 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+)
+
+// Slot is one pinned tensor of a TensorSrc's ring, held by the
+// application between Next and Push (or Discard). See tensorsrc.Slot.
+type Slot = tensorsrc.Slot
+
+// TensorSrc is the application's end of a tensorsrc: take the next free
+// pinned tensor of its ring (Next), fill it — with the CPU through
+// Slot.Bytes, or by handing Slot.Pin's stable address (or the tensor's fd)
+// to a device — and Push it; Close ends the stream (EOS after the frames
+// pushed). The ring has pool-size tensors (default 4), pinned once for
+// their life; when all of them are in flight downstream, Next waits for
+// one to come back: that is the back-pressure, and no frame is dropped.
+type TensorSrc struct {
+	el  *gst.Element
+	src *tensorsrc.Source
+}
+
+// TensorSrc returns the application's end of the tensorsrc called name
+// ("": the pipeline's only tensorsrc) and sets its pattern to app. Call it before Run.
+func (p *Pipeline) TensorSrc(name string) (*TensorSrc, error) {
+	el, err := p.find(name, tensorsrc.Name)
+	if err != nil {
+		return nil, err
+	}
+	s, err := tensorsrc.FromElement(el)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoElement, err)
+	}
+	if err := setProperty(el, "pattern", "app"); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, name, err)
+	}
+	return &TensorSrc{el: el, src: s}, nil
+}
+
+// Next waits for the next free tensor of the ring and returns it with its
+// CPU-access bracket open: write it, then Push it (or Discard it). It
+// waits while the pipeline has not negotiated its caps yet (the ring is
+// allocated then) and while every tensor is in flight. It fails with
+// ctx's error, tensorsrc.ErrEOS after Close, or tensorsrc.ErrStopped once
+// the pipeline has stopped.
+func (s *TensorSrc) Next(ctx context.Context) (*Slot, error) {
+	return s.src.Acquire(ctx)
+}
+
+// Push sends a slot from Next downstream as the next frame, with PTS pts
+// (negative: none).
+func (s *TensorSrc) Push(sl *Slot, pts time.Duration) error { return s.src.Push(sl, pts) }
+
+// Discard gives a slot from Next back unsent.
+func (s *TensorSrc) Discard(sl *Slot) error { return s.src.Discard(sl) }
+
+// Send is Next, fill, Push: fill writes the slot; if it fails the slot is
+// discarded and its error returned.
+func (s *TensorSrc) Send(ctx context.Context, pts time.Duration, fill func(*Slot) error) error {
+	sl, err := s.Next(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fill(sl); err != nil {
+		s.Discard(sl)
+		return err
+	}
+	return s.Push(sl, pts)
+}
+
+// Close ends the stream: EOS follows the frames already pushed, and Run
+// returns nil once it has reached the sinks. Next fails with
+// tensorsrc.ErrEOS afterwards.
+func (s *TensorSrc) Close() error { return s.src.EndOfStream() }
+
+// Element returns the tensorsrc element (borrowed).
+func (s *TensorSrc) Element() *gst.Element { return s.el }
