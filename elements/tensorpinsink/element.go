@@ -172,6 +172,13 @@ func (s *sink) readSettings() settings {
 	return s.settings
 }
 
+// InstanceInit turns GstBaseSink's last-sample off: it would keep the last
+// buffer after its frame is released, holding one pool slot for ever. Users
+// who want it can set enable-last-sample=true.
+func (s *sink) InstanceInit(obj *glib.Object) {
+	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
+}
+
 // Register registers tensorpinsink with plugin (nil: statically, for Go
 // programs that do not load the plugin .so).
 func Register(plugin *gst.Plugin) bool {

@@ -26,6 +26,7 @@ type Frame struct {
 	lease    gstc.Lease
 	pin      pin.HostPin
 	pts, dur uint64
+	caps     string
 	slot     int
 	newSlot  bool
 	copied   bool
@@ -63,6 +64,11 @@ func clockTime(t uint64) time.Duration {
 	}
 	return time.Duration(t)
 }
+
+// Caps returns the caps the frame was negotiated with, as a string
+// (gst.NewCapsFromString parses it); the tensor's layout already reflects
+// them.
+func (f *Frame) Caps() string { return f.caps }
 
 // Slot returns the pool slot: a small index that stays with the same buffer
 // (dma-buf) while it stays in the pin cache, so a runtime can bind the

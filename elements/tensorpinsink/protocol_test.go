@@ -165,6 +165,10 @@ func TestStateCyclesReturnToBaseline(t *testing.T) {
 func TestStatsPropertyAndSignal(t *testing.T) {
 	p, _ := pipeline(t, "videotestsrc num-buffers=5 ! video/x-raw,format=GRAY8,width=8,height=8 ! tensorpinsink name=sink emit-signals=true")
 	e, _ := p.GetElementByName("sink")
+	// The sink keeps no buffer beyond the frames it hands out.
+	if v, err := e.GetProperty("enable-last-sample"); err != nil || v != false {
+		t.Errorf("enable-last-sample = %v (%v), want false by default", v, err)
+	}
 	var addrs []uint64
 	var mu sync.Mutex
 	if _, err := e.Connect("new-frame", func(_ *gst.Element, b *gst.Buffer, addr, size uint64, slot uint) {

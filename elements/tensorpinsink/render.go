@@ -92,7 +92,7 @@ func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
 		f.entry.Release()
 		return fail(gstc.StreamFormat, "frame outside its memory: %v", err)
 	}
-	f.pts, f.dur, f.slot = info.PTS, info.Duration, f.entry.Slot()
+	f.pts, f.dur, f.slot, f.caps = info.PTS, info.Duration, f.entry.Slot(), st.caps
 	f.adopted = false
 	f.access = tensor.AccessRead
 	id := t.Identity()

@@ -78,6 +78,9 @@ func TestSystemMemoryIsCopiedAndCounted(t *testing.T) {
 	k.OnFrame(func(f *tensorpinsink.Frame) {
 		defer f.Release()
 		shape = f.Tensor().Shape()
+		if !strings.Contains(f.Caps(), "format=(string)RGB") || !strings.Contains(f.Caps(), "width=(int)64") {
+			wrong++
+		}
 		b := f.Bytes()
 		if !f.Copied() || b[0] != 0x10 || b[1] != 0x20 || b[2] != 0x30 || b[len(b)-1] != 0x30 {
 			wrong++

@@ -22,6 +22,7 @@ type streamState struct {
 
 	haveFormat bool
 	format     capslayout.Format
+	caps       string // the negotiated caps, for Frame.Caps
 	// layout is the frame tensor's layout for the current caps and video
 	// meta (Offset relative to the start of the buffer); gen changes with
 	// it so cache entries reshape only when it changes.
@@ -115,7 +116,7 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
 		st.cache.Clear()
 		st.closeOwn()
 	}
-	st.format, st.haveFormat = f, true
+	st.format, st.haveFormat, st.caps = f, true, caps.String()
 	st.setLayout(f.Layout, -1, -1)
 	cat.LogInfo(fmt.Sprintf("caps %v: tensor %v %v stride %d, %d bytes per frame", caps, f.Layout.DType, f.Layout.Shape,
 		st.geom.Stride, f.FrameSize), self.Object)
