@@ -7,7 +7,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // leases hands out frames (at most max-leases at once) and takes them back.
@@ -156,7 +155,7 @@ func (l *leases) postPhase(phase gstc.Phase, f *Frame) {
 	id := f.entry.Tensor().Identity()
 	st := gst.NewStructure(gstc.TensorSyncName)
 	st.SetValue("phase", phase.String())
-	st.SetValue("access", tensor.Access(f.access).String())
+	st.SetValue("access", f.access.String())
 	st.SetValue("dev", id.Dev)
 	st.SetValue("ino", id.Ino)
 	st.SetValue("pts", f.pts)

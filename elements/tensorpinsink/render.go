@@ -98,7 +98,7 @@ func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
 	id := t.Identity()
 	if st.havePending && st.pending.Dev == id.Dev && st.pending.Ino == id.Ino {
 		f.adopted, f.sync = true, st.pending
-		f.access = tensor.Access(st.pending.Access)
+		f.access = st.pending.Access
 		st.havePending = false
 		err = t.AdoptSync(f.access)
 		s.stats.adopted.Add(1)

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // TensorSyncName is the name of the GstTensorSync event structure.
@@ -71,27 +73,16 @@ func (p Phase) String() string {
 	return fmt.Sprintf("Phase(%d)", int(p))
 }
 
-// Access is the CPU access a bracket covers. The values equal the
-// DMA_BUF_SYNC_READ/WRITE/RW bits of linux/dma-buf.h.
-type Access int
+// Access is the CPU access a bracket covers: package tensor's Access,
+// whose values are the DMA_BUF_SYNC_READ/WRITE/RW bits of linux/dma-buf.h
+// and whose names ("read", "write", "readwrite") the event carries.
+type Access = tensor.Access
 
 const (
-	AccessRead      Access = 1 // "read"
-	AccessWrite     Access = 2 // "write"
-	AccessReadWrite Access = 3 // "readwrite"
+	AccessRead      = tensor.AccessRead
+	AccessWrite     = tensor.AccessWrite
+	AccessReadWrite = tensor.AccessReadWrite
 )
-
-func (a Access) String() string {
-	switch a {
-	case AccessRead:
-		return "read"
-	case AccessWrite:
-		return "write"
-	case AccessReadWrite:
-		return "readwrite"
-	}
-	return fmt.Sprintf("Access(%d)", int(a))
-}
 
 // ClockTimeNone is GST_CLOCK_TIME_NONE, for TensorSync.PTS.
 const ClockTimeNone = ^uint64(0)
