@@ -32,7 +32,9 @@
 //   - A Pipeline runs once. Run plays it and always leaves it in NULL;
 //     PinSink and TensorSrc must be taken before Run. When Run returns it
 //     detaches the PinSinks' hooks, so closures that captured the
-//     pipeline do not keep it (and its fds) alive.
+//     pipeline do not keep it (and its fds) alive. A pipeline that is
+//     never Run keeps those hooks attached: take a PinSink only from a
+//     pipeline you will Run.
 //   - A Frame is a lease: it holds its buffer (out of its pool), its pin
 //     and its CPU-access bracket until Release. Release every frame,
 //     exactly once, from any goroutine. Unreleased frames hold back the
