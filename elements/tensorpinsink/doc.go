@@ -35,6 +35,9 @@
 //   - Brackets of frames still held at stop are closed then and counted
 //     (brackets-closed-at-stop); a later Release does not close them again.
 //
+// GstBaseSink's enable-last-sample is off by default: the last sample would
+// hold a buffer (a pool slot) after its frame was released.
+//
 // Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages
 // and the read-only stats (a GstStructure, also posted as an element
 // message named "tensorpinsink-stats" at EOS). The new-frame signal
