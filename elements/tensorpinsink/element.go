@@ -101,6 +101,11 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		cat.LogError("cannot register new-frame: " + err.Error())
 	}
 	newFrameSignal = id
+	// After go-gst's InitClass (go-glib runs it before ClassInit): render
+	// and GstTensorSync begin events take gstc's allocation-free
+	// trampolines; other events still reach Event through go-gst's.
+	gstc.InstallBaseSinkRender(klass)
+	gstc.InstallBaseSinkTensorSync(klass)
 }
 
 func sinkCaps() *gst.Caps {

@@ -9,17 +9,16 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
 
-// Event handles GstTensorSync begin events (the bracket the next buffer of
-// that identity arrives in), posts the statistics at EOS and chains the
-// rest up. It owns ev (go-gst's base-sink event vfunc is transfer full).
+// Event posts the statistics at EOS, counts the pending begin a flush
+// discards and chains the rest up. It owns ev (go-gst's base-sink event
+// vfunc is transfer full). GstTensorSync begin events do not reach it:
+// gstc's event trampoline (gstc.InstallBaseSinkTensorSync) parses them and
+// calls TensorSyncBegin without allocating, and hands every other event
+// to go-gst's trampoline, which calls Event.
 func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 	if ts, ok := gstc.ParseTensorSyncEvent(ev); ok && ts.Phase == gstc.PhaseBegin {
-		if st := s.current(); st != nil {
-			if st.havePending {
-				s.stats.unmatchedBegins.Add(1)
-			}
-			st.pending, st.havePending = ts, true
-		}
+		// Not reached while the trampoline is installed; kept equivalent.
+		s.tensorSyncBegin(ts)
 		ev.Unref()
 		return true
 	}
@@ -34,6 +33,22 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 		}
 	}
 	return self.ParentEvent(ev)
+}
+
+// TensorSyncBegin records a GstTensorSync begin event: the bracket the
+// next buffer of that identity arrives in. The event is consumed.
+func (s *sink) TensorSyncBegin(self gstc.RawElement, ts gstc.TensorSync) bool {
+	s.tensorSyncBegin(ts)
+	return true
+}
+
+func (s *sink) tensorSyncBegin(ts gstc.TensorSync) {
+	if st := s.current(); st != nil {
+		if st.havePending {
+			s.stats.unmatchedBegins.Add(1)
+		}
+		st.pending, st.havePending = ts, true
+	}
 }
 
 // ProposeAllocation tells upstream the sink reads GstVideoMeta, so

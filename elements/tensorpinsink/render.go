@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 	"golang.org/x/sys/unix"
@@ -26,10 +27,15 @@ func fail(code gstc.ErrorCode, format string, args ...any) error {
 	return &errRender{code: code, err: fmt.Errorf(format, args...)}
 }
 
-func (s *sink) Render(self *base.GstBaseSink, buf *gst.Buffer) gst.FlowReturn {
+// RenderRaw is GstBaseSinkClass.render, installed by gstc's trampoline
+// (gstc.InstallBaseSinkRender) instead of go-gst's, which allocates
+// wrappers for the element and the buffer on every frame. self and buf are
+// borrowed for the call; go-gst wrappers are built only on the paths that
+// need them (the new-frame signal, logging an error).
+func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowReturn {
 	st := s.current()
 	if st == nil || !st.haveFormat {
-		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
+		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
 		return gst.FlowNotNegotiated
 	}
 	set := s.readSettings()
@@ -44,7 +50,7 @@ func (s *sink) Render(self *base.GstBaseSink, buf *gst.Buffer) gst.FlowReturn {
 		if errors.As(err, &re) {
 			code = re.code
 		}
-		gstc.PostError(self.Element, code, err.Error(), "")
+		gstc.PostErrorRaw(self, code, err.Error(), "")
 		return gst.FlowError
 	}
 	s.stats.frames.Add(1)
@@ -54,8 +60,8 @@ func (s *sink) Render(self *base.GstBaseSink, buf *gst.Buffer) gst.FlowReturn {
 
 // fill makes frame describe buf: the pinned entry, the tensor's layout, the
 // pin and the opened (or adopted) bracket.
-func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
-	info := gstc.ReadBufferInfo(buf)
+func (s *sink) fill(st *streamState, f *Frame, buf gstc.RawBuffer) error {
+	info := gstc.ReadRawBufferInfo(buf)
 	if err := st.layoutFor(&info); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
@@ -64,7 +70,7 @@ func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
 		return fail(gstc.StreamFormat, "buffer of %d bytes is shorter than the %d bytes its caps describe (%v %v, stride %d)",
 			info.Size, need, st.layout.DType, st.layout.Shape, st.geom.Stride)
 	}
-	mem := gstc.PeekMemory(buf, 0)
+	mem := gstc.PeekRawMemory(buf, 0)
 	var base int // where the buffer's byte 0 lies in the entry's file
 	var err error
 	if info.NMemory == 1 && mem.IsFd() {
@@ -115,7 +121,7 @@ func (s *sink) fill(st *streamState, f *Frame, buf *gst.Buffer) error {
 		f.entry.Release()
 		return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 	}
-	f.lease = gstc.LeaseBuffer(buf)
+	f.lease = gstc.LeaseRawBuffer(buf)
 	return nil
 }
 
@@ -152,7 +158,7 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.Mem) (*pincache.Entry, b
 
 // copyIn copies a buffer that is not a single fd memory into the sink's own
 // memfd tensor for this frame index and returns that tensor's entry.
-func (s *sink) copyIn(st *streamState, i int, buf *gst.Buffer, size int) (*pincache.Entry, bool, error) {
+func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pincache.Entry, bool, error) {
 	own := st.own[i]
 	if own == nil || own.Capacity() < size {
 		if own != nil {
@@ -181,7 +187,7 @@ func (s *sink) copyIn(st *streamState, i int, buf *gst.Buffer, size int) (*pinca
 	} else {
 		s.stats.hits.Add(1)
 	}
-	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
+	n := gstc.ExtractRawBuffer(buf, e.Pin().Bytes()[:size])
 	s.stats.copies.Add(1)
 	s.stats.bytesCopied.Add(uint64(n))
 	if s.stats.copies.Load() == 1 {
@@ -193,19 +199,29 @@ func (s *sink) copyIn(st *streamState, i int, buf *gst.Buffer, size int) (*pinca
 
 // deliver hands the frame to the application: the Go handler owns it from
 // then on; with only signal handlers (or none) it is released here.
-func (s *sink) deliver(self *base.GstBaseSink, f *Frame, buf *gst.Buffer, set settings) {
+func (s *sink) deliver(self gstc.RawElement, f *Frame, buf gstc.RawBuffer, set settings) {
 	if set.postSyncMessages {
 		f.lessor.postPhase(gstc.PhaseBegin, f)
 	}
 	if set.emitSignals {
-		if err := gstc.EmitSignal(self.Element, newFrameSignal, buf, uint64(f.pin.Addr()),
-			uint64(f.pin.Len()), uint(f.slot)); err != nil {
-			cat.LogWarning("new-frame: "+err.Error(), self.Object)
-		}
+		s.emitNewFrame(self, f, buf)
 	}
 	if h := s.handler.Load(); h != nil {
 		(*h)(f)
 		return
 	}
 	f.Release()
+}
+
+// emitNewFrame emits new-frame (emit-signals=true) with borrowed go-gst
+// wrappers of the element and the buffer: no references taken, so nothing
+// waits for a garbage collection.
+func (s *sink) emitNewFrame(self gstc.RawElement, f *Frame, buf gstc.RawBuffer) {
+	glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
+		sink := base.ToGstBaseSink(obj)
+		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.pin.Addr()),
+			uint64(f.pin.Len()), uint(f.slot)); err != nil {
+			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
+		}
+	})
 }
