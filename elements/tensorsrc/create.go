@@ -5,36 +5,37 @@ import (
 	"math/bits"
 
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-// CreateBuffer implements gstc.PushSrcCreator: it takes the next slot
-// (a free one, waiting while all are in flight; or the next one the
-// application pushed), opens its CPU bracket and writes the pattern
-// (built-in patterns), and returns a new buffer around the slot's
-// persistent memory, which comes back to the ring when its last user
-// drops it, and whose GstTensorSync begin event the announcer probe pushes
-// right before the buffer.
-func (e *element) CreateBuffer(self *base.GstPushSrc) (gst.FlowReturn, *gst.Buffer) {
+// CreateRaw implements gstc.RawCreator (GstPushSrcClass.create, installed
+// by gstc.InstallPushSrcCreateRaw: no go-gst wrapper of the element or the
+// buffer, no Go allocation per frame): it takes the next slot (a free
+// one, waiting while all are in flight; or the next one the application
+// pushed), opens its CPU bracket and writes the pattern (built-in
+// patterns), and returns a new buffer around the slot's persistent
+// memory, which comes back to the ring when its last user drops it, and
+// whose GstTensorSync begin event the announcer probe pushes right before
+// the buffer. self is borrowed for the call.
+func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffer) {
 	e.mu.Lock()
 	st := e.st
 	if st == nil {
 		e.mu.Unlock()
-		return gst.FlowFlushing, nil
+		return gst.FlowFlushing, gstc.RawBuffer{}
 	}
 	r := st.ring
 	if r == nil {
 		e.mu.Unlock()
-		gstc.PostError(self.Element, gstc.CoreNegotiation, "no caps were negotiated before the first buffer", "")
-		return gst.FlowNotNegotiated, nil
+		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "no caps were negotiated before the first buffer", "")
+		return gst.FlowNotNegotiated, gstc.RawBuffer{}
 	}
 	sl, flow := e.nextSlotLocked(st, r)
 	if sl == nil {
 		e.mu.Unlock()
-		return flow, nil
+		return flow, gstc.RawBuffer{}
 	}
 	n := st.frame
 	st.frame++
@@ -53,8 +54,8 @@ func (e *element) CreateBuffer(self *base.GstPushSrc) (gst.FlowReturn, *gst.Buff
 			e.cond.Broadcast()
 			e.mu.Unlock()
 			st.stats.syncErrors.Add(1)
-			gstc.PostError(self.Element, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
-			return gst.FlowError, nil
+			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
+			return gst.FlowError, gstc.RawBuffer{}
 		}
 		st.stats.opened.Add(1)
 		e.mu.Lock()
@@ -70,16 +71,19 @@ func (e *element) CreateBuffer(self *base.GstPushSrc) (gst.FlowReturn, *gst.Buff
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.
-	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, gstc.TensorSync{
+	buf := gstc.NewFrameBufferRaw(sl.m, pts, dur, n, gstc.TensorSync{
 		Phase: gstc.PhaseBegin, Access: gstc.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
 	}, true)
-	if r.strides != nil {
-		f := r.format
-		if err := gstc.AddVideoMeta(buf, f.VideoFormat, f.Width, f.Height, r.strides, r.offsets); err != nil {
-			gstc.UnrefBuffer(buf)
-			gstc.PostError(self.Element, gstc.CoreFailed, fmt.Sprintf("video meta: %v", err), "")
-			return gst.FlowError, nil
+	if r.hasVMeta {
+		err := r.vmetaErr
+		if err == nil {
+			err = gstc.AddVideoMetaRaw(buf, r.vmeta)
+		}
+		if err != nil {
+			gstc.UnrefRawBuffer(buf)
+			gstc.PostErrorRaw(self, gstc.CoreFailed, fmt.Sprintf("video meta: %v", err), "")
+			return gst.FlowError, gstc.RawBuffer{}
 		}
 	}
 	st.stats.frames.Add(1)

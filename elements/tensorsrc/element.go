@@ -113,7 +113,11 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways,
 		gst.NewCapsFromString(templateCaps(true))))
 	klass.InstallProperties(properties())
-	gstc.InstallPushSrcCreate(klass)
+	// After go-gst's InitClass (go-glib runs it before ClassInit): create
+	// and upstream GstTensorSync end events take gstc's allocation-free
+	// trampolines; other events still reach Event through go-gst's.
+	gstc.InstallPushSrcCreateRaw(klass)
+	gstc.InstallBaseSrcTensorSync(klass)
 	gstc.InstallLiveGetTimes(klass)
 }
 

@@ -52,8 +52,12 @@ type ring struct {
 	next   int  // round-robin start for the next free slot
 	closed bool // retired: slots are not reused
 
-	// video meta of every buffer (nil for other/tensors)
-	strides, offsets []int
+	// video meta of every buffer (hasVMeta false for other/tensors),
+	// prepared once: attaching it allocates nothing. vmetaErr is the
+	// preparation's error, reported at each create as attaching it was.
+	hasVMeta bool
+	vmeta    *gstc.VideoMetaLayout
+	vmetaErr error
 }
 
 // newRing allocates n tensors for format f from b. Each is pinned once
@@ -69,7 +73,8 @@ func newRing(e *element, f capslayout.Format, b backendChoice, n int, stats *run
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
 	r.mring = gstc.NewMemRing(r.onReturn)
 	if f.Media == capslayout.MediaVideo {
-		r.strides, r.offsets = []int{g.Stride}, []int{f.Layout.Offset}
+		r.hasVMeta = true
+		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout.Offset})
 	}
 	for i := 0; i < n; i++ {
 		sl, err := newSlot(r, i, f.Layout, size, b)

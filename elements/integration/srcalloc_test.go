@@ -1,0 +1,106 @@
+package integration_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+)
+
+// srcAllocs counts the Go allocations recorded in the heap profile whose
+// stack runs through the source's vfuncs and callbacks: gstc's create and
+// GstTensorSync end trampolines, go-gst's base-src and push-src
+// trampolines (the events tensorsrc's Event still handles), and the ring
+// memory's return callback. The end events reach the source synchronously
+// from the sink's frame Release, so a stack may also run through the
+// sink: it counts as the source's.
+func srcAllocs() int64 {
+	for range 3 {
+		runtime.GC() // the profile is published up to two cycles late
+	}
+	var recs []runtime.MemProfileRecord
+	n, _ := runtime.MemProfile(nil, true)
+	for {
+		recs = make([]runtime.MemProfileRecord, n+64)
+		var ok bool
+		if n, ok = runtime.MemProfile(recs, true); ok {
+			recs = recs[:n]
+			break
+		}
+	}
+	var total int64
+	for i := range recs {
+		frames := runtime.CallersFrames(recs[i].Stack())
+		for {
+			f, more := frames.Next()
+			if strings.Contains(f.Function, "gstcGoPushSrc") || strings.Contains(f.Function, "gstcGoBaseSrc") ||
+				strings.Contains(f.Function, "goGstPushSrc") || strings.Contains(f.Function, "goGstBaseSrc") ||
+				strings.Contains(f.Function, "gstcGoRingMem") {
+				total += recs[i].AllocObjects
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return total
+}
+
+// The source's per-frame path allocates nothing in Go: create (buffer,
+// timestamps, video meta) and the GstTensorSync end events the sink sends
+// upstream from each frame's Release go through gstc's trampolines. Runs
+// of n and 4n frames must cost the source the same allocations: only the
+// per-stream ones (start, caps, allocating and wrapping the ring, EOS).
+func TestSourcePerFrameAllocationFree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heap profiling at rate 1")
+	}
+	for _, caps := range []string{
+		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8",
+		"video/x-raw,format=RGBA,width=32,height=32", // with a GstVideoMeta on every buffer
+	} {
+		t.Run(caps[:13], func(t *testing.T) {
+			old := runtime.MemProfileRate
+			runtime.MemProfileRate = 1
+			defer func() { runtime.MemProfileRate = old }()
+
+			cost := func(frames int) int64 {
+				before := srcAllocs()
+				p, s := play(t, fmt.Sprintf("tensorsrc name=src num-buffers=%d pool-size=4 ! %s ! tensorpinsink name=sink sync=false",
+					frames, caps), func(f *tensorpinsink.Frame) { f.Release() })
+				after := srcAllocs()
+				if s.Frames != uint64(frames) || s.BracketsAdopted != uint64(frames) {
+					t.Fatalf("%d frames: sink stats %+v; want every frame delivered in an adopted bracket", frames, s)
+				}
+				// Every bracket was handed off by an end event that took the
+				// trampoline to TensorSyncEnd.
+				src, _ := p.GetElementByName("src")
+				st, err := gstc.GetStructureProperty(src, "stats")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Free()
+				for k, want := range map[string]uint64{"frames": uint64(frames), "end-events": uint64(frames),
+					"brackets-closed-downstream": uint64(frames), "unmatched-end-events": 0} {
+					if v, err := st.GetValue(k); err != nil || fmt.Sprint(v) != fmt.Sprint(want) {
+						t.Errorf("%d frames: source stats %s = %v (%v), want %d (all: %s)", frames, k, v, err, want, st)
+					}
+				}
+				return after - before
+			}
+			const n = 250
+			cost(n) // warm up: first-time type and class initialisation
+			small, large := cost(n), cost(4*n)
+			perFrame := float64(large-small) / float64(3*n)
+			t.Logf("source allocations: %d for %d frames, %d for %d frames: %.3f per frame", small, n, large, 4*n, perFrame)
+			// A wrapper per frame would be >= 1; allow for a stray sample.
+			if perFrame > 0.05 {
+				t.Errorf("the source allocates %.2f Go objects per frame (%d for %d frames, %d for %d); want 0", perFrame, small, n, large, 4*n)
+			}
+		})
+	}
+}
