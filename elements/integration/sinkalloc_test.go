@@ -3,7 +3,6 @@ package integration_test
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
@@ -16,40 +15,9 @@ import (
 // synchronously when it sends GstTensorSync end upstream: those are the
 // source's allocations.
 func sinkAllocs() int64 {
-	for range 3 {
-		runtime.GC() // the profile is published up to two cycles late
-	}
-	var recs []runtime.MemProfileRecord
-	n, _ := runtime.MemProfile(nil, true)
-	for {
-		recs = make([]runtime.MemProfileRecord, n+64)
-		var ok bool
-		if n, ok = runtime.MemProfile(recs, true); ok {
-			recs = recs[:n]
-			break
-		}
-	}
-	var total int64
-	for i := range recs {
-		sinkSide, srcSide := false, false
-		frames := runtime.CallersFrames(recs[i].Stack())
-		for {
-			f, more := frames.Next()
-			switch {
-			case strings.Contains(f.Function, "goGstBaseSrc"):
-				srcSide = true
-			case strings.Contains(f.Function, "gstcGoBaseSink"), strings.Contains(f.Function, "goGstBaseSink"):
-				sinkSide = true
-			}
-			if !more {
-				break
-			}
-		}
-		if sinkSide && !srcSide {
-			total += recs[i].AllocObjects
-		}
-	}
-	return total
+	return profiledAllocs(func(funcs []string) bool {
+		return anyContains(funcs, "gstcGoBaseSink", "goGstBaseSink") && !anyContains(funcs, "goGstBaseSrc", "gstcGoBaseSrc")
+	})
 }
 
 // The sink's per-frame path allocates nothing in Go: render and the

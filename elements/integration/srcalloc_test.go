@@ -3,7 +3,6 @@ package integration_test
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
@@ -18,36 +17,9 @@ import (
 // from the sink's frame Release, so a stack may also run through the
 // sink: it counts as the source's.
 func srcAllocs() int64 {
-	for range 3 {
-		runtime.GC() // the profile is published up to two cycles late
-	}
-	var recs []runtime.MemProfileRecord
-	n, _ := runtime.MemProfile(nil, true)
-	for {
-		recs = make([]runtime.MemProfileRecord, n+64)
-		var ok bool
-		if n, ok = runtime.MemProfile(recs, true); ok {
-			recs = recs[:n]
-			break
-		}
-	}
-	var total int64
-	for i := range recs {
-		frames := runtime.CallersFrames(recs[i].Stack())
-		for {
-			f, more := frames.Next()
-			if strings.Contains(f.Function, "gstcGoPushSrc") || strings.Contains(f.Function, "gstcGoBaseSrc") ||
-				strings.Contains(f.Function, "goGstPushSrc") || strings.Contains(f.Function, "goGstBaseSrc") ||
-				strings.Contains(f.Function, "gstcGoRingMem") {
-				total += recs[i].AllocObjects
-				break
-			}
-			if !more {
-				break
-			}
-		}
-	}
-	return total
+	return profiledAllocs(func(funcs []string) bool {
+		return anyContains(funcs, "gstcGoPushSrc", "gstcGoBaseSrc", "goGstPushSrc", "goGstBaseSrc", "gstcGoRingMem")
+	})
 }
 
 // The source's per-frame path allocates nothing in Go: create (buffer,
