@@ -182,15 +182,7 @@ func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, c *C.GstcTensorSync) (re
 	if !ok {
 		return C.FALSE
 	}
-	ts := TensorSync{
-		Phase:  Phase(c.phase),
-		Access: Access(c.access),
-		Dev:    uint64(c.dev),
-		Ino:    uint64(c.ino),
-		Offset: uint64(c.offset),
-		PTS:    uint64(c.pts),
-		Seqnum: uint32(c.seqnum),
-	}
+	ts := tensorSyncFromC(c)
 	if h.TensorSyncBegin(self, ts) {
 		return C.TRUE
 	}

@@ -130,7 +130,7 @@ func PrepareVideoMeta(format string, width, height int, strides, offsets []int) 
 	return l, nil
 }
 
-// AddVideoMetaRaw is AddVideoMeta for a RawBuffer the caller owns, with a
+// AddVideoMetaRaw is AddVideoMeta for a RawBuffer (borrowed), with a
 // prepared layout. It allocates nothing when it succeeds.
 func AddVideoMetaRaw(buf RawBuffer, l *VideoMetaLayout) error {
 	switch C.gstc_add_video_meta(buf.p, l.format, l.width, l.height, l.n, &l.offsets[0], &l.strides[0]) {
@@ -196,15 +196,7 @@ func gstcGoBaseSrcTensorSyncEnd(src *C.GstBaseSrc, c *C.GstcTensorSync) (ret C.g
 	if !ok {
 		return C.FALSE
 	}
-	ts := TensorSync{
-		Phase:  Phase(c.phase),
-		Access: Access(c.access),
-		Dev:    uint64(c.dev),
-		Ino:    uint64(c.ino),
-		Offset: uint64(c.offset),
-		PTS:    uint64(c.pts),
-		Seqnum: uint32(c.seqnum),
-	}
+	ts := tensorSyncFromC(c)
 	if h.TensorSyncEnd(self, ts) {
 		return C.TRUE
 	}

@@ -146,15 +146,7 @@ func ParseTensorSyncEvent(ev *gst.Event) (ts TensorSync, ok bool) {
 	if !gobool(C.gstc_tensor_sync_parse(evC(ev), &c)) {
 		return ts, false
 	}
-	return TensorSync{
-		Phase:  Phase(c.phase),
-		Access: Access(c.access),
-		Dev:    uint64(c.dev),
-		Ino:    uint64(c.ino),
-		Offset: uint64(c.offset),
-		PTS:    uint64(c.pts),
-		Seqnum: uint32(c.seqnum),
-	}, true
+	return tensorSyncFromC(&c), true
 }
 
 // IsSerializedEvent reports GST_EVENT_IS_SERIALIZED(ev): whether ev stays
@@ -186,4 +178,18 @@ func newTensorSync(dir Direction, ts TensorSync) *C.GstEvent {
 		up = 1
 	}
 	return C.gstc_tensor_sync_new(up, &c)
+}
+
+// tensorSyncFromC converts the C form filled by gstc_tensor_sync_parse (and
+// the ring memory's record) to TensorSync.
+func tensorSyncFromC(c *C.GstcTensorSync) TensorSync {
+	return TensorSync{
+		Phase:  Phase(c.phase),
+		Access: Access(c.access),
+		Dev:    uint64(c.dev),
+		Ino:    uint64(c.ino),
+		Offset: uint64(c.offset),
+		PTS:    uint64(c.pts),
+		Seqnum: uint32(c.seqnum),
+	}
 }

@@ -129,11 +129,7 @@ func RingMemoryState(m Mem) (slot int, ts TensorSync, announcePending, ok bool) 
 	if m.p == nil || !gobool(C.gstc_ring_mem_get(m.p, &s, &c, &a)) {
 		return 0, TensorSync{}, false, false
 	}
-	return int(s), TensorSync{
-		Phase: Phase(c.phase), Access: Access(c.access),
-		Dev: uint64(c.dev), Ino: uint64(c.ino), Offset: uint64(c.offset),
-		PTS: uint64(c.pts), Seqnum: uint32(c.seqnum),
-	}, a != 0, true
+	return int(s), tensorSyncFromC(&c), a != 0, true
 }
 
 // RefCount returns m's reference count (for tests and assertions).

@@ -6,7 +6,6 @@ package gstc
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
@@ -72,42 +71,11 @@ func VideoMetaStrides(buf *gst.Buffer) (strides, offsets []int, nPlanes int, ok 
 // format's plane count, a stride is not positive or shorter than a row of
 // pixels, or a plane does not fit in the buffer.
 func AddVideoMeta(buf *gst.Buffer, format string, width, height int, strides, offsets []int) error {
-	cf := C.CString(format)
-	f := C.gst_video_format_from_string(cf)
-	C.free(unsafe.Pointer(cf))
-	if len(offsets) != len(strides) || len(offsets) == 0 || len(offsets) > MaxPlanes {
-		return fmt.Errorf("gstc: AddVideoMeta: %d offsets and %d strides", len(offsets), len(strides))
+	l, err := PrepareVideoMeta(format, width, height, strides, offsets)
+	if err != nil {
+		return err
 	}
-	if width <= 0 || height <= 0 || width > 1<<20 || height > 1<<20 {
-		return fmt.Errorf("gstc: AddVideoMeta: invalid size %dx%d", width, height)
-	}
-	var coff [MaxPlanes]C.gsize
-	var cstr [MaxPlanes]C.gint
-	for i := range offsets {
-		if offsets[i] < 0 || strides[i] <= 0 || strides[i] > 1<<30 {
-			return fmt.Errorf("gstc: AddVideoMeta: plane %d: offset %d stride %d", i, offsets[i], strides[i])
-		}
-		coff[i] = C.gsize(offsets[i])
-		cstr[i] = C.gint(strides[i])
-	}
-	switch C.gstc_add_video_meta(bufC(buf), f, C.guint(width), C.guint(height),
-		C.guint(len(offsets)), &coff[0], &cstr[0]) {
-	case C.GSTC_VMETA_OK:
-		return nil
-	case C.GSTC_VMETA_BAD_FORMAT:
-		return fmt.Errorf("gstc: AddVideoMeta: unknown video format %q", format)
-	case C.GSTC_VMETA_BAD_PLANES:
-		return fmt.Errorf("gstc: AddVideoMeta: format %s does not have %d planes", format, len(offsets))
-	case C.GSTC_VMETA_NOT_WRITABLE:
-		return errors.New("gstc: AddVideoMeta: buffer is not writable")
-	case C.GSTC_VMETA_SHORT_STRIDE:
-		return fmt.Errorf("gstc: AddVideoMeta: a stride in %v is shorter than a row of %s at width %d", strides, format, width)
-	case C.GSTC_VMETA_OUT_OF_RANGE:
-		return fmt.Errorf("gstc: AddVideoMeta: planes of %s %dx%d do not fit a %d-byte buffer with these strides",
-			format, width, height, C.gst_buffer_get_size(bufC(buf)))
-	default:
-		return errors.New("gstc: AddVideoMeta: gst_buffer_add_video_meta_full failed")
-	}
+	return AddVideoMetaRaw(BorrowBuffer(buf), l)
 }
 
 // CapsVideoLayout returns the layout GStreamer assumes for raw video caps
