@@ -50,11 +50,4 @@ void gstc_value_set_fraction (GValue * v, int num, int den);
 
 gboolean gstc_base_src_parent_negotiate (GstBaseSrc * src);
 void gstc_install_live_get_times (gpointer klass);
-
-/* Objects the leaks tracer (GST_TRACERS=leaks) sees alive: their count in
- * *n and a newline-separated description (g_free it), or NULL if the
- * tracer is not active. Leaks the tracer's answer on purpose (see the
- * definition): for the end of a test process only. */
-gchar *gstc_leaks_live_objects (guint * n);
-
 #endif /* GSTC_SRCEXT_H */

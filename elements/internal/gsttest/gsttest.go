@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
 )
 
@@ -71,7 +70,7 @@ func liveObjects() []string {
 	for i := 0; i < 20; i++ {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
-		_, desc, ok := gstc.LeaksTracerLiveObjects()
+		desc, ok := LiveObjects()
 		if !ok {
 			return []string{"the leaks tracer is not active (GST_TRACERS=" + os.Getenv("GST_TRACERS") + ")"}
 		}
