@@ -63,7 +63,7 @@ func ExampleNew() {
 		return
 	}
 	sink, _ := p.PinSink("sink")
-	sink.OnFrame(func(f *pipelines.Frame) { // on the streaming thread
+	sink.OnFrame(func(f pipelines.Frame) { // on the streaming thread
 		t := f.Tensor()
 		fmt.Println(t.DType(), t.Shape(), f.Bytes(), f.PTS())
 		f.Release()

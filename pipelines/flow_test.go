@@ -26,7 +26,7 @@ func TestUnreleasedFramesHoldBackProducer(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- p.Run(context.Background()) }()
 
-	held := []*pipelines.Frame{<-frames, <-frames}
+	held := []pipelines.Frame{<-frames, <-frames}
 	select {
 	case f := <-frames:
 		t.Fatalf("a third frame (pts %v) arrived while two were held", f.PTS())
@@ -116,7 +116,7 @@ func TestTensorSrcRoundTripAndBackPressure(t *testing.T) {
 			return nil
 		}
 	}
-	check := func(f *pipelines.Frame, n int) {
+	check := func(f pipelines.Frame, n int) {
 		t.Helper()
 		b := f.Bytes()
 		if f.Copied() || len(b) != 8*4*3 || b[0] != byte(n*31) || b[95] != byte(n*31+95) || f.PTS() != time.Duration(n)*time.Millisecond {
@@ -124,7 +124,7 @@ func TestTensorSrcRoundTripAndBackPressure(t *testing.T) {
 		}
 	}
 	// Two frames fill the ring; the sink holds both.
-	var held []*pipelines.Frame
+	var held []pipelines.Frame
 	for n := 0; n < 2; n++ {
 		if err := src.Send(ctx, time.Duration(n)*time.Millisecond, fill(n)); err != nil {
 			t.Fatal(err)
@@ -188,7 +188,7 @@ func TestOnFrameCallback(t *testing.T) {
 	}
 	sink, _ := p.PinSink("sink")
 	var n atomic.Int64
-	sink.OnFrame(func(f *pipelines.Frame) {
+	sink.OnFrame(func(f pipelines.Frame) {
 		// Capturing the pipeline in a hook must not keep it alive after
 		// Run: TestMain would see its bus's fds.
 		if p.Gst() != nil && sink.Stats().Frames > 0 {

@@ -50,7 +50,7 @@ type received struct {
 // consume receives every frame of k until the channel closes, checks that
 // each slot keeps its address, and releases each frame (after check, if
 // given, has looked at it).
-func consume(k *pipelines.PinSink, check func(*pipelines.Frame, *received)) <-chan *received {
+func consume(k *pipelines.PinSink, check func(pipelines.Frame, *received)) <-chan *received {
 	out := make(chan *received, 1)
 	ch := k.Frames()
 	go func() {

@@ -35,8 +35,8 @@ type PinSink struct {
 // reachable from it would keep the element (and the pipeline) alive
 // forever.
 type delivery struct {
-	ch      chan *Frame
-	onFrame atomic.Pointer[func(*Frame)]
+	ch      chan Frame
+	onFrame atomic.Pointer[func(Frame)]
 	onSlot  atomic.Pointer[func(int, *pin.HostPin)]
 	slots   atomic.Int64
 
@@ -79,7 +79,7 @@ func (p *Pipeline) PinSink(name string) (*PinSink, error) {
 	if err := setProperty(el, "enable-last-sample", false); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, el.GetName(), err)
 	}
-	d := &delivery{ch: make(chan *Frame, n), stop: make(chan struct{})}
+	d := &delivery{ch: make(chan Frame, n), stop: make(chan struct{})}
 	k := &PinSink{el: el, sink: s, delivery: d}
 	s.OnFrame(d.deliver)
 	p.mu.Lock()
@@ -93,12 +93,12 @@ func (p *Pipeline) PinSink(name string) (*PinSink, error) {
 // stream ends: at EOS, once every frame before it has been sent, or when
 // Run stops the pipeline for an error or a cancel. (It holds max-leases
 // frames, as read when PinSink was called, so it never blocks the sink.)
-func (k *PinSink) Frames() <-chan *Frame { return k.ch }
+func (k *PinSink) Frames() <-chan Frame { return k.ch }
 
 // OnFrame has h receive each frame instead of the channel, on the
 // streaming thread; h owns the frame and must Release it, now or later
 // from any goroutine. nil goes back to the channel.
-func (k *PinSink) OnFrame(h func(*Frame)) {
+func (k *PinSink) OnFrame(h func(Frame)) {
 	if h == nil {
 		k.onFrame.Store(nil)
 		return
@@ -154,7 +154,7 @@ func (k *PinSink) flush() {
 }
 
 // deliver runs on the streaming thread for every frame.
-func (k *delivery) deliver(f *Frame) {
+func (k *delivery) deliver(f Frame) {
 	k.slotHook(f)
 	if h := k.onFrame.Load(); h != nil {
 		(*h)(f)
@@ -173,7 +173,7 @@ func (k *delivery) deliver(f *Frame) {
 	}
 }
 
-func (k *delivery) slotHook(f *Frame) {
+func (k *delivery) slotHook(f Frame) {
 	if !f.NewSlot() {
 		return
 	}

@@ -44,7 +44,7 @@ func TestRunToEOSStableSlots(t *testing.T) {
 		}
 		clones = append(clones, c.Move())
 	})
-	got := consume(sink, func(f *pipelines.Frame, r *received) {
+	got := consume(sink, func(f pipelines.Frame, r *received) {
 		mu.Lock()
 		defer mu.Unlock()
 		if bound[f.Slot()] != f.Pin().Addr() {
@@ -197,7 +197,7 @@ func TestCancelDrains(t *testing.T) {
 	}
 	sink, _ := p.PinSink("sink")
 	ctx, cancel := context.WithCancel(context.Background())
-	got := consume(sink, func(f *pipelines.Frame, r *received) {
+	got := consume(sink, func(f pipelines.Frame, r *received) {
 		if r.frames == 9 {
 			cancel()
 		}

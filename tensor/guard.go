@@ -80,6 +80,6 @@ func (g *Guard) Close() error {
 	}
 	g.closed = true
 	defer g.pin.Release()
-	st := g.t.st
-	return st.sync.end(st.fd, g.access, st.backend == BackendDMABuf)
+	_, err := g.t.st.endCPU(g.access)
+	return err
 }

@@ -18,12 +18,17 @@ type Stats struct {
 	CoherentSkips   uint64 // syncs skipped because the fd had answered ENOTTY
 	NoopSyncs       uint64 // bracket halves on SHM and heap tensors (no ioctl needed)
 	UnbalancedSyncs uint64 // SyncForDevice calls with no matching SyncForCPU
-	AdoptedSyncs    uint64 // brackets opened on another import and adopted (AdoptSync)
+	BracketsOpened  uint64 // shared brackets opened (the first SyncForCPU on a buffer)
+	BracketsJoined  uint64 // SyncForCPU calls that joined a bracket already open on the buffer
+	BracketsWidened uint64 // joins that needed more access than the bracket had (one more START)
+	BracketsClosed  uint64 // shared brackets closed (the last SyncForDevice on a buffer)
 }
 
 var counters struct {
 	syncStart, syncEnd, syncRetries, syncErrors, syncNotTTY atomic.Uint64
-	coherentSkips, noopSyncs, unbalanced, adopted           atomic.Uint64
+	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
+	bracketsOpened, bracketsJoined, bracketsWidened         atomic.Uint64
+	bracketsClosed                                          atomic.Uint64
 }
 
 // ReadStats returns the current counters.
@@ -40,6 +45,9 @@ func ReadStats() Stats {
 		CoherentSkips:   counters.coherentSkips.Load(),
 		NoopSyncs:       counters.noopSyncs.Load(),
 		UnbalancedSyncs: counters.unbalanced.Load(),
-		AdoptedSyncs:    counters.adopted.Load(),
+		BracketsOpened:  counters.bracketsOpened.Load(),
+		BracketsJoined:  counters.bracketsJoined.Load(),
+		BracketsWidened: counters.bracketsWidened.Load(),
+		BracketsClosed:  counters.bracketsClosed.Load(),
 	}
 }

@@ -98,43 +98,59 @@ func (s *syncState) dmabufSync(fd int, flags uint64) error {
 	}
 }
 
-// begin opens a CPU-access bracket: the ioctl (when doIoctl) then the count.
-func (s *syncState) begin(fd int, a Access, doIoctl bool) error {
+// beginCPU opens (or, for fd-backed storage, joins) a CPU-access bracket
+// with access a and counts it on this storage. It reports whether it
+// joined a bracket another import had open.
+func (st *storage) beginCPU(a Access) (joined bool, err error) {
 	if !a.valid() {
-		return fmt.Errorf("sync for cpu with access %v: %w", a, ErrAccess)
+		return false, fmt.Errorf("sync for cpu with access %v: %w", a, ErrAccess)
 	}
-	if doIoctl {
-		if err := s.dmabufSync(fd, uint64(a)|dmaBufSyncStart); err != nil {
-			return err
-		}
-	} else {
-		counters.noopSyncs.Add(1)
+	doIoctl := st.backend == BackendDMABuf
+	if st.sharesBrackets() {
+		joined, err = st.enterShared(a, doIoctl)
+	} else if doIoctl {
+		err = st.sync.dmabufSync(st.fd, uint64(a)|dmaBufSyncStart)
 	}
-	s.open[a].Add(1)
-	return nil
-}
-
-// end closes a bracket opened by begin with the same access. Without one it
-// is ErrUnbalancedSync and no ioctl is issued.
-func (s *syncState) end(fd int, a Access, doIoctl bool) error {
-	if !a.valid() {
-		return fmt.Errorf("sync for device with access %v: %w", a, ErrAccess)
-	}
-	for {
-		n := s.open[a].Load()
-		if n <= 0 {
-			counters.unbalanced.Add(1)
-			return fmt.Errorf("sync for device (%v) on fd %d: %w", a, fd, ErrUnbalancedSync)
-		}
-		if s.open[a].CompareAndSwap(n, n-1) {
-			break
-		}
+	if err != nil {
+		return false, err
 	}
 	if !doIoctl {
 		counters.noopSyncs.Add(1)
-		return nil
 	}
-	return s.dmabufSync(fd, uint64(a)|dmaBufSyncEnd)
+	st.sync.open[a].Add(1)
+	return joined, nil
+}
+
+// endCPU closes a bracket this storage opened with the same access: for
+// fd-backed storage it leaves the buffer's shared bracket, which the last
+// one out closes. Without an open bracket of that access it is
+// ErrUnbalancedSync and no ioctl is issued. It reports whether the bracket
+// was closed (by this call).
+func (st *storage) endCPU(a Access) (closed bool, err error) {
+	if !a.valid() {
+		return false, fmt.Errorf("sync for device with access %v: %w", a, ErrAccess)
+	}
+	for {
+		n := st.sync.open[a].Load()
+		if n <= 0 {
+			counters.unbalanced.Add(1)
+			return false, fmt.Errorf("sync for device (%v) on fd %d: %w", a, st.fd, ErrUnbalancedSync)
+		}
+		if st.sync.open[a].CompareAndSwap(n, n-1) {
+			break
+		}
+	}
+	doIoctl := st.backend == BackendDMABuf
+	if !doIoctl {
+		counters.noopSyncs.Add(1)
+	}
+	if st.sharesBrackets() {
+		return st.leaveShared(doIoctl)
+	}
+	if doIoctl {
+		err = st.sync.dmabufSync(st.fd, uint64(a)|dmaBufSyncEnd)
+	}
+	return true, err
 }
 
 func (s *syncState) openBrackets() int {

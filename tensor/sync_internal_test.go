@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"os"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -186,14 +187,14 @@ func TestRealENOTTY(t *testing.T) {
 		if err := syncIoctl(fd, dmaBufSyncStart|dmaBufSyncRead); !errors.Is(err, unix.ENOTTY) {
 			t.Fatalf("%s: raw DMA_BUF_IOCTL_SYNC = %v, want ENOTTY", name, err)
 		}
-		var s syncState
-		if err := s.begin(fd, AccessRead, true); err != nil {
+		st := rawDMABufStorage(t, fd)
+		if _, err := st.beginCPU(AccessRead); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !s.coherent.Load() {
+		if !st.sync.coherent.Load() {
 			t.Errorf("%s: ENOTTY not remembered", name)
 		}
-		if err := s.end(fd, AccessRead, true); err != nil {
+		if _, err := st.endCPU(AccessRead); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -227,26 +228,26 @@ func TestUnbalancedAndInvalidBrackets(t *testing.T) {
 func BenchmarkSyncIoctlBracket(b *testing.B) {
 	fd, _ := memfdAlloc(4096, "bench")
 	defer unix.Close(fd)
-	var s syncState
+	st := rawDMABufStorage(b, fd)
 	b.ReportAllocs()
 	for b.Loop() {
-		s.coherent.Store(false)
-		s.begin(fd, AccessRead, true)
-		s.coherent.Store(false)
-		s.end(fd, AccessRead, true)
+		st.sync.coherent.Store(false)
+		st.beginCPU(AccessRead)
+		st.sync.coherent.Store(false)
+		st.endCPU(AccessRead)
 	}
 }
 
 func BenchmarkSyncBracketRemembered(b *testing.B) {
 	fd, _ := memfdAlloc(4096, "bench")
 	defer unix.Close(fd)
-	var s syncState
-	s.begin(fd, AccessRead, true)
-	s.end(fd, AccessRead, true)
+	st := rawDMABufStorage(b, fd)
+	st.beginCPU(AccessRead)
+	st.endCPU(AccessRead)
 	b.ReportAllocs()
 	for b.Loop() {
-		s.begin(fd, AccessRead, true)
-		s.end(fd, AccessRead, true)
+		st.beginCPU(AccessRead)
+		st.endCPU(AccessRead)
 	}
 }
 
@@ -258,36 +259,185 @@ func TestRealSyncIoctlDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// One bracket across two imports of one buffer: START on the opener, END on
-// the adopter, two ioctls in all, both sides balanced.
-func TestBracketHandedOffBetweenImports(t *testing.T) {
+// rawDMABufStorage is a storage record over fd (not owned) that takes the
+// DMA-BUF code path: the real ioctl, or installFake's script.
+func rawDMABufStorage(tb testing.TB, fd int) *storage {
+	var sb unix.Stat_t
+	if err := unix.Fstat(fd, &sb); err != nil {
+		tb.Fatal(err)
+	}
+	return &storage{backend: BackendDMABuf, fd: fd, id: Identity{Dev: sb.Dev, Ino: sb.Ino}}
+}
+
+// importsOf returns n tensors over one buffer (n imports of one dma-buf,
+// with memfd standing in; the ioctl is installFake's).
+func importsOf(t *testing.T, n int) []*Tensor {
+	first := dmabufOverMemfd(t)
+	ts := []*Tensor{first}
+	for len(ts) < n {
+		tn, err := ImportFD(first.FD(), Layout{DType: U8, Shape: []int{4096}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tn.st.backend = BackendDMABuf
+		t.Cleanup(func() { tn.Close() })
+		ts = append(ts, tn)
+	}
+	return ts
+}
+
+// One bracket per buffer: a source's START, then any number of readers
+// (each its own import) joining and leaving in any order, cost exactly one
+// START and one END — the END by whoever leaves last, with the source's
+// access — and never while anyone is still inside.
+func TestBracketIsSharedByEveryImportOfABuffer(t *testing.T) {
+	orders := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
+	for _, order := range orders {
+		f := installFake(t)
+		ts := importsOf(t, 3)
+		access := []Access{AccessReadWrite, AccessRead, AccessRead}
+		for i, tn := range ts {
+			joined, err := tn.BeginCPUAccess(access[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if joined != (i > 0) {
+				t.Fatalf("import %d: joined=%v", i, joined)
+			}
+		}
+		for k, i := range order {
+			closed, err := ts[i].EndCPUAccess(access[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last := k == len(order)-1; closed != last {
+				t.Fatalf("order %v: import %d leaving %d-th: closed=%v", order, i, k, closed)
+			}
+			if k < len(order)-1 && len(f.calls) != 1 {
+				t.Fatalf("order %v: an END came while %d imports were still inside: %v", order, len(order)-1-k, f.calls)
+			}
+		}
+		want := []uint64{uint64(AccessReadWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
+		if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
+			t.Fatalf("order %v: ioctls %v, want START|RW then END|RW", order, f.calls)
+		}
+		for i, tn := range ts {
+			if tn.OpenSyncs() != 0 {
+				t.Fatalf("import %d: %d brackets still counted", i, tn.OpenSyncs())
+			}
+		}
+		if a, open := OpenBracket(ts[0].Identity()); open {
+			t.Fatalf("bracket still open (%v) after everyone left", a)
+		}
+	}
+}
+
+// A writer joining a reader's bracket widens it: one more START for its
+// access, and the END covers both.
+func TestJoiningWithMoreAccessWidensTheBracket(t *testing.T) {
 	f := installFake(t)
-	src := dmabufOverMemfd(t)
-	sink, err := ImportFD(src.FD(), Layout{DType: U8, Shape: []int{4096}})
-	if err != nil {
+	ts := importsOf(t, 2)
+	before := ReadStats()
+	ts[0].SyncForCPU(AccessRead)
+	ts[1].SyncForCPU(AccessWrite)
+	ts[0].SyncForDevice(AccessRead)
+	ts[1].SyncForDevice(AccessWrite)
+	want := []uint64{uint64(AccessRead) | dmaBufSyncStart, uint64(AccessWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
+	if len(f.calls) != 3 || f.calls[0] != want[0] || f.calls[1] != want[1] || f.calls[2] != want[2] {
+		t.Fatalf("ioctls %v, want %v", f.calls, want)
+	}
+	if s := ReadStats(); s.BracketsWidened-before.BracketsWidened != 1 || s.BracketsOpened-before.BracketsOpened != 1 ||
+		s.BracketsClosed-before.BracketsClosed != 1 {
+		t.Fatalf("stats %+v then %+v", before, s)
+	}
+}
+
+// Each import counts its own brackets: leaving twice is ErrUnbalancedSync
+// and does not end the bracket others are in.
+func TestLeavingTwiceIsUnbalancedAndHarmless(t *testing.T) {
+	f := installFake(t)
+	ts := importsOf(t, 2)
+	ts[0].SyncForCPU(AccessReadWrite)
+	ts[1].SyncForCPU(AccessRead)
+	if err := ts[1].SyncForDevice(AccessRead); err != nil {
 		t.Fatal(err)
 	}
-	defer sink.Close()
-	sink.st.backend = BackendDMABuf
-	if err := src.SyncForCPU(AccessReadWrite); err != nil {
-		t.Fatal(err)
+	if err := ts[1].SyncForDevice(AccessRead); !errors.Is(err, ErrUnbalancedSync) {
+		t.Fatalf("second leave: %v, want ErrUnbalancedSync", err)
 	}
-	if err := sink.AdoptSync(AccessReadWrite); err != nil {
-		t.Fatal(err)
+	if len(f.calls) != 1 {
+		t.Fatalf("ioctls %v: the double leave ended the source's bracket", f.calls)
 	}
-	if err := sink.SyncForDevice(AccessReadWrite); err != nil {
-		t.Fatal(err)
+	ts[0].SyncForDevice(AccessReadWrite)
+	if len(f.calls) != 2 {
+		t.Fatalf("ioctls %v, want START and END", f.calls)
 	}
-	if err := src.HandOffSync(AccessReadWrite); err != nil {
-		t.Fatal(err)
+}
+
+// Many goroutines entering and leaving one buffer's bracket through their
+// own imports: the ioctls alternate START, END (never an END while someone
+// is inside, never a second START while open) and nothing stays open.
+func TestSharedBracketUnderConcurrency(t *testing.T) {
+	var mu sync.Mutex
+	var inside, bad int
+	var calls []uint64
+	prev := syncIoctl
+	syncIoctl = func(fd int, flags uint64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, flags)
+		if flags&dmaBufSyncEnd != 0 {
+			if inside != 1 {
+				bad++
+			}
+			inside--
+		} else {
+			if inside != 0 {
+				bad++
+			}
+			inside++
+		}
+		return nil
 	}
-	if len(f.calls) != 2 || f.calls[0] != uint64(AccessReadWrite)|dmaBufSyncStart || f.calls[1] != uint64(AccessReadWrite)|dmaBufSyncEnd {
-		t.Fatalf("ioctls %v, want START|RW then END|RW", f.calls)
+	t.Cleanup(func() { syncIoctl = prev })
+	ts := importsOf(t, 4)
+	var wg sync.WaitGroup
+	for _, tn := range ts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				if err := tn.SyncForCPU(AccessRead); err != nil {
+					t.Error(err)
+					return
+				}
+				if err := tn.SyncForDevice(AccessRead); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
 	}
-	if src.OpenSyncs() != 0 || sink.OpenSyncs() != 0 {
-		t.Fatalf("open brackets: src %d sink %d", src.OpenSyncs(), sink.OpenSyncs())
+	wg.Wait()
+	if bad != 0 || inside != 0 || len(calls)%2 != 0 {
+		t.Fatalf("%d ioctls out of order, %d left inside, %d calls", bad, inside, len(calls))
 	}
-	if err := src.HandOffSync(AccessReadWrite); !errors.Is(err, ErrUnbalancedSync) {
-		t.Fatalf("second hand-off: %v, want ErrUnbalancedSync", err)
+	if _, open := OpenBracket(ts[0].Identity()); open {
+		t.Fatal("bracket still open")
+	}
+}
+
+// Joining and leaving a shared bracket allocates nothing (it runs per
+// frame in both elements).
+func TestSharedBracketDoesNotAllocate(t *testing.T) {
+	installFake(t)
+	ts := importsOf(t, 2)
+	if n := testing.AllocsPerRun(200, func() {
+		ts[0].SyncForCPU(AccessReadWrite)
+		ts[1].SyncForCPU(AccessRead)
+		ts[1].SyncForDevice(AccessRead)
+		ts[0].SyncForDevice(AccessReadWrite)
+	}); n != 0 {
+		t.Fatalf("a shared bracket allocates %.1f times", n)
 	}
 }

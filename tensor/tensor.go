@@ -133,23 +133,42 @@ func (t *Tensor) PinHost() (pin.HostPin, error) {
 
 // SyncForCPU opens a CPU-access bracket: DMA_BUF_IOCTL_SYNC with
 // START|access for a dma-buf (retried on EINTR/EAGAIN; an fd that answers
-// ENOTTY is remembered as coherent), nothing for SHM and heap tensors. Close
-// it with SyncForDevice and the same access. AccessNone is ErrAccess.
+// ENOTTY is remembered as coherent), nothing for SHM and heap tensors.
+// Brackets belong to the buffer: while another tensor over the same
+// buffer (same Identity) in this process has one open that covers a, this
+// call joins it without an ioctl. Close it with SyncForDevice and the same
+// access. AccessNone is ErrAccess.
 func (t *Tensor) SyncForCPU(a Access) error {
-	if err := t.usable("sync for cpu"); err != nil {
-		return err
-	}
-	return t.st.sync.begin(t.st.fd, a, t.st.backend == BackendDMABuf)
+	_, err := t.BeginCPUAccess(a)
+	return err
 }
 
-// SyncForDevice closes a bracket opened by SyncForCPU with the same access:
-// DMA_BUF_IOCTL_SYNC END|access for a dma-buf. Without an open bracket of
-// that access it is ErrUnbalancedSync and no ioctl is made.
-func (t *Tensor) SyncForDevice(a Access) error {
-	if err := t.usable("sync for device"); err != nil {
-		return err
+// BeginCPUAccess is SyncForCPU that also reports whether the call joined a
+// bracket already open on the buffer (no ioctl) rather than opening one.
+func (t *Tensor) BeginCPUAccess(a Access) (joined bool, err error) {
+	if err := t.usable("sync for cpu"); err != nil {
+		return false, err
 	}
-	return t.st.sync.end(t.st.fd, a, t.st.backend == BackendDMABuf)
+	return t.st.beginCPU(a)
+}
+
+// SyncForDevice closes a bracket opened by SyncForCPU with the same access.
+// The buffer's bracket ends — DMA_BUF_IOCTL_SYNC END for a dma-buf, with
+// every access it was opened or joined for — when the last tensor inside
+// it leaves. Without an open bracket of that access on this tensor it is
+// ErrUnbalancedSync and no ioctl is made.
+func (t *Tensor) SyncForDevice(a Access) error {
+	_, err := t.EndCPUAccess(a)
+	return err
+}
+
+// EndCPUAccess is SyncForDevice that also reports whether this call ended
+// the buffer's bracket (it was the last inside).
+func (t *Tensor) EndCPUAccess(a Access) (closed bool, err error) {
+	if err := t.usable("sync for device"); err != nil {
+		return false, err
+	}
+	return t.st.endCPU(a)
 }
 
 // Close drops this tensor's reference on its storage; the last one closes

@@ -165,7 +165,7 @@ func TestDMAHeapSourceToSink(t *testing.T) {
 	var first byte
 	var mmapsAtCycle uint64
 	cycledAt := -1
-	sink.OnFrame(func(f *tensorpinsink.Frame) {
+	sink.OnFrame(func(f tensorpinsink.Frame) {
 		defer f.Release()
 		mu.Lock()
 		defer mu.Unlock()
@@ -234,7 +234,7 @@ func TestDMAHeapSourceToSink(t *testing.T) {
 	if d := after.Mmaps - mmapsAtCycle; d != 0 {
 		t.Errorf("%d mmaps in the %d frames after the pool cycled (frame %d), want 0", d, frames-cycledAt, cycledAt)
 	}
-	if s.Frames != frames || s.Mmaps != pool || s.CacheMisses != pool || s.Copies != 0 || s.BracketsAdopted != frames {
+	if s.Frames != frames || s.Mmaps != pool || s.CacheMisses != pool || s.Copies != 0 || s.BracketsJoined != frames {
 		t.Errorf("sink stats %+v, want %d frames, %d mmaps and misses, no copies, every bracket adopted", s, frames, pool)
 	}
 	t.Logf("%d frames from a dma-heap ring of %d: %d DMA-BUF buffers, %d START + %d END syncs, %d mmaps in all (%d in the sink), 0 after frame %d",
@@ -268,7 +268,7 @@ func captureV4L2(t *testing.T, dev, mode, caps string, n int) *capture {
 	c := &capture{slots: map[int]bool{}, ids: map[tensor.Identity]bool{}, probe: &memProbe{}}
 	c.probe.attach(sinkEl)
 	var mu sync.Mutex
-	sink.OnFrame(func(f *tensorpinsink.Frame) {
+	sink.OnFrame(func(f tensorpinsink.Frame) {
 		defer f.Release()
 		mu.Lock()
 		defer mu.Unlock()

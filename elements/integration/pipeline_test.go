@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 	gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) && tensorsrc.Register(nil) })
 }
 
-func play(t testing.TB, desc string, onFrame func(*tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
+func play(t testing.TB, desc string, onFrame func(tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
 	t.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
@@ -57,7 +57,7 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	before := tensor.ReadStats()
 	_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=%d pattern=counter ! "+
 		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false", frames, pool),
-		func(f *tensorpinsink.Frame) {
+		func(f tensorpinsink.Frame) {
 			defer f.Release()
 			mu.Lock()
 			defer mu.Unlock()
@@ -96,8 +96,8 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	if s.Frames != frames || s.Mmaps != pool || s.CacheMisses != pool || s.Copies != 0 {
 		t.Errorf("sink stats %+v, want %d frames, %d mmaps, no copies", s, frames, pool)
 	}
-	if s.BracketsAdopted != frames {
-		t.Errorf("%d brackets adopted from tensorsrc, want %d", s.BracketsAdopted, frames)
+	if s.BracketsJoined != frames || s.BeginsMatched != frames {
+		t.Errorf("%d brackets joined, %d begins matched from tensorsrc, want %d", s.BracketsJoined, s.BeginsMatched, frames)
 	}
 	// Source and sink together: the ring's own pins (pool) plus the sink's
 	// imports (pool); nothing per frame.
@@ -167,7 +167,7 @@ func TestBracketSpansElementsBetween(t *testing.T) {
 	if buffersAfterBegin < 99 {
 		t.Errorf("only %d buffers came right after their begin event", buffersAfterBegin)
 	}
-	if s := k.Stats(); s.BracketsAdopted != 100 || s.UnmatchedBegins != 0 {
+	if s := k.Stats(); s.BracketsJoined != 100 || s.BeginsExpired != 0 {
 		t.Errorf("sink stats %+v", s)
 	}
 }

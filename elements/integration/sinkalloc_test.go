@@ -37,8 +37,8 @@ func TestSinkPerFrameAllocationFree(t *testing.T) {
 		before := sinkAllocs()
 		_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=4 ! "+
 			"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! tensorpinsink name=sink sync=false", frames),
-			func(f *tensorpinsink.Frame) { f.Release() })
-		if s.Frames != uint64(frames) || s.BracketsAdopted != uint64(frames) {
+			func(f tensorpinsink.Frame) { f.Release() })
+		if s.Frames != uint64(frames) || s.BracketsJoined != uint64(frames) {
 			t.Fatalf("%d frames: stats %+v; want every frame delivered in an adopted bracket", frames, s)
 		}
 		return sinkAllocs() - before

@@ -43,21 +43,21 @@ func TestSourcePerFrameAllocationFree(t *testing.T) {
 			cost := func(frames int) int64 {
 				before := srcAllocs()
 				p, s := play(t, fmt.Sprintf("tensorsrc name=src num-buffers=%d pool-size=4 ! %s ! tensorpinsink name=sink sync=false",
-					frames, caps), func(f *tensorpinsink.Frame) { f.Release() })
+					frames, caps), func(f tensorpinsink.Frame) { f.Release() })
 				after := srcAllocs()
-				if s.Frames != uint64(frames) || s.BracketsAdopted != uint64(frames) {
-					t.Fatalf("%d frames: sink stats %+v; want every frame delivered in an adopted bracket", frames, s)
+				if s.Frames != uint64(frames) || s.BracketsJoined != uint64(frames) {
+					t.Fatalf("%d frames: sink stats %+v; want every frame delivered in the source's bracket", frames, s)
 				}
-				// Every bracket was handed off by an end event that took the
-				// trampoline to TensorSyncEnd.
+				// Every frame's reader end event took the trampoline to
+				// TensorSyncEnd, and every bracket ended at the source.
 				src, _ := p.GetElementByName("src")
 				st, err := gstc.GetStructureProperty(src, "stats")
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer st.Free()
-				for k, want := range map[string]uint64{"frames": uint64(frames), "end-events": uint64(frames),
-					"brackets-closed-downstream": uint64(frames), "unmatched-end-events": 0} {
+				for k, want := range map[string]uint64{"frames": uint64(frames), "reader-end-events": uint64(frames),
+					"brackets-closed": uint64(frames), "brackets-ended-here": uint64(frames), "other-end-events": 0} {
 					if v, err := st.GetValue(k); err != nil || fmt.Sprint(v) != fmt.Sprint(want) {
 						t.Errorf("%d frames: source stats %s = %v (%v), want %d (all: %s)", frames, k, v, err, want, st)
 					}

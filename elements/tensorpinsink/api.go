@@ -32,7 +32,7 @@ func FromElement(e *gst.Element) (*Sink, error) {
 // max-leases of them the streaming thread waits (or drops, with drop=true).
 // nil removes the handler (frames are then released on delivery). Install
 // it before the pipeline leaves READY.
-func (k *Sink) OnFrame(h func(*Frame)) {
+func (k *Sink) OnFrame(h func(Frame)) {
 	if h == nil {
 		k.s.handler.Store(nil)
 		return
@@ -42,10 +42,19 @@ func (k *Sink) OnFrame(h func(*Frame)) {
 
 // Stats is a copy of the element's counters.
 type Stats struct {
-	Frames, CacheHits, CacheMisses, CacheEvictions, Mmaps, Syncs uint64
-	BracketsAdopted, Copies, BytesCopied, Dropped                uint64
-	BracketsClosedAtStop, UnmatchedBegins, WaitsForLease         uint64
-	LeasesOutstanding                                            int64
+	Frames, CacheHits, CacheMisses, CacheEvictions, Mmaps uint64
+	// Syncs counts bracket halves done by this sink (one at delivery, one
+	// at release); BracketsJoined the deliveries whose buffer already had
+	// its bracket open (opened by the producer, or by another reader of
+	// the same buffer), joined without an ioctl.
+	Syncs, BracketsJoined uint64
+	// BeginsMatched counts frames announced by a GstTensorSync begin event;
+	// BeginsExpired begin events whose buffer never reached the sink
+	// (flushed, dropped or converted upstream, or the caps changed).
+	BeginsMatched, BeginsExpired        uint64
+	Copies, BytesCopied, Dropped        uint64
+	BracketsClosedAtStop, WaitsForLease uint64
+	LeasesOutstanding                   int64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -57,9 +66,10 @@ func (k *Sink) Stats() Stats {
 	return Stats{
 		Frames: c.frames.Load(), CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(),
 		CacheEvictions: c.evictions.Load(), Mmaps: c.mmaps.Load(), Syncs: c.syncs.Load(),
-		BracketsAdopted: c.adopted.Load(), Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load(),
+		BracketsJoined: c.joined.Load(), BeginsMatched: c.beginsMatched.Load(), BeginsExpired: c.beginsExpired.Load(),
+		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load(),
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
-		UnmatchedBegins: c.unmatchedBegins.Load(), WaitsForLease: c.waitsForLease.Load(),
+		WaitsForLease:     c.waitsForLease.Load(),
 		LeasesOutstanding: c.leases.Load(),
 	}
 }

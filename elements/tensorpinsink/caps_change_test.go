@@ -17,7 +17,7 @@ func TestCapsChangeReleasesCache(t *testing.T) {
 	p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! tensorpinsink name=sink")
 	var mu sync.Mutex
 	var shapes [][]int
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		mu.Lock()
 		shapes = append(shapes, f.Tensor().Shape())
 		mu.Unlock()

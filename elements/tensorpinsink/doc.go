@@ -16,12 +16,23 @@
 // (copies, bytes-copied) and logged at PERFORMANCE level.
 //
 // Each frame is bracketed: SyncForCPU(read) before it is delivered, and
-// SyncForDevice when its lease is released. When tensorsrc (or any element
-// following the GstTensorSync protocol) opened the bracket upstream and
-// announced it with a GstTensorSync phase=begin event, the sink adopts that
-// bracket instead of opening its own, closes it (the END ioctl) when the
-// frame is released, and sends phase=end upstream — one START and one END
-// per frame for the whole pipeline, spanning every element in between.
+// SyncForDevice when it is released. Brackets belong to the buffer, not to
+// an element (tensor.SyncForCPU): when the buffer's bracket is already
+// open — tensorsrc opened it before writing, or another tensorpinsink
+// behind a tee is reading the same dma-buf — the sink joins it without an
+// ioctl (brackets-joined), and the last one out does the END ioctl. With
+// tensorsrc that is the source, when the buffer's memory comes back from
+// every branch: one START and one END per frame for the whole pipeline.
+//
+// GstTensorSync phase=begin events announce buffers; the sink keeps up to
+// 16 of them and matches each buffer to its announcement by the dma-buf's
+// identity and the tensor's offset, not by order, so an element that holds
+// a buffer back while the next announcement passes still matches
+// (begins-matched). Announcements whose buffer never comes — flushed,
+// dropped, converted into another buffer upstream, or from before a caps
+// change or EOS — are counted as begins-expired. For an announced frame
+// the sink sends phase=end upstream when the frame is released (this
+// reader is done).
 //
 // Ownership:
 //   - The pin cache owns a dup of each fd it imported and one mapping per
@@ -32,8 +43,14 @@
 //     not go back to its pool), on its cache entry and on its pin until
 //     Release. At most max-leases frames are outstanding; beyond that the
 //     streaming thread waits (or, with drop=true, drops and counts).
-//   - Brackets of frames still held at stop are closed then and counted
-//     (brackets-closed-at-stop); a later Release does not close them again.
+//   - A Frame is a value naming a recycled record and its generation: a
+//     copy used after Release is stale (ErrStaleFrame, zero getters) and
+//     never reaches the buffer the record serves next.
+//   - The sink leaves the brackets of frames still held at stop and counts
+//     them (brackets-closed-at-stop); a later Release does not leave them
+//     again. With tensorsrc the buffer's bracket stays open until the
+//     frame's buffer is freed, so a frame held across NULL is still read
+//     inside it.
 //
 // GstBaseSink's enable-last-sample is off by default: the last sample would
 // hold a buffer (a pool slot) after its frame was released.

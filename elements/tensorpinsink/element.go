@@ -77,7 +77,7 @@ type sink struct {
 	state   *streamState // nil outside Start..Stop
 
 	stats   counters
-	handler atomic.Pointer[func(*Frame)]
+	handler atomic.Pointer[func(Frame)]
 	qkey    gstc.QdataKey
 }
 

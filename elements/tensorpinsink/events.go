@@ -9,8 +9,8 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
 
-// Event posts the statistics at EOS, counts the pending begin a flush
-// discards and chains the rest up. It owns ev (go-gst's base-sink event
+// Event posts the statistics at EOS, expires the pending begins at EOS
+// and flush, and chains everything up. It owns ev (go-gst's base-sink event
 // vfunc is transfer full). GstTensorSync begin events do not reach it:
 // gstc's event trampoline (gstc.InstallBaseSinkTensorSync) parses them and
 // calls TensorSyncBegin without allocating, and hands every other event
@@ -24,13 +24,13 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 	}
 	switch ev.Type() {
 	case gst.EventTypeEOS:
+		// No buffer follows EOS: begins still pending announced buffers
+		// that were dropped or filtered before the sink.
+		s.expireBegins()
 		s.postStats(self)
 	case gst.EventTypeFlushStop:
-		if st := s.current(); st != nil && st.havePending {
-			// The buffer it announced was flushed.
-			s.stats.unmatchedBegins.Add(1)
-			st.havePending = false
-		}
+		// The buffers they announced were flushed.
+		s.expireBegins()
 	}
 	return self.ParentEvent(ev)
 }
@@ -44,10 +44,15 @@ func (s *sink) TensorSyncBegin(self gstc.RawElement, ts gstc.TensorSync) bool {
 
 func (s *sink) tensorSyncBegin(ts gstc.TensorSync) {
 	if st := s.current(); st != nil {
-		if st.havePending {
-			s.stats.unmatchedBegins.Add(1)
-		}
-		st.pending, st.havePending = ts, true
+		s.stats.beginsExpired.Add(uint64(st.begins.add(ts)))
+	}
+}
+
+// expireBegins forgets the pending begin events (their buffers are not
+// coming) and counts them.
+func (s *sink) expireBegins() {
+	if st := s.current(); st != nil {
+		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	}
 }
 

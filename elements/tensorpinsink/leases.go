@@ -9,10 +9,15 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
 
-// leases hands out frames (at most max-leases at once) and takes them back.
-// It outlives the streaming state: frames the application still holds
-// after stop refer to it, so it holds the element and its sink pad (for the
-// upstream end events) until it is retired and the last frame is released.
+// leases hands out frame records (at most max-leases at once) and takes
+// them back. It outlives the streaming state: frames the application
+// still holds after stop refer to it, so it holds the element and its sink
+// pad (for the upstream end events) until it is retired and the last
+// frame is released.
+//
+// A record's state and bracket flag change only under mu, which is what
+// makes Release, a second Release through a copy of the Frame, and stop
+// closing the brackets of held frames safe against each other.
 type leases struct {
 	held     gstc.Held
 	stats    *counters
@@ -20,7 +25,7 @@ type leases struct {
 
 	mu       sync.Mutex
 	cond     sync.Cond
-	frames   []Frame
+	frames   []frameRecord
 	free     []int
 	flushing bool
 	retired  bool
@@ -28,7 +33,7 @@ type leases struct {
 
 func newLeases(elem *gst.Element, stats *counters, max int, postSync bool) *leases {
 	l := &leases{held: gstc.Hold(elem, "sink"), stats: stats, postSync: postSync,
-		frames: make([]Frame, max), free: make([]int, 0, max)}
+		frames: make([]frameRecord, max), free: make([]int, 0, max)}
 	l.cond.L = &l.mu
 	for i := max - 1; i >= 0; i-- {
 		l.free = append(l.free, i)
@@ -38,10 +43,10 @@ func newLeases(elem *gst.Element, stats *counters, max int, postSync bool) *leas
 	return l
 }
 
-// take returns a free frame, waiting while all are held (or, with drop,
-// returning nil at once). It returns FlowFlushing when woken by a flush or
-// stop.
-func (l *leases) take(drop bool) (*Frame, gst.FlowReturn) {
+// take returns a free record for the streaming thread to fill, waiting
+// while all are held (or, with drop, returning nil at once). It returns
+// FlowFlushing when woken by a flush or stop.
+func (l *leases) take(drop bool) (*frameRecord, gst.FlowReturn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.free) == 0 && !l.flushing {
@@ -59,18 +64,51 @@ func (l *leases) take(drop bool) (*Frame, gst.FlowReturn) {
 	}
 	i := l.free[len(l.free)-1]
 	l.free = l.free[:len(l.free)-1]
-	f := &l.frames[i]
-	f.released.Store(false)
-	f.closed.Store(false)
+	r := &l.frames[i]
+	r.state, r.closed = frameFilling, false
 	l.stats.leases.Add(1)
-	return f, gst.FlowOK
+	return r, gst.FlowOK
 }
 
-// give puts a released frame back; the last one back after retire lets go
-// of the element.
-func (l *leases) give(f *Frame) {
+// hand makes a filled record a delivered Frame.
+func (l *leases) hand(r *frameRecord) Frame {
 	l.mu.Lock()
-	l.free = append(l.free, f.index)
+	r.state = frameHeld
+	f := Frame{r: r, gen: r.gen.Load()}
+	l.mu.Unlock()
+	return f
+}
+
+// release is Frame.Release: only the first call for a generation acts.
+func (l *leases) release(r *frameRecord, gen uint64) error {
+	l.mu.Lock()
+	if r.gen.Load() != gen || r.state != frameHeld {
+		l.mu.Unlock()
+		return ErrStaleFrame
+	}
+	r.state = frameReleasing
+	r.gen.Add(1) // every copy of the Frame is stale from here on
+	closeIt := !r.closed
+	r.closed = true
+	l.mu.Unlock()
+	if closeIt {
+		l.closeBracket(r)
+	}
+	r.pin.Release()
+	r.entry.Release()
+	r.entry = nil
+	r.lease.Release()
+	r.lease = gstc.Lease{}
+	l.give(r)
+	return nil
+}
+
+// give puts a record back; the last one back after retire lets go of the
+// element.
+func (l *leases) give(r *frameRecord) {
+	l.mu.Lock()
+	r.state = frameFree
+	l.free = append(l.free, r.index)
 	l.stats.leases.Add(-1)
 	l.cond.Broadcast()
 	done := l.retired && len(l.free) == len(l.frames)
@@ -93,11 +131,9 @@ func (l *leases) retire() {
 	}
 }
 
-// abandon returns a frame that was taken but never delivered.
-func (l *leases) abandon(f *Frame) {
-	f.released.Store(true)
-	l.give(f)
-}
+// abandon returns a record that was taken but never delivered (filling
+// failed and undid what it had taken).
+func (l *leases) abandon(r *frameRecord) { l.give(r) }
 
 func (l *leases) setFlushing(on bool) {
 	l.mu.Lock()
@@ -106,25 +142,19 @@ func (l *leases) setFlushing(on bool) {
 	l.mu.Unlock()
 }
 
-// closeAll closes the brackets of frames the application still holds (at
-// stop) and returns how many it closed.
+// closeAll leaves the brackets of frames the application still holds (at
+// stop) and returns how many it left. It works under mu, so a Release
+// racing it either closes the bracket itself (it got there first) or finds
+// it closed.
 func (l *leases) closeAll() int {
 	l.mu.Lock()
-	held := make([]*Frame, 0, len(l.frames))
-	isFree := make(map[int]bool, len(l.free))
-	for _, i := range l.free {
-		isFree[i] = true
-	}
-	for i := range l.frames {
-		if !isFree[i] {
-			held = append(held, &l.frames[i])
-		}
-	}
-	l.mu.Unlock()
+	defer l.mu.Unlock()
 	n := 0
-	for _, f := range held {
-		if !f.released.Load() && f.closed.CompareAndSwap(false, true) {
-			l.closeBracket(f)
+	for i := range l.frames {
+		r := &l.frames[i]
+		if r.state == frameHeld && !r.closed {
+			r.closed = true
+			l.closeBracket(r)
 			n++
 		}
 	}
@@ -132,36 +162,41 @@ func (l *leases) closeAll() int {
 }
 
 // closeBracket ends the frame's CPU access: SyncForDevice on the sink's
-// import (the END ioctl for a dma-buf), then, for a bracket opened
-// upstream, GstTensorSync phase=end sent upstream — before the buffer is
-// released, so the opener learns of it first.
-func (l *leases) closeBracket(f *Frame) {
+// import, which leaves the buffer's shared bracket (the END ioctl if no
+// other reader, and no announcing source, is still inside); then, for an
+// announced buffer, GstTensorSync phase=end sent upstream — before the
+// buffer is released, so the producer hears of it while the frame is
+// still in flight.
+func (l *leases) closeBracket(r *frameRecord) {
 	l.stats.syncs.Add(1)
-	if err := f.entry.Tensor().SyncForDevice(f.access); err != nil {
+	if err := r.entry.Tensor().SyncForDevice(r.access); err != nil {
 		l.held.PostWarning(gstc.ResourceSync, "could not end CPU access to a frame: "+err.Error(), "")
 	}
-	if f.adopted {
-		ts := f.sync
+	if r.announced {
+		ts := r.sync
 		ts.Phase = gstc.PhaseEnd
 		l.held.PushTensorSync(gstc.Upstream, ts)
 	}
 	if l.postSync {
-		l.postPhase(gstc.PhaseEnd, f)
+		l.postPhase(gstc.PhaseEnd, r)
 	}
 }
 
 // postPhase posts a bracket phase on the bus (post-sync-messages=true).
-func (l *leases) postPhase(phase gstc.Phase, f *Frame) {
-	id := f.entry.Tensor().Identity()
+func (l *leases) postPhase(phase gstc.Phase, r *frameRecord) {
+	id := r.entry.Tensor().Identity()
 	st := gst.NewStructure(gstc.TensorSyncName)
 	st.SetValue("phase", phase.String())
-	st.SetValue("access", f.access.String())
+	st.SetValue("access", r.access.String())
 	st.SetValue("dev", id.Dev)
 	st.SetValue("ino", id.Ino)
-	st.SetValue("pts", f.pts)
-	st.SetValue("slot", uint(f.slot))
-	st.SetValue("adopted", f.adopted)
+	st.SetValue("pts", r.pts)
+	st.SetValue("slot", uint(r.slot))
+	st.SetValue("announced", r.announced)
+	if r.announced {
+		st.SetValue("seqnum", uint(r.sync.Seqnum))
+	}
 	if !l.held.PostElementMessage(st) {
-		cat.LogWarning(fmt.Sprintf("could not post the %v phase of slot %d", phase, f.slot))
+		cat.LogWarning(fmt.Sprintf("could not post the %v phase of slot %d", phase, r.slot))
 	}
 }

@@ -62,7 +62,7 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 		return gst.PadProbeOK
 	})
 	var released []string
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		mu.Lock()
 		released = append(released, fmt.Sprint(f.PTS()))
 		mu.Unlock()
@@ -79,8 +79,8 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 		t.Fatal(msg)
 	}
 	s := k.Stats()
-	if s.BracketsAdopted != frames || s.UnmatchedBegins != 0 || s.Frames != frames {
-		t.Fatalf("stats %+v, want %d adopted brackets", s, frames)
+	if s.BeginsMatched != frames || s.BeginsExpired != 0 || s.Frames != frames {
+		t.Fatalf("stats %+v, want %d begins matched, none expired", s, frames)
 	}
 	// Each bracket ends after it begins, and brackets end in order.
 	mu.Lock()
@@ -108,9 +108,9 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 // stop, once; a later Release does not close them again.
 func TestBracketsOfHeldFramesCloseAtStop(t *testing.T) {
 	p, k := pipeline(t, "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=8,height=8 ! tensorpinsink name=sink")
-	var held []*tensorpinsink.Frame
+	var held []tensorpinsink.Frame
 	var mu sync.Mutex
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		mu.Lock()
 		held = append(held, f)
 		mu.Unlock()
@@ -144,7 +144,7 @@ func TestStateCyclesReturnToBaseline(t *testing.T) {
 	base := pintest.Take()
 	for cycle := 0; cycle < 100; cycle++ {
 		p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! tensorpinsink name=sink")
-		k.OnFrame(func(f *tensorpinsink.Frame) { f.Release() })
+		k.OnFrame(func(f tensorpinsink.Frame) { f.Release() })
 		src := appSrc(t, p)
 		go func() {
 			for i := 0; i < 4; i++ {

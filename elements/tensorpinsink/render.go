@@ -39,12 +39,12 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 		return gst.FlowNotNegotiated
 	}
 	set := s.readSettings()
-	frame, flow := st.leases.take(set.drop)
-	if frame == nil {
+	rec, flow := st.leases.take(set.drop)
+	if rec == nil {
 		return flow
 	}
-	if err := s.fill(st, frame, buf); err != nil {
-		st.leases.abandon(frame)
+	if err := s.fill(st, rec, buf); err != nil {
+		st.leases.abandon(rec)
 		code := gstc.ErrorCode(gstc.StreamFailed)
 		var re *errRender
 		if errors.As(err, &re) {
@@ -54,13 +54,15 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 		return gst.FlowError
 	}
 	s.stats.frames.Add(1)
-	s.deliver(self, frame, buf, set)
+	s.deliver(self, st.leases.hand(rec), buf, set)
 	return gst.FlowOK
 }
 
-// fill makes frame describe buf: the pinned entry, the tensor's layout, the
-// pin and the opened (or adopted) bracket.
-func (s *sink) fill(st *streamState, f *Frame, buf gstc.RawBuffer) error {
+// fill makes record f describe buf: the pinned entry, the tensor's
+// layout, the pin, the begin event that announced the buffer (if any) and
+// the CPU-access bracket, opened here or joined (the buffer's bracket is
+// already open: its producer's, or another reader's behind a tee).
+func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 	info := gstc.ReadRawBufferInfo(buf)
 	if err := st.layoutFor(&info); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
@@ -99,22 +101,15 @@ func (s *sink) fill(st *streamState, f *Frame, buf gstc.RawBuffer) error {
 		return fail(gstc.StreamFormat, "frame outside its memory: %v", err)
 	}
 	f.pts, f.dur, f.slot, f.caps = info.PTS, info.Duration, f.entry.Slot(), st.caps
-	f.adopted = false
 	f.access = tensor.AccessRead
 	id := t.Identity()
-	if st.havePending && st.pending.Dev == id.Dev && st.pending.Ino == id.Ino {
-		f.adopted, f.sync = true, st.pending
-		f.access = st.pending.Access
-		st.havePending = false
-		err = t.AdoptSync(f.access)
-		s.stats.adopted.Add(1)
-	} else {
-		if st.havePending {
-			s.stats.unmatchedBegins.Add(1)
-			st.havePending = false
-		}
-		err = t.SyncForCPU(f.access)
-		s.stats.syncs.Add(1)
+	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t.Offset())); f.announced {
+		s.stats.beginsMatched.Add(1)
+	}
+	joined, err := t.BeginCPUAccess(f.access)
+	s.stats.syncs.Add(1)
+	if joined {
+		s.stats.joined.Add(1)
 	}
 	if err != nil {
 		f.pin.Release()
@@ -199,9 +194,9 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 
 // deliver hands the frame to the application: the Go handler owns it from
 // then on; with only signal handlers (or none) it is released here.
-func (s *sink) deliver(self gstc.RawElement, f *Frame, buf gstc.RawBuffer, set settings) {
+func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set settings) {
 	if set.postSyncMessages {
-		f.lessor.postPhase(gstc.PhaseBegin, f)
+		f.r.lessor.postPhase(gstc.PhaseBegin, f.r)
 	}
 	if set.emitSignals {
 		s.emitNewFrame(self, f, buf)
@@ -216,11 +211,11 @@ func (s *sink) deliver(self gstc.RawElement, f *Frame, buf gstc.RawBuffer, set s
 // emitNewFrame emits new-frame (emit-signals=true) with borrowed go-gst
 // wrappers of the element and the buffer: no references taken, so nothing
 // waits for a garbage collection.
-func (s *sink) emitNewFrame(self gstc.RawElement, f *Frame, buf gstc.RawBuffer) {
+func (s *sink) emitNewFrame(self gstc.RawElement, f Frame, buf gstc.RawBuffer) {
 	glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
 		sink := base.ToGstBaseSink(obj)
-		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.pin.Addr()),
-			uint64(f.pin.Len()), uint(f.slot)); err != nil {
+		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.r.pin.Addr()),
+			uint64(f.r.pin.Len()), uint(f.r.slot)); err != nil {
 			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
 		}
 	})

@@ -25,7 +25,7 @@ func TestFdMemoryPoolIsPinnedOncePerBuffer(t *testing.T) {
 	addr := map[int]uintptr{}
 	var mu sync.Mutex
 	var bad []string
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		defer f.Release()
 		mu.Lock()
 		defer mu.Unlock()
@@ -75,7 +75,7 @@ func TestSystemMemoryIsCopiedAndCounted(t *testing.T) {
 		"video/x-raw,format=RGB,width=64,height=48 ! tensorpinsink name=sink")
 	var wrong int
 	var shape []int
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		defer f.Release()
 		shape = f.Tensor().Shape()
 		if !strings.Contains(f.Caps(), "format=(string)RGB") || !strings.Contains(f.Caps(), "width=(int)64") {
@@ -107,7 +107,7 @@ func TestPinsOutliveThePipeline(t *testing.T) {
 	p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! tensorpinsink name=sink")
 	var kept []pin.HostPin
 	var mu sync.Mutex
-	k.OnFrame(func(f *tensorpinsink.Frame) {
+	k.OnFrame(func(f tensorpinsink.Frame) {
 		c, err := f.Pin().Clone()
 		if err != nil {
 			t.Error(err)
@@ -141,8 +141,8 @@ func TestLeasesBackPressureAndDrop(t *testing.T) {
 	for _, drop := range []bool{false, true} {
 		p, k := pipeline(t, "videotestsrc num-buffers=20 ! video/x-raw,format=GRAY8,width=16,height=16 ! "+
 			"tensorpinsink name=sink max-leases=2 drop="+map[bool]string{true: "true", false: "false"}[drop])
-		held := make(chan *tensorpinsink.Frame, 64)
-		k.OnFrame(func(f *tensorpinsink.Frame) { held <- f })
+		held := make(chan tensorpinsink.Frame, 64)
+		k.OnFrame(func(f tensorpinsink.Frame) { held <- f })
 		done := make(chan string)
 		go func() { done <- run(t, p) }()
 		// Let it run into the limit, then release slowly.

@@ -32,8 +32,9 @@ type streamState struct {
 	metaStride int
 	metaOffset int
 
-	pending     gstc.TensorSync // last GstTensorSync begin not yet matched
-	havePending bool
+	// begins are GstTensorSync begin events whose buffers have not
+	// arrived yet.
+	begins pendingBegins
 }
 
 func (s *sink) Start(self *base.GstBaseSink) bool {
@@ -65,9 +66,7 @@ func (s *sink) Stop(self *base.GstBaseSink) bool {
 		s.stats.closedAtStop.Add(uint64(n))
 		cat.LogInfo(fmt.Sprintf("stop: closed the CPU-access brackets of %d frames the application still holds", n), self.Object)
 	}
-	if st.havePending {
-		s.stats.unmatchedBegins.Add(1)
-	}
+	s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	s.recordCache(st)
 	st.cache.Close()
 	st.closeOwn()
@@ -115,6 +114,8 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
 	if st.haveFormat && !sameFormat(st.format, f) {
 		st.cache.Clear()
 		st.closeOwn()
+		// Buffers announced in the old format are not coming.
+		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
 	st.setLayout(f.Layout, -1, -1)

@@ -8,15 +8,21 @@ import (
 
 // counters are the element's statistics since its last start.
 type counters struct {
-	frames, hits, misses, evictions, mmaps       atomic.Uint64
-	syncs, adopted, copies, bytesCopied, dropped atomic.Uint64
-	closedAtStop, unmatchedBegins, waitsForLease atomic.Uint64
-	leases                                       atomic.Int64
+	frames, hits, misses, evictions, mmaps atomic.Uint64
+	// syncs: bracket halves done here (SyncForCPU at delivery and
+	// SyncForDevice at release); joined: deliveries that found the
+	// buffer's bracket already open (its producer's, or another reader's)
+	// and joined it without an ioctl.
+	syncs, joined                              atomic.Uint64
+	beginsMatched, beginsExpired               atomic.Uint64
+	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
+	waitsForLease                              atomic.Uint64
+	leases                                     atomic.Int64
 }
 
 func (c *counters) reset() {
-	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.adopted,
-		&c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.unmatchedBegins, &c.waitsForLease} {
+	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
+		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease} {
 		u.Store(0)
 	}
 }
@@ -30,9 +36,10 @@ func (c *counters) structure(name string) *gst.Structure {
 	}{
 		{"frames", &c.frames}, {"cache-hits", &c.hits}, {"cache-misses", &c.misses},
 		{"cache-evictions", &c.evictions}, {"mmaps", &c.mmaps}, {"syncs", &c.syncs},
-		{"brackets-adopted", &c.adopted}, {"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
+		{"brackets-joined", &c.joined}, {"begins-matched", &c.beginsMatched}, {"begins-expired", &c.beginsExpired},
+		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
-		{"unmatched-begins", &c.unmatchedBegins}, {"waits-for-lease", &c.waitsForLease},
+		{"waits-for-lease", &c.waitsForLease},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}

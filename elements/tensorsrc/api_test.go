@@ -136,7 +136,7 @@ func TestBackPressure(t *testing.T) {
 		return statU(t, src, "brackets-open") == 0
 	})
 	st := stats(t, src)
-	if st["brackets-closed-by-source"] != st["brackets-opened"] {
+	if st["brackets-closed"] != st["brackets-opened"] {
 		t.Errorf("stats %v", st)
 	}
 }
@@ -255,7 +255,7 @@ func TestAppSlotsReturn(t *testing.T) {
 	}
 	st := stats(t, srcEl)
 	wantStat(t, st, "brackets-opened", 2)
-	wantStat(t, st, "brackets-closed-by-source", 2)
+	wantStat(t, st, "brackets-closed", 2)
 	wantStat(t, st, "brackets-open", 0)
 	wantStat(t, st, "waits-for-free-slot", 1)
 

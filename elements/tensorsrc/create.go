@@ -16,9 +16,11 @@ import (
 // one, waiting while all are in flight; or the next one the application
 // pushed), opens its CPU bracket and writes the pattern (built-in
 // patterns), and returns a new buffer around the slot's persistent
-// memory, which comes back to the ring when its last user drops it, and
-// whose GstTensorSync begin event the announcer probe pushes right before
-// the buffer. self is borrowed for the call.
+// memory, which comes back to the ring when its last user drops it. With
+// handoff=adopt the bracket stays open until then and the announcer probe
+// pushes its GstTensorSync begin event right before the buffer; with
+// handoff=close it ends here, after the write. self is borrowed for the
+// call.
 func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffer) {
 	e.mu.Lock()
 	st := e.st
@@ -43,6 +45,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	sl.held = false // moved into the buffer below
 	fpsN, fpsD := st.fpsN, st.fpsD
 	app := st.pattern == patternApp
+	closeAfterWrite := st.closeAfterWrite
 	e.mu.Unlock()
 
 	if !app {
@@ -63,6 +66,14 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		e.mu.Unlock()
 		fill(sl.pin.Bytes(), st.pattern, n)
 	}
+	if closeAfterWrite {
+		// handoff=close: the write is done, so end the bracket now — a
+		// device reader downstream then sees what the CPU wrote. Readers
+		// on the CPU open their own.
+		e.mu.Lock()
+		sl.closeBracketLocked()
+		e.mu.Unlock()
+	}
 
 	pts, dur := frameTimes(n, fpsN, fpsD)
 	if app {
@@ -74,7 +85,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	buf := gstc.NewFrameBufferRaw(sl.m, pts, dur, n, gstc.TensorSync{
 		Phase: gstc.PhaseBegin, Access: gstc.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
-	}, true)
+	}, !closeAfterWrite)
 	if r.hasVMeta {
 		err := r.vmetaErr
 		if err == nil {

@@ -25,11 +25,14 @@
 //	type        string    "uint8"  preferred other/tensors element type
 //	framerate   fraction  30/1     preferred frame rate
 //	is-live     bool      false    live source: produce in PLAYING only, pace on the clock
+//	handoff     string    "adopt"  adopt: each frame's bracket stays open while the buffer
+//	                               travels, shared by every CPU reader downstream, and ends
+//	                               when the buffer's last holder frees it; close: it ends
+//	                               right after the write (for device readers downstream)
 //	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
-//	                               brackets-opened, brackets-closed-downstream,
-//	                               brackets-closed-by-source, brackets-open,
-//	                               waits-for-free-slot, end-events, unmatched-end-events,
-//	                               sync-errors
+//	                               brackets-opened, brackets-closed, brackets-ended-here,
+//	                               brackets-open, waits-for-free-slot, reader-end-events,
+//	                               other-end-events, sync-errors
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
@@ -58,22 +61,34 @@
 // and offset n. No mmap, no copy: the ring's tensors are mapped and
 // pinned once, at allocation.
 //
-// The bracket stays open while the buffer travels, so downstream readers
-// (inference) work inside it. Right before the buffer, a probe on the
-// source pad pushes a GstTensorSync phase=begin event (access readwrite,
-// dev/ino of the tensor, offset, the buffer's PTS, seqnum = frame number;
-// format in gstc.TensorSyncName) — after the SEGMENT event, and only for
-// buffers that are really pushed (basesrc drops a created buffer at a
-// flush or a pending EOS). A sink that imported the same dma-buf
-// (tensorpinsink) adopts the bracket, does SyncForDevice itself when it
-// is done and sends a GstTensorSync phase=end event upstream before it
-// drops the buffer: the source hands its bracket off without an ioctl
-// (brackets-closed-downstream). If the slot's memory comes back with the
-// bracket still open (no such sink: tensorsrc ! fakesink), the source
-// does the SyncForDevice (brackets-closed-by-source). Either way: one
-// START and one END ioctl per frame on a real dma-buf, balanced in every
-// pipeline shape; at stop, brackets of slots still queued are closed and
-// logged, and slots still downstream are closed when they come back.
+// With handoff=adopt (the default) the bracket stays open while the
+// buffer travels, so downstream readers (inference) work inside it. A
+// bracket belongs to the dma-buf, process-wide (tensor.SyncForCPU): every
+// tensorpinsink that imports the buffer joins it without an ioctl and
+// leaves it when its frame is released, and the source leaves it when the
+// slot's memory comes back from its last holder — every branch of a tee,
+// every queue, every element that held the buffer back is done by then.
+// The source is therefore the last one out and does the END ioctl
+// (brackets-ended-here): one START and one END per frame on a real
+// dma-buf whatever the pipeline's shape. Right before the buffer, a probe
+// on the source pad pushes a GstTensorSync phase=begin event (access
+// readwrite, dev/ino of the tensor, offset, the buffer's PTS, seqnum =
+// frame number; format in gstc.TensorSyncName) — after the SEGMENT event,
+// and only for buffers that are really pushed (basesrc drops a created
+// buffer at a flush or a pending EOS). A reader done with a frame may say
+// so with a GstTensorSync phase=end event upstream (tensorpinsink does):
+// it is counted (reader-end-events, one per reader), and changes nothing.
+//
+// With handoff=close the source ends the bracket right after writing
+// (START, write, END in create) and announces nothing: a device reader
+// downstream (an encoder, an NPU importing the dma-buf) then reads what
+// the CPU's caches flushed, and each CPU reader brackets its own reads —
+// a tensorpinsink costs one more START and END per frame. Use adopt when
+// every reader between source and sinks is a CPU reader, close when any
+// device reads the buffer.
+//
+// At stop, brackets of slots still queued are closed and logged, and
+// slots still downstream are closed when they come back.
 //
 // # Ownership
 //

@@ -31,11 +31,12 @@ type settings struct {
 	dtype      string
 	fpsN, fpsD int
 	isLive     bool
+	handoff    string
 }
 
 var defaults = settings{
 	poolSize: 4, backend: "auto", pattern: "counter", width: 320, height: 240,
-	format: "RGB", dimensions: "", dtype: "uint8", fpsN: 30, fpsD: 1,
+	format: "RGB", dimensions: "", dtype: "uint8", fpsN: 30, fpsD: 1, handoff: handoffAdopt,
 }
 
 // Property indexes, in InstallProperties order (go-glib passes SetProperty
@@ -51,6 +52,7 @@ const (
 	propType
 	propFramerate
 	propIsLive
+	propHandoff
 	propStats
 )
 
@@ -75,6 +77,9 @@ func properties() []*glib.ParamSpec {
 		gstc.NewFractionParam("framerate", "Frame rate", "Preferred frame rate when downstream leaves it open",
 			[2]int{0, 1}, [2]int{math.MaxInt32, 1}, [2]int{defaults.fpsN, defaults.fpsD}, rw),
 		glib.NewBoolParam("is-live", "Is live", "Act as a live source: produce only in PLAYING and pace buffers on the clock", defaults.isLive, rw),
+		glib.NewStringParam("handoff", "Hand-off",
+			"How the CPU-access bracket of each frame ends: adopt (it stays open while the buffer travels and every CPU reader downstream shares it; it ends when the last holder frees the buffer) or close (the source ends it right after writing, so a device reader downstream sees flushed caches; CPU readers bracket their own reads)",
+			strp(defaults.handoff), rw),
 		glib.NewBoxedParam("stats", "Statistics",
 			"Counters of the current or last run (frames, mmaps, sync brackets and who closed them, waits for a free slot)", gst.TypeStructure, glib.ParameterReadable),
 	}
@@ -186,6 +191,8 @@ func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
 		s.dimensions = str
 	case propType:
 		s.dtype = str
+	case propHandoff:
+		s.handoff = str
 	case propIsLive:
 		s.isLive, _ = v.(bool)
 		base.ToGstBaseSrc(obj).SetLive(s.isLive)
@@ -218,6 +225,8 @@ func (e *element) GetProperty(_ *glib.Object, id uint) *glib.Value {
 		return fv
 	case propIsLive:
 		v = s.isLive
+	case propHandoff:
+		v = s.handoff
 	case propStats:
 		e.mu.Lock()
 		rs := e.stats

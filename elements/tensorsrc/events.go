@@ -12,7 +12,7 @@ import (
 
 // Event chains everything but GstTensorSync events up to GstBaseSrc. ev
 // is borrowed (the base-src event vfunc is transfer none). The
-// GstTensorSync end events a sink sends upstream do not reach it: gstc's
+// GstTensorSync end events readers send upstream do not reach it: gstc's
 // event trampoline (gstc.InstallBaseSrcTensorSync) parses them and calls
 // TensorSyncEnd without allocating, and hands every other event to
 // go-gst's trampoline, which calls Event.
@@ -29,51 +29,47 @@ func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) bool {
 	}
 	// Not reached while the trampoline is installed; kept equivalent.
 	if !e.tensorSyncEnd(ts) {
-		logUnmatchedEnd(ts, self.Object)
+		logOtherEnd(ts, self.Object)
 	}
 	return true
 }
 
-// TensorSyncEnd handles a GstTensorSync end event a sink sent upstream
-// when it closed a bracket (did the END ioctl on its own import of the
-// buffer): the matching slot's bracket is handed off without a second
-// ioctl and the event is consumed. self is borrowed for the call.
+// TensorSyncEnd handles a GstTensorSync end event: a reader downstream
+// (tensorpinsink) is done with a frame. It is counted; the frame's bracket
+// ends when the slot's memory comes back from its last holder, which may
+// be another reader. The event is consumed. self is borrowed for the call.
 func (e *element) TensorSyncEnd(self gstc.RawElement, ts gstc.TensorSync) bool {
 	if !e.tensorSyncEnd(ts) {
 		// Rare: a borrowed go-gst wrapper only to log with the element.
 		glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
-			logUnmatchedEnd(ts, base.ToGstBaseSrc(obj).Object)
+			logOtherEnd(ts, base.ToGstBaseSrc(obj).Object)
 		})
 	}
 	return true
 }
 
-// tensorSyncEnd hands off the bracket ts closes and reports whether one
-// matched.
+// tensorSyncEnd counts a reader's end event and reports whether it was
+// about a frame of ours in flight.
 func (e *element) tensorSyncEnd(ts gstc.TensorSync) bool {
-	matched := false
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.st
 	if st == nil {
 		return false
 	}
-	st.stats.endEvents.Add(1)
-	if st.ring != nil {
-		matched = st.ring.endFromDownstreamLocked(ts)
-	}
+	matched := st.ring != nil && st.ring.readerEndLocked(ts)
 	for _, r := range st.retired {
-		if !matched {
-			matched = r.endFromDownstreamLocked(ts)
-		}
+		matched = matched || r.readerEndLocked(ts)
 	}
-	if !matched {
-		st.stats.unmatchedEnds.Add(1)
+	if matched {
+		st.stats.readerEnds.Add(1)
+	} else {
+		st.stats.otherEnds.Add(1)
 	}
 	return matched
 }
 
-func logUnmatchedEnd(ts gstc.TensorSync, obj *gst.Object) {
-	cat.LogDebug(fmt.Sprintf("GstTensorSync end for (%d,%d)+%d seqnum %d matches no open bracket (already closed by the source?)",
+func logOtherEnd(ts gstc.TensorSync, obj *gst.Object) {
+	cat.LogDebug(fmt.Sprintf("GstTensorSync end for (%d,%d)+%d seqnum %d is about no frame of this source in flight",
 		ts.Dev, ts.Ino, ts.Offset, ts.Seqnum), obj)
 }

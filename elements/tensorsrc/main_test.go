@@ -64,9 +64,9 @@ func stats(t testing.TB, src *gst.Element) map[string]any {
 	}
 	defer st.Free()
 	m := map[string]any{}
-	for _, k := range []string{"frames", "mmaps", "brackets-opened", "brackets-closed-downstream",
-		"brackets-closed-by-source", "brackets-open", "waits-for-free-slot", "end-events",
-		"unmatched-end-events", "sync-errors", "pool-size", "backend"} {
+	for _, k := range []string{"frames", "mmaps", "brackets-opened", "brackets-closed",
+		"brackets-ended-here", "brackets-open", "waits-for-free-slot", "reader-end-events",
+		"other-end-events", "sync-errors", "pool-size", "backend"} {
 		v, err := st.GetValue(k)
 		if err != nil {
 			t.Fatalf("stats lacks %s: %s", k, st)

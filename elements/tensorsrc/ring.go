@@ -145,24 +145,32 @@ func (r *ring) takeFreeLocked() *Slot {
 	return nil
 }
 
-// closeBracketLocked ends our open bracket on sl with SyncForDevice (the
-// END ioctl on a dma-buf), counting it as closed by the source.
+// closeBracketLocked leaves our bracket on sl (SyncForDevice). The
+// bracket belongs to the dma-buf and is shared with every reader that
+// joined it (tensor.SyncForCPU); the last one out does the END ioctl —
+// with handoff=adopt that is us, since every reader holds the memory we
+// are waiting for.
 func (sl *Slot) closeBracketLocked() {
 	if !sl.open {
 		return
 	}
 	sl.open = false
-	if err := sl.t.SyncForDevice(tensor.AccessReadWrite); err != nil {
+	ended, err := sl.t.EndCPUAccess(tensor.AccessReadWrite)
+	if err != nil {
 		sl.r.stats.syncErrors.Add(1)
 		cat.LogError(fmt.Sprintf("slot %d: closing bracket %d: %v", sl.idx, sl.seq, err))
 	}
-	sl.r.stats.closedBySource.Add(1)
+	sl.r.stats.closed.Add(1)
+	if ended {
+		sl.r.stats.ended.Add(1)
+	}
 }
 
 // onReturn runs when the last user of slot idx's memory drops it (any
-// thread; the memory and tensor are still valid): a bracket no one
-// downstream closed is closed here, and the slot is free again — unless
-// the ring is retired, in which case the memory is let go (freed).
+// thread; the memory and tensor are still valid): every reader is done,
+// so the slot's bracket is left here — the END ioctl of the frame — and
+// the slot is free again, unless the ring is retired, in which case the
+// memory is let go (freed).
 func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 	e := r.el
 	e.mu.Lock()
@@ -184,21 +192,15 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 	return true
 }
 
-// endFromDownstreamLocked handles a GstTensorSync end event: the sink did
-// the END ioctl on its own import of the buffer, so our bracket is handed
-// off without one. It reports whether a bracket matched.
-func (r *ring) endFromDownstreamLocked(ts gstc.TensorSync) bool {
+// readerEndLocked reports whether a GstTensorSync end event (a reader
+// downstream is done with a frame) is about a frame of this ring still in
+// flight. It changes nothing: the bracket ends when the memory comes back.
+func (r *ring) readerEndLocked(ts gstc.TensorSync) bool {
 	for _, sl := range r.slots {
-		if !sl.open || sl.seq != ts.Seqnum || sl.id.Dev != ts.Dev || sl.id.Ino != ts.Ino ||
-			uint64(sl.t.Offset()) != ts.Offset {
-			continue
+		if sl.state == slotInFlight && sl.seq == ts.Seqnum && sl.id.Dev == ts.Dev && sl.id.Ino == ts.Ino &&
+			uint64(sl.t.Offset()) == ts.Offset {
+			return true
 		}
-		sl.open = false
-		if err := sl.t.HandOffSync(tensor.AccessReadWrite); err != nil {
-			r.stats.syncErrors.Add(1)
-		}
-		r.stats.closedDownstream.Add(1)
-		return true
 	}
 	return false
 }

@@ -92,15 +92,16 @@ func TestRingCounter(t *testing.T) {
 	wantStat(t, st, "frames", frames)
 	wantStat(t, st, "mmaps", pool)
 	wantStat(t, st, "brackets-opened", frames)
-	wantStat(t, st, "brackets-closed-by-source", frames)
-	wantStat(t, st, "brackets-closed-downstream", 0)
+	wantStat(t, st, "brackets-closed", frames)
+	wantStat(t, st, "brackets-ended-here", frames)
 	wantStat(t, st, "brackets-open", 0)
 	wantStat(t, st, "pool-size", pool)
 }
 
-// A downstream that closes each bracket itself (an end event upstream
-// before it drops the buffer, as tensorpinsink does) leaves the source
-// nothing to close: every bracket is handed off, with no second ioctl.
+// A downstream reader that reports each frame done (an end event upstream
+// before it drops the buffer, as tensorpinsink does) is counted, but does
+// not end the bracket: the source ends it when the memory comes back,
+// after every holder — so START and END both happen here.
 func TestEndEventsFromDownstream(t *testing.T) {
 	for name, between := range map[string]string{"direct": "", "queue": "queue ! "} {
 		desc := "tensorsrc name=src num-buffers=200 pool-size=3 ! " + between + "fakesink name=sink enable-last-sample=false"
@@ -117,14 +118,14 @@ func TestEndEventsFromDownstream(t *testing.T) {
 			after := tensor.ReadStats()
 			checkAnnounced(t, rec.snapshot())
 			wantStat(t, st, "frames", 200)
-			wantStat(t, st, "brackets-closed-downstream", 200)
-			wantStat(t, st, "brackets-closed-by-source", 0)
-			wantStat(t, st, "unmatched-end-events", 0)
+			wantStat(t, st, "reader-end-events", 200)
+			wantStat(t, st, "other-end-events", 0)
+			wantStat(t, st, "brackets-closed", 200)
+			wantStat(t, st, "brackets-ended-here", 200)
 			wantStat(t, st, "brackets-open", 0)
-			// Only the begin halves happen here: the END is the sink's.
 			halves := (after.SyncStart - before.SyncStart) + (after.SyncEnd - before.SyncEnd) + (after.NoopSyncs - before.NoopSyncs)
-			if halves != 200 {
-				t.Errorf("%d bracket halves on the source's tensors, want 200", halves)
+			if halves != 400 {
+				t.Errorf("%d bracket halves on the source's tensors, want 400 (START and END per frame)", halves)
 			}
 		})
 	}

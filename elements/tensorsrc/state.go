@@ -27,6 +27,12 @@ var patternNames = map[string]pattern{
 	"counter": patternCounter, "gradient": patternGradient, "black": patternBlack, "app": patternApp,
 }
 
+// The handoff property's values.
+const (
+	handoffAdopt = "adopt"
+	handoffClose = "close"
+)
+
 // errUnavailable marks a backend whose device this machine lacks.
 var errUnavailable = errors.New("this machine does not provide it")
 
@@ -87,7 +93,10 @@ type state struct {
 	backend  backendChoice
 	pattern  pattern
 	poolSize int
-	stats    *runStats
+	// closeAfterWrite: handoff=close — the bracket ends in create (or
+	// Push, for pattern=app) and no begin event is announced.
+	closeAfterWrite bool
+	stats           *runStats
 
 	ring    *ring   // nil until caps are negotiated
 	retired []*ring // rings replaced by a renegotiation, slots maybe still out
@@ -108,6 +117,11 @@ func (e *element) Start(self *base.GstBaseSrc) bool {
 	if !ok {
 		gstc.PostError(self.Element, gstc.ResourceSettings,
 			fmt.Sprintf("unknown pattern %q: want counter, gradient, black or app", s.pattern), "")
+		return false
+	}
+	if s.handoff != handoffAdopt && s.handoff != handoffClose {
+		gstc.PostError(self.Element, gstc.ResourceSettings,
+			fmt.Sprintf("unknown handoff %q: want adopt or close", s.handoff), "")
 		return false
 	}
 	b, err := resolveBackend(s.backend, true)
@@ -134,7 +148,8 @@ func (e *element) Start(self *base.GstBaseSrc) bool {
 		}
 	}
 	st := &state{backend: b, pattern: pat, poolSize: s.poolSize, stats: newRunStats(s.poolSize, b.name),
-		queue: make([]*Slot, 0, s.poolSize)}
+		closeAfterWrite: s.handoff == handoffClose,
+		queue:           make([]*Slot, 0, s.poolSize)}
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
 	e.runs++

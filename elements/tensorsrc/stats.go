@@ -12,10 +12,19 @@ type runStats struct {
 	poolSize int
 	backend  string
 
-	frames, mmaps, opened            atomic.Uint64
-	closedDownstream, closedBySource atomic.Uint64
-	waits, endEvents, unmatchedEnds  atomic.Uint64
-	syncErrors                       atomic.Uint64
+	frames, mmaps atomic.Uint64
+	// opened: brackets the source opened (or joined) before writing a
+	// slot; closed: brackets it left — when the slot's memory came back
+	// from its last holder (handoff=adopt), or right after writing
+	// (handoff=close); ended: the closes that were the last one out, i.e.
+	// did the END ioctl here.
+	opened, closed, ended atomic.Uint64
+	waits                 atomic.Uint64
+	// readerEnds: GstTensorSync end events from downstream readers
+	// (tensorpinsink) about a frame of this source, any number per frame
+	// (one per reader); otherEnds: end events about no frame of ours.
+	readerEnds, otherEnds atomic.Uint64
+	syncErrors            atomic.Uint64
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
@@ -26,8 +35,8 @@ func newRunStats(poolSize int, backend string) *runStats {
 // one, owned by the caller).
 func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
-	// Closes first: every close follows its open, so opened >= closes.
-	down, bySrc := s.closedDownstream.Load(), s.closedBySource.Load()
+	// Closes first: every close follows its open, so opened >= closed.
+	closed := s.closed.Load()
 	opened := s.opened.Load()
 	for _, f := range []struct {
 		k string
@@ -38,12 +47,12 @@ func (s *runStats) structure() *gst.Structure {
 		{"backend", s.backend},
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
-		{"brackets-closed-downstream", down},
-		{"brackets-closed-by-source", bySrc},
-		{"brackets-open", opened - min(opened, down+bySrc)},
+		{"brackets-closed", closed},
+		{"brackets-ended-here", s.ended.Load()},
+		{"brackets-open", opened - min(opened, closed)},
 		{"waits-for-free-slot", s.waits.Load()},
-		{"end-events", s.endEvents.Load()},
-		{"unmatched-end-events", s.unmatchedEnds.Load()},
+		{"reader-end-events", s.readerEnds.Load()},
+		{"other-end-events", s.otherEnds.Load()},
 		{"sync-errors", s.syncErrors.Load()},
 	} {
 		st.SetValue(f.k, f.v)

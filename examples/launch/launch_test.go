@@ -80,7 +80,7 @@ func TestLaunchLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sink.OnFrame(func(f *pipelines.Frame) { f.Release() })
+			sink.OnFrame(func(f pipelines.Frame) { f.Release() })
 			if err := p.Run(context.Background()); err != nil {
 				t.Fatalf("%s: %v", desc, err)
 			}

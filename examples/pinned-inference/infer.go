@@ -116,7 +116,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 // infer runs the model on one frame through its slot's binding and
 // checks the output.
-func infer(rt *runtime, f *pipelines.Frame, rep *report) error {
+func infer(rt *runtime, f pipelines.Frame, rep *report) error {
 	b := rt.slot(f.Slot())
 	if b == nil {
 		return fmt.Errorf("frame at %v: slot %d has no binding", f.PTS(), f.Slot())

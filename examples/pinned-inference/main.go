@@ -63,8 +63,8 @@ func (r *report) print(w io.Writer, lib string) {
 	s := r.Sink
 	fmt.Fprintf(w, "frames %d: outputs equal to the Go reference %d/%d (max |diff| %.2g), ORT input at the frame's pinned address %d/%d\n",
 		r.Frames, r.Matched, r.Frames, r.MaxDiff, r.AtPin, r.Frames)
-	fmt.Fprintf(w, "copies %d, mmaps %d (sink, whole stream), sync brackets %d (%d adopted from the source), DMA_BUF_IOCTL_SYNC ioctls %d\n",
-		s.Copies, s.Mmaps, s.Syncs, s.BracketsAdopted, r.Ioctls)
+	fmt.Fprintf(w, "copies %d, mmaps %d (sink, whole stream), bracket halves %d (%d frames joined the source's bracket), DMA_BUF_IOCTL_SYNC ioctls %d\n",
+		s.Copies, s.Mmaps, s.Syncs, s.BracketsJoined, r.Ioctls)
 	if r.Ioctls == 0 && s.Syncs > 0 {
 		fmt.Fprintln(w, "  (memfd memory is coherent: its brackets need no ioctl; on a dma-buf each frame costs 2)")
 	}

@@ -1,0 +1,101 @@
+package tensorpinsink_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// Frame records are recycled: with max-leases=1 the second buffer is
+// delivered through the record the first one used. A stale copy of the
+// first Frame must not reach the second buffer: Release says
+// ErrStaleFrame and does nothing, the getters return zero values.
+func TestStaleFrameIsHarmless(t *testing.T) {
+	fds := memfdPool(t, 2, 256)
+	p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! tensorpinsink name=sink max-leases=1")
+	frames := make(chan tensorpinsink.Frame, 2)
+	k.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	src := appSrc(t, p)
+	go func() {
+		pushFD(t, src, fds[0], 256, 0)
+		pushFD(t, src, fds[1], 256, time.Millisecond)
+		src.EndStream()
+	}()
+	done := make(chan string)
+	go func() { done <- run(t, p) }()
+
+	first := <-frames
+	stale := first // a copy the application kept
+	if err := first.Release(); err != nil {
+		t.Fatalf("first Release: %v", err)
+	}
+	second := <-frames // the same record, the next buffer
+	if err := stale.Release(); !errors.Is(err, tensorpinsink.ErrStaleFrame) {
+		t.Errorf("Release of a stale copy: %v, want ErrStaleFrame", err)
+	}
+	if stale.Valid() || stale.Bytes() != nil || stale.Tensor() != nil || stale.Slot() != -1 || stale.Pin().Bytes() != nil {
+		t.Errorf("a stale frame still reads: valid %v, %d bytes", stale.Valid(), len(stale.Bytes()))
+	}
+	if !second.Valid() || second.Bytes()[0] != 2 {
+		t.Fatalf("the stale Release reached the next frame: valid %v", second.Valid())
+	}
+	if s := k.Stats(); s.LeasesOutstanding != 1 {
+		t.Errorf("%d leases outstanding while the second frame is held, want 1", s.LeasesOutstanding)
+	}
+	if err := second.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if msg := <-done; msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// Frames released from other goroutines while the pipeline stops: stop
+// leaves the brackets of frames still held, Release those it did not;
+// each bracket is left exactly once and nothing races (run with -race).
+func TestReleaseRacesStop(t *testing.T) {
+	before := tensor.ReadStats()
+	for round := 0; round < 20; round++ {
+		p, k := pipeline(t, "videotestsrc num-buffers=8 ! video/x-raw,format=GRAY8,width=16,height=16 ! "+
+			"tensorpinsink name=sink max-leases=8 sync=false")
+		var mu sync.Mutex
+		var held []tensorpinsink.Frame
+		k.OnFrame(func(f tensorpinsink.Frame) {
+			mu.Lock()
+			held = append(held, f)
+			mu.Unlock()
+		})
+		p.SetState(gst.StatePlaying)
+		if msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Second), gst.MessageEOS|gst.MessageError); msg == nil || msg.Type() != gst.MessageEOS {
+			p.SetState(gst.StateNull)
+			t.Fatalf("round %d: no EOS", round)
+		}
+		mu.Lock()
+		frames := held
+		mu.Unlock()
+		var wg sync.WaitGroup
+		for _, f := range frames {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f.Release()
+				f.Release() // and a second time, racing too
+			}()
+		}
+		p.SetState(gst.StateNull)
+		wg.Wait()
+		s := k.Stats()
+		if s.LeasesOutstanding != 0 || s.Syncs != 16 {
+			t.Fatalf("round %d: stats %+v: want no lease left and 16 bracket halves (8 frames)", round, s)
+		}
+	}
+	if d := tensor.ReadStats().UnbalancedSyncs - before.UnbalancedSyncs; d != 0 {
+		t.Fatalf("%d unbalanced bracket ends", d)
+	}
+}

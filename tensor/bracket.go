@@ -1,0 +1,166 @@
+package tensor
+
+import (
+	"fmt"
+	"sync"
+)
+
+// One bracket per buffer, shared by every import in the process.
+//
+// DMA_BUF_IOCTL_SYNC acts on the dma-buf, not on the fd: a START through
+// one import and an END through another bracket the same memory. So a
+// CPU-access bracket belongs to the buffer (its Identity), and every
+// tensor over that buffer in this process — a source's own, each sink's
+// import, every view and plane — shares it. The first SyncForCPU opens it
+// (the START ioctl); later ones while it is open join it (no ioctl); each
+// SyncForDevice leaves it, and only the last one out closes it (the END
+// ioctl, with every access the bracket was used for). Readers in any
+// number of pipeline branches therefore cost one START and one END per
+// frame, and the END never comes while any of them is still inside.
+//
+// Each tensor still counts its own opens per access, so SyncForDevice
+// without its SyncForCPU remains ErrUnbalancedSync.
+
+// sharedBracket is the open bracket of one buffer.
+type sharedBracket struct {
+	mu     sync.Mutex // held across the ioctls: a join waits for the START
+	refs   int        // SyncForCPU calls inside it
+	access Access     // union of their accesses
+	users  int        // holders of this record (guarded by brackets.mu)
+}
+
+var brackets struct {
+	mu   sync.Mutex
+	open map[Identity]*sharedBracket
+	free []*sharedBracket // recycled records: a frame allocates nothing
+}
+
+// acquireBracket returns id's record, creating it, and counts a user.
+func acquireBracket(id Identity) *sharedBracket {
+	brackets.mu.Lock()
+	defer brackets.mu.Unlock()
+	if brackets.open == nil {
+		brackets.open = make(map[Identity]*sharedBracket)
+	}
+	b := brackets.open[id]
+	if b == nil {
+		if n := len(brackets.free); n > 0 {
+			b = brackets.free[n-1]
+			brackets.free = brackets.free[:n-1]
+		} else {
+			b = new(sharedBracket)
+		}
+		brackets.open[id] = b
+	}
+	b.users++
+	return b
+}
+
+// releaseBracket drops a user of id's record, forgetting it with the last.
+func releaseBracket(id Identity, b *sharedBracket) {
+	brackets.mu.Lock()
+	defer brackets.mu.Unlock()
+	b.users--
+	if b.users == 0 {
+		delete(brackets.open, id)
+		brackets.free = append(brackets.free, b)
+	}
+}
+
+// lookupBracket returns id's record with a user counted, or nil.
+func lookupBracket(id Identity) *sharedBracket {
+	brackets.mu.Lock()
+	defer brackets.mu.Unlock()
+	b := brackets.open[id]
+	if b != nil {
+		b.users++
+	}
+	return b
+}
+
+// sharesBrackets reports whether the storage's brackets are shared by
+// identity: fd-backed storage, which other imports can reach.
+func (s *storage) sharesBrackets() bool {
+	return s.backend == BackendDMABuf || s.backend == BackendSHM
+}
+
+// enterShared opens or joins the buffer's bracket with access a. It
+// reports whether it joined one that was already open.
+func (s *storage) enterShared(a Access, doIoctl bool) (joined bool, err error) {
+	b := acquireBracket(s.id)
+	b.mu.Lock()
+	switch {
+	case b.refs == 0:
+		if doIoctl {
+			err = s.sync.dmabufSync(s.fd, uint64(a)|dmaBufSyncStart)
+		}
+		if err == nil {
+			b.access = a
+			counters.bracketsOpened.Add(1)
+		}
+	case b.access&a != a:
+		// Open for less than a (a reader's bracket, a writer joining):
+		// START for a too, and END with both at the close.
+		if doIoctl {
+			err = s.sync.dmabufSync(s.fd, uint64(a)|dmaBufSyncStart)
+		}
+		if err == nil {
+			b.access |= a
+			joined = true
+			counters.bracketsWidened.Add(1)
+		}
+	default:
+		joined = true
+	}
+	if err == nil {
+		b.refs++
+		if joined {
+			counters.bracketsJoined.Add(1)
+		}
+	}
+	b.mu.Unlock()
+	if err != nil {
+		releaseBracket(s.id, b)
+	}
+	return joined, err
+}
+
+// leaveShared leaves the buffer's bracket; the last one out does the END
+// ioctl (through this import's fd) with the bracket's whole access. It
+// reports whether it closed the bracket.
+func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
+	b := lookupBracket(s.id)
+	if b == nil {
+		// Our own count said a bracket is open: the record cannot be
+		// missing unless the counts were corrupted.
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", s.id, ErrUnbalancedSync)
+	}
+	b.mu.Lock()
+	b.refs--
+	if b.refs == 0 {
+		closed = true
+		if doIoctl {
+			err = s.sync.dmabufSync(s.fd, uint64(b.access)|dmaBufSyncEnd)
+		}
+		b.access = AccessNone
+		counters.bracketsClosed.Add(1)
+	}
+	b.mu.Unlock()
+	releaseBracket(s.id, b) // our lookup
+	releaseBracket(s.id, b) // the user counted when we entered
+	return closed, err
+}
+
+// OpenBracket reports whether the buffer with identity id has a CPU-access
+// bracket open in this process, and with which access.
+func OpenBracket(id Identity) (Access, bool) {
+	b := lookupBracket(id)
+	if b == nil {
+		return AccessNone, false
+	}
+	b.mu.Lock()
+	a, open := b.access, b.refs > 0
+	b.mu.Unlock()
+	releaseBracket(id, b)
+	return a, open
+}
