@@ -248,3 +248,45 @@ func TestSharedMemoryKeepsSlot(t *testing.T) {
 	wantStat(t, st, "frames", 6)
 	wantStat(t, st, "brackets-open", 0)
 }
+
+// A downstream gst_buffer_resize on a frame shrinks the slot's memory in
+// place (the buffer held the only reference). When that slot comes round
+// again its frame must be whole: the ring restores the memory's region.
+func TestResizedMemoryComesBackWhole(t *testing.T) {
+	const pool, frames, size = 2, 6, 16 * 16
+	p, src := parse(t, "tensorsrc name=src num-buffers=6 pool-size=2 ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8 ! fakesink name=sink enable-last-sample=false")
+	pad := src.GetStaticPad("src")
+	defer gstc.ReleasePad(pad)
+	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		if b := info.GetBuffer(); b.Offset() == 0 {
+			b.Resize(0, size/2) // frame 0 only
+		}
+		return gst.PadProbeOK
+	})
+	var mu sync.Mutex
+	var sizes []int64
+	sinkEl, _ := p.GetElementByName("sink")
+	sinkPad := sinkEl.GetStaticPad("sink")
+	defer gstc.ReleasePad(sinkPad)
+	sinkPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		mu.Lock()
+		sizes = append(sizes, info.GetBuffer().GetSize())
+		mu.Unlock()
+		return gst.PadProbeOK
+	})
+	if ge := play(t, p); ge != nil {
+		t.Fatalf("pipeline error: %s", ge.Message)
+	}
+	stop(t, p)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) != frames || sizes[0] != size/2 {
+		t.Fatalf("sizes %v: want %d frames, the first resized to %d", sizes, frames, size/2)
+	}
+	for i, s := range sizes[1:] {
+		if s != size {
+			t.Errorf("frame %d (slot %d) has %d bytes, want %d: a resize of frame 0 stuck to its memory", i+1, (i+1)%pool, s, size)
+		}
+	}
+}

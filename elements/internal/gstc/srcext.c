@@ -57,6 +57,8 @@ gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot)
 
   rm->owner = owner;
   rm->slot = slot;
+  rm->offset = mem->offset;
+  rm->size = mem->size;
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), gstc_ring_quark (),
       rm, ring_mem_free);
   /* GstMemory leaves dispose unset (gst_memory_init passes NULL). */
@@ -81,6 +83,10 @@ gstc_ring_frame_new (GstMemory * mem, guint64 pts,
     rm->ts.offset = moffset;
     rm->ts.pts = pts;
     rm->ts.seqnum = seqnum;
+    /* The caller holds the only reference: undo a resize done downstream
+     * on an earlier frame (the memory is the same object every cycle). */
+    mem->offset = rm->offset;
+    mem->size = rm->size;
   }
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);  /* takes the caller's reference */

@@ -15,6 +15,9 @@ typedef struct
   uintptr_t owner;              /* Go handle of the MemRing */
   int slot;
   int announce;                 /* the next push of this memory is announced */
+  gsize offset, size;           /* the memory's region when wrapped: a
+                                 * downstream gst_buffer_resize changes it
+                                 * in place, and each frame starts from it */
   GstcTensorSync ts;            /* bracket of the current frame */
 } GstcRingMem;
 
