@@ -35,9 +35,10 @@ const (
 // Mapping owns one MAP_SHARED mmap of an fd, independent of any guard,
 // buffer or tensor. Pins made from it (Pin) hold references on its
 // keepalive; the range is unmapped when Close has been called and the last
-// pin is released. The fd is borrowed only for the mmap call: the mapping
-// neither dups nor closes it, and stays valid after the fd is closed (the
-// kernel keeps the file alive for the mapping).
+// pin is released — never by the leak safety net (see NewMemoryKeepalive).
+// The fd is borrowed only for the mmap call: the mapping neither dups nor
+// closes it, and stays valid after the fd is closed (the kernel keeps the
+// file alive for the mapping).
 type Mapping struct {
 	base   unsafe.Pointer
 	size   int
@@ -64,10 +65,12 @@ func Map(fd int, offset int64, size int, prot Prot) (*Mapping, error) {
 	}
 	stats.maps.Add(1)
 	m := &Mapping{base: base, size: size, prot: prot}
+	// A memory keepalive: if pins leak, the safety net keeps the range
+	// mapped (a C runtime may hold the address) rather than unmapping it.
 	// The release captures only the address and length, never the Mapping
-	// or its Keepalive, so the leak safety net can run. base points outside
-	// the Go heap: the garbage collector neither follows nor retains it.
-	m.keep = NewKeepalive(fmt.Sprintf("mmap %#x+%d (fd %d)", uintptr(base), size, fd), func() {
+	// or its Keepalive. base points outside the Go heap: the garbage
+	// collector neither follows nor retains it.
+	m.keep = NewMemoryKeepalive(fmt.Sprintf("mmap %#x+%d (fd %d)", uintptr(base), size, fd), size, func() {
 		unmap(base, size)
 	})
 	return m, nil
