@@ -23,10 +23,23 @@
 //     second Release of the same handle is a no-op. go vet reports accidental
 //     copies (the type carries a noCopy marker).
 //   - Go has no destructors. If every handle to a Keepalive becomes
-//     unreachable while references are still held, a runtime cleanup frees
-//     the owner anyway and reports the leak through the handler installed
-//     with SetLeakHandler (by default a line on the standard logger). The
-//     cleanup captures only the raw resource, never the Keepalive itself.
+//     unreachable while references are still held, a runtime cleanup (the
+//     leak safety net) reports the leak through the handler installed with
+//     SetLeakHandler (by default a line on the standard logger) and counts it
+//     in Stats.Leaks. The cleanup captures only the raw resource, never the
+//     Keepalive itself.
+//   - The net never frees memory a pin points into. A leaked pin's address
+//     may be held by code Go cannot see (an inference runtime bound to it
+//     once), so freeing would turn a leak into a crash or corrupt data.
+//     Owners of such memory are made with [NewMemoryKeepalive] (every
+//     [Mapping] is): the net quarantines them — their release never runs,
+//     the memory stays until the process exits, Stats.Quarantined and
+//     Stats.QuarantinedBytes count it. Owners made with [NewKeepalive] are
+//     released by the net before it reports; their release must not
+//     invalidate an address: closing an fd (a mapping keeps its file) or
+//     dropping a reference on another keepalive, which frees only when no
+//     pin holds it (a tensor storage closing its fd and its mapping's own
+//     reference is the case in this project).
 //
 // Mappings are created under the shared side of a process-wide lock; a
 // caller that must be sure no mapping is created concurrently (a driver call
@@ -34,6 +47,7 @@
 // otherwise destroy a mapping that reused the range in between) runs its
 // code inside [WithCPUMappingsExcluded].
 //
-// Counters of maps, unmaps, live pins and leaks are process-wide and read
-// with [ReadStats]; they let tests and benchmarks assert "no mmap per frame".
+// Counters of maps, unmaps, live pins, leaks and quarantined owners are
+// process-wide and read with [ReadStats]; they let tests and benchmarks
+// assert "no mmap per frame".
 package pin

@@ -25,7 +25,11 @@ type Keepalive struct {
 type resource struct {
 	what    string
 	release func()
-	done    atomic.Bool
+	// quarantine: the owner is memory whose address may be in foreign hands;
+	// the net keeps it instead of running release. bytes is its size.
+	quarantine bool
+	bytes      int
+	done       atomic.Bool
 }
 
 func (r *resource) run() {
@@ -36,12 +40,36 @@ func (r *resource) run() {
 
 // NewKeepalive returns a keepalive holding one reference. release must not
 // reference the returned Keepalive (directly or through a closure); it is run
-// exactly once, by the last Release or by the leak safety net. what names the
-// owner in leak reports (e.g. "mmap 4096 bytes of dmabuf 0:1234").
+// exactly once, by the last Release — or by the leak safety net if the
+// keepalive becomes unreachable with references still counted. what names
+// the owner in leak reports (e.g. "tensor storage 0:1234 (fd 7)").
+//
+// Use it only for owners whose release cannot invalidate an address someone
+// may still read: closing an fd (a mapping keeps its file alive), dropping a
+// reference on another keepalive (which frees only when no pin holds it).
+// An owner whose release frees memory that pins point into uses
+// NewMemoryKeepalive.
 func NewKeepalive(what string, release func()) *Keepalive {
-	k := &Keepalive{res: &resource{what: what, release: release}}
+	return newKeepalive(&resource{what: what, release: release})
+}
+
+// NewMemoryKeepalive returns a keepalive holding one reference on an owner of
+// bytes of memory whose address pins hand out (an mmap, a pinned Go buffer):
+// release frees that memory. The last Release runs it as NewKeepalive's does,
+// but the leak safety net never does: a pin dropped without Release may have
+// given its address to code Go cannot see (a TFLite or ONNX Runtime tensor
+// bound once per buffer), and freeing the memory under it would turn a leak
+// into a crash or silent corruption. The net reports the leak and quarantines
+// the owner instead: release and everything it captures are kept for the rest
+// of the process, counted in Stats.Quarantined and Stats.QuarantinedBytes.
+func NewMemoryKeepalive(what string, bytes int, release func()) *Keepalive {
+	return newKeepalive(&resource{what: what, release: release, quarantine: true, bytes: bytes})
+}
+
+func newKeepalive(r *resource) *Keepalive {
+	k := &Keepalive{res: r}
 	k.refs.Store(1)
-	k.cleanup = runtime.AddCleanup(k, leaked, k.res)
+	k.cleanup = runtime.AddCleanup(k, leaked, r)
 	return k
 }
 
@@ -85,22 +113,31 @@ func (k *Keepalive) Refs() int64 { return k.refs.Load() }
 func (k *Keepalive) String() string { return k.res.what }
 
 // LeakReport describes an owner that became unreachable while references on
-// it were still held; the safety net has released it.
+// it were still held.
 type LeakReport struct {
-	// What names the owner, as given to NewKeepalive.
+	// What names the owner, as given to NewKeepalive or NewMemoryKeepalive.
 	What string
+	// Quarantined: the owner (a NewMemoryKeepalive) was kept, not freed; its
+	// Bytes stay allocated (mapped) for the rest of the process. Otherwise
+	// the safety net ran its release function before reporting.
+	Quarantined bool
+	Bytes       int
 }
 
 var (
 	leakMu      sync.Mutex
 	leakHandler = func(r LeakReport) {
-		log.Printf("gst-tensorpin: leaked pin: %s was never released; freed by the garbage collector", r.What)
+		if r.Quarantined {
+			log.Printf("gst-tensorpin: leaked pin: %s was never released; its %d bytes stay allocated for the life of the process, since code outside Go may still use the address", r.What, r.Bytes)
+			return
+		}
+		log.Printf("gst-tensorpin: leaked pin: %s was never released; released by the garbage collector", r.What)
 	}
 )
 
 // SetLeakHandler installs the function told about leaked owners and returns
-// the previous one. It runs on the runtime's cleanup goroutine, so it must not
-// block. A nil handler keeps only the counter.
+// the previous one. It runs on a runtime cleanup goroutine, so it must not
+// block. A nil handler keeps only the counters.
 func SetLeakHandler(h func(LeakReport)) (previous func(LeakReport)) {
 	leakMu.Lock()
 	defer leakMu.Unlock()
@@ -108,17 +145,37 @@ func SetLeakHandler(h func(LeakReport)) (previous func(LeakReport)) {
 	return previous
 }
 
+// quarantine holds the resources of leaked memory owners for the rest of the
+// process. Keeping them reachable matters: what a release captures may free
+// the memory by itself when collected (a runtime.Pinner that still pins
+// something panics the process from its finalizer).
+var quarantine struct {
+	mu   sync.Mutex
+	kept []*resource
+}
+
 func leaked(r *resource) {
 	if r.done.Load() {
 		return
 	}
-	// Free first, then report: whoever hears of the leak sees it handled.
-	r.run()
+	// Count first, then act, then report: whoever sees a resource come back
+	// (a test comparing fds) already sees it counted, and whoever hears of
+	// the leak sees it handled.
 	stats.leaks.Add(1)
+	if r.quarantine {
+		r.done.Store(true) // release never runs now
+		quarantine.mu.Lock()
+		quarantine.kept = append(quarantine.kept, r)
+		quarantine.mu.Unlock()
+		stats.quarantined.Add(1)
+		stats.quarantinedBytes.Add(uint64(r.bytes))
+	} else {
+		r.run()
+	}
 	leakMu.Lock()
 	h := leakHandler
 	leakMu.Unlock()
 	if h != nil {
-		h(LeakReport{What: r.what})
+		h(LeakReport{What: r.what, Quarantined: r.quarantine, Bytes: r.bytes})
 	}
 }

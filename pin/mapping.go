@@ -35,9 +35,10 @@ const (
 // Mapping owns one MAP_SHARED mmap of an fd, independent of any guard,
 // buffer or tensor. Pins made from it (Pin) hold references on its
 // keepalive; the range is unmapped when Close has been called and the last
-// pin is released. The fd is borrowed only for the mmap call: the mapping
-// neither dups nor closes it, and stays valid after the fd is closed (the
-// kernel keeps the file alive for the mapping).
+// pin is released — never by the leak safety net (see NewMemoryKeepalive).
+// The fd is borrowed only for the mmap call: the mapping neither dups nor
+// closes it, and stays valid after the fd is closed (the kernel keeps the
+// file alive for the mapping).
 type Mapping struct {
 	base   unsafe.Pointer
 	size   int
@@ -54,25 +55,29 @@ func Map(fd int, offset int64, size int, prot Prot) (*Mapping, error) {
 		return nil, fmt.Errorf("mmap fd %d offset %d size %d: %w", fd, offset, size, ErrInvalid)
 	}
 	cpuMappings.RLock()
-	b, err := unix.Mmap(fd, offset, size, int(prot), unix.MAP_SHARED)
+	// MmapPtr, not Mmap: unix.Mmap records every mapping in a package table
+	// that only unix.Munmap clears, and a Mapping is unmapped by address from
+	// its release function, long after the slice would be gone.
+	base, err := unix.MmapPtr(fd, offset, nil, uintptr(size), int(prot), unix.MAP_SHARED)
 	cpuMappings.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("mmap fd %d offset %d size %d: %w", fd, offset, size, err)
 	}
 	stats.maps.Add(1)
-	base := unsafe.Pointer(unsafe.SliceData(b))
-	addr := uintptr(base)
 	m := &Mapping{base: base, size: size, prot: prot}
-	// The release captures the address as an integer so the leak safety net
-	// holds nothing that refers back to the Mapping or its Keepalive.
-	m.keep = NewKeepalive(fmt.Sprintf("mmap %#x+%d (fd %d)", addr, size, fd), func() {
-		unmap(addr, size)
+	// A memory keepalive: if pins leak, the safety net keeps the range
+	// mapped (a C runtime may hold the address) rather than unmapping it.
+	// The release captures only the address and length, never the Mapping
+	// or its Keepalive. base points outside the Go heap: the garbage
+	// collector neither follows nor retains it.
+	m.keep = NewMemoryKeepalive(fmt.Sprintf("mmap %#x+%d (fd %d)", uintptr(base), size, fd), size, func() {
+		unmap(base, size)
 	})
 	return m, nil
 }
 
-func unmap(addr uintptr, size int) {
-	if _, _, e := unix.Syscall(unix.SYS_MUNMAP, addr, uintptr(size), 0); e == 0 {
+func unmap(base unsafe.Pointer, size int) {
+	if unix.MunmapPtr(base, uintptr(size)) == nil {
 		stats.unmaps.Add(1)
 	}
 }

@@ -1,6 +1,15 @@
 // Package pintest holds test helpers shared by the project's packages: a
-// snapshot of the process's open fds and fd-backed mappings that tests take
-// before they run and compare after, so a leaked fd or mmap fails the run.
+// snapshot of the process's open fds, fd-backed mappings and pin leak
+// reports that tests take before they run and compare after, so a leaked
+// fd, mmap or pin fails the run.
+//
+// Comparing fds and mappings alone cannot see a forgotten Release: package
+// pin's leak safety net may free the owner (a tensor storage's fd) before the
+// comparison. So the first Take installs a leak handler (see
+// pin.SetLeakHandler) that records every report and passes it on to the
+// handler it replaced, and Leaks counts reports since its snapshot as leaks.
+// A test that provokes a leak on purpose installs its own handler while it
+// waits for it; what that handler receives is not recorded.
 package pintest
 
 import (
@@ -11,17 +20,52 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
 )
 
-// Snapshot is the set of open fds and the number of fd-backed mappings
-// (memfd, dma-buf, shm, device files) of this process at one moment.
+// Snapshot is the set of open fds, the number of fd-backed mappings
+// (memfd, dma-buf, shm, device files) and the number of recorded pin leak
+// reports of this process at one moment.
 type Snapshot struct {
 	fds      map[int]string
 	mappings int
+	leaks    int // len(recorder.reports) at the snapshot
+}
+
+// recorder keeps the leak reports package pin's safety net delivered to the
+// handler pintest installed.
+var recorder struct {
+	once    sync.Once
+	mu      sync.Mutex
+	next    func(pin.LeakReport) // the handler pintest replaced
+	reports []pin.LeakReport
+}
+
+func record(r pin.LeakReport) {
+	recorder.mu.Lock()
+	recorder.reports = append(recorder.reports, r)
+	next := recorder.next
+	recorder.mu.Unlock()
+	if next != nil {
+		next(r)
+	}
+}
+
+func recordedLeaks() int {
+	recorder.once.Do(func() {
+		recorder.mu.Lock()
+		defer recorder.mu.Unlock()
+		recorder.next = pin.SetLeakHandler(record)
+	})
+	recorder.mu.Lock()
+	defer recorder.mu.Unlock()
+	return len(recorder.reports)
 }
 
 // runtimeFD reports fds the Go runtime and GLib open lazily and keep for the
@@ -32,9 +76,10 @@ func runtimeFD(target string) bool {
 		strings.HasPrefix(target, "pipe:") || strings.Contains(target, "[timerfd]")
 }
 
-// Take records the current fds and fd-backed mappings.
+// Take records the current fds, fd-backed mappings and leak reports. The
+// first call installs pintest's leak recorder.
 func Take() Snapshot {
-	s := Snapshot{fds: map[int]string{}}
+	s := Snapshot{fds: map[int]string{}, leaks: recordedLeaks()}
 	ents, _ := os.ReadDir("/proc/self/fd")
 	for _, e := range ents {
 		fd, err := strconv.Atoi(e.Name())
@@ -73,12 +118,16 @@ func countFDMappings() int {
 }
 
 // Leaks compares the current state with the snapshot and describes every fd
-// opened since (with what it points at) and any change in fd-backed mappings.
-// It returns "" when both are back to the snapshot. It runs the garbage
-// collector first so that the safety nets of unreachable owners have run.
+// opened since (with what it points at), any change in fd-backed mappings
+// and every leak the pin safety net reported since (an owner released or
+// quarantined by the GC because a pin or tensor was never released). It
+// returns "" when fds and mappings are back to the snapshot and no leak was
+// reported. It runs the garbage collector first so that the safety nets of
+// unreachable owners have run. A mapping the net quarantined is never
+// returned, so it also shows as a mapping left over.
 func (s Snapshot) Leaks() string {
 	var now Snapshot
-	// Cleanups run on their own goroutine after a GC; give them a moment.
+	// Cleanups run on their own goroutines after a GC; give them a moment.
 	for i := 0; i < 20; i++ {
 		runtime.GC()
 		time.Sleep(5 * time.Millisecond)
@@ -104,12 +153,33 @@ func (now Snapshot) describe(base Snapshot) string {
 		fmt.Fprintf(&b, "%d fd(s) leaked: %s. ", len(extra), strings.Join(extra, ", "))
 	}
 	if now.mappings != base.mappings {
-		fmt.Fprintf(&b, "fd-backed mappings: %d before, %d after.", base.mappings, now.mappings)
+		fmt.Fprintf(&b, "fd-backed mappings: %d before, %d after. ", base.mappings, now.mappings)
 	}
-	return b.String()
+	if now.leaks > base.leaks {
+		recorder.mu.Lock()
+		reports := slices.Clone(recorder.reports[base.leaks:now.leaks])
+		recorder.mu.Unlock()
+		const show = 10
+		var whats []string
+		for i, r := range reports {
+			if i == show {
+				whats = append(whats, fmt.Sprintf("and %d more", len(reports)-show))
+				break
+			}
+			if r.Quarantined {
+				whats = append(whats, fmt.Sprintf("%s (quarantined: %d bytes stay mapped)", r.What, r.Bytes))
+			} else {
+				whats = append(whats, fmt.Sprintf("%s (released by the GC)", r.What))
+			}
+		}
+		fmt.Fprintf(&b, "%d owner(s) reached the pin leak safety net (a pin or tensor never released): %s.",
+			len(reports), strings.Join(whats, "; "))
+	}
+	return strings.TrimSpace(b.String())
 }
 
-// Main runs the tests and fails the run if they leaked fds or mappings.
+// Main runs the tests and fails the run if they leaked fds, mappings or
+// pins.
 // Call it from TestMain after any process-wide set-up (gst.Init) so that
 // what the set-up opens is part of the baseline.
 func Main(m *testing.M) {

@@ -27,7 +27,7 @@ type Entry struct {
 	key    Key
 	slot   int
 	tensor *tensor.Tensor // u8[Size] at Offset over a dup of the fd
-	pin    pin.HostPin    // [Offset, Offset+Size)
+	pin    pin.HostPin    // [Offset, Offset+Size), on the slot's keepalive
 	refs   atomic.Int32
 	dead   atomic.Bool
 	owner  *Cache
@@ -42,8 +42,15 @@ type Entry struct {
 // Key returns the region the entry pins.
 func (e *Entry) Key() Key { return e.key }
 
-// Slot returns a small index, stable for the entry's life and reused after
-// it: the "pool slot" of the buffer, for binding a runtime once per slot.
+// Slot returns a small index naming the entry's pinned address: the "pool
+// slot" of the buffer, for binding a runtime once per slot. No other entry
+// gets the number while this one is in the cache, while a frame holds it, or
+// while any pin cloned or narrowed from Pin() lives — the application may
+// still have a runtime bound to the address. The number is freed when the
+// last of those goes (the pin's keepalive frees it), so slots stay below the
+// cache bound plus the evicted entries still in use. If such a pin leaks
+// (the GC finds it unreleased), its slot stays reserved for good, as its
+// memory stays mapped (package pin quarantines it).
 func (e *Entry) Slot() int { return e.slot }
 
 // Tensor returns the entry's tensor (u8 over the whole region). It is owned
@@ -51,7 +58,7 @@ func (e *Entry) Slot() int { return e.slot }
 func (e *Entry) Tensor() *tensor.Tensor { return e.tensor }
 
 // Pin returns the entry's pin over the region. Clone it to keep the address
-// beyond the entry's life.
+// (and the slot number, see Slot) beyond the entry's life.
 func (e *Entry) Pin() *pin.HostPin { return &e.pin }
 
 // Live reports whether the entry is still in its cache.
@@ -92,7 +99,7 @@ type Cache struct {
 	byKey   map[Key]*Entry
 	head    *Entry // most recently used
 	tail    *Entry
-	slots   []bool // slots in use
+	slots   *slotTable
 	closed  bool
 	hits    atomic.Uint64
 	misses  atomic.Uint64
@@ -104,7 +111,7 @@ func New(max int) *Cache {
 	if max < 1 {
 		max = 1
 	}
-	return &Cache{max: max, byKey: make(map[Key]*Entry, max)}
+	return &Cache{max: max, byKey: make(map[Key]*Entry, max), slots: &slotTable{}}
 }
 
 // Hit records a hit found without Lookup (the qdata fast path) and marks the
@@ -156,39 +163,61 @@ func (c *Cache) Insert(fd int, key Key) (*Entry, error) {
 		t.Close()
 		return nil, fmt.Errorf("pincache: fd %d is %v, key says %v", fd, t.Identity(), key.ID)
 	}
-	e := &Entry{key: key, tensor: t, owner: c}
-	if e.pin, err = t.PinHost(); err != nil {
+	e := &Entry{key: key, tensor: t, owner: c, slot: -1}
+	inner, err := t.PinHost()
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	// The entry's pin, and every clone of it, reference a keepalive of the
+	// slot's own, whose release frees the slot and then the tensor's pin:
+	// the slot number is reserved exactly as long as its address is. A
+	// memory keepalive, so a leaked clone keeps both (see Slot).
+	lease := &slotLease{slots: c.slots, slot: -1, pin: inner.Move()}
+	keep := pin.NewMemoryKeepalive(fmt.Sprintf("pin cache entry %v+%d (%d bytes)", key.ID, key.Offset, key.Size), key.Size, lease.release)
+	e.pin, err = pin.New(lease.pin.Pointer(), lease.pin.Len(), keep)
+	keep.Release() // the creator's reference: the entry's pin holds the keepalive now
+	if err != nil {
 		t.Close()
 		return nil, err
 	}
 	e.refs.Store(2) // the cache's and the caller's
-	c.mu.Lock()
-	if c.closed {
+	for {
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			e.refs.Store(1)
+			e.Release()
+			return nil, ErrCacheClosed
+		}
+		if old := c.byKey[key]; old != nil && old.Acquire() {
+			c.moveFront(old)
+			c.mu.Unlock()
+			e.refs.Store(1)
+			e.Release()
+			return old, nil
+		}
+		if len(c.byKey) < c.max {
+			e.slot = c.slots.take()
+			lease.slot = e.slot
+			c.byKey[key] = e
+			c.pushFront(e)
+			c.mu.Unlock()
+			return e, nil
+		}
+		var victims []*Entry
+		for len(c.byKey) >= c.max {
+			victims = append(victims, c.removeLocked(c.tail))
+			c.evicted.Add(1)
+		}
 		c.mu.Unlock()
-		e.refs.Store(1)
-		e.Release()
-		return nil, ErrCacheClosed
+		// Outside the lock (munmap, close). A victim nothing else holds frees
+		// its slot here, before the new entry takes one, so an unreferenced
+		// evicted entry's slot goes to the entry that evicted it.
+		for _, v := range victims {
+			v.Release()
+		}
 	}
-	if old := c.byKey[key]; old != nil && old.Acquire() {
-		c.moveFront(old)
-		c.mu.Unlock()
-		e.refs.Store(1)
-		e.Release()
-		return old, nil
-	}
-	var victims []*Entry
-	for len(c.byKey) >= c.max {
-		victims = append(victims, c.removeLocked(c.tail))
-		c.evicted.Add(1)
-	}
-	e.slot = c.takeSlot()
-	c.byKey[key] = e
-	c.pushFront(e)
-	c.mu.Unlock()
-	for _, v := range victims {
-		v.Release()
-	}
-	return e, nil
 }
 
 // Clear evicts every entry (caps change, flush of a new stream). Frames
@@ -221,23 +250,55 @@ func (c *Cache) ReadStats() Stats {
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evicted.Load(), Entries: uint64(n)}
 }
 
-func (c *Cache) takeSlot() int {
-	for i, used := range c.slots {
+// slotTable hands out slot numbers, lowest free first. It has its own lock:
+// slots are freed by pin keepalives, from whatever goroutine releases the
+// last clone, outside the cache's lock.
+type slotTable struct {
+	mu   sync.Mutex
+	used []bool
+}
+
+func (st *slotTable) take() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for i, used := range st.used {
 		if !used {
-			c.slots[i] = true
+			st.used[i] = true
 			return i
 		}
 	}
-	c.slots = append(c.slots, true)
-	return len(c.slots) - 1
+	st.used = append(st.used, true)
+	return len(st.used) - 1
 }
 
-// removeLocked unlinks e, marks it dead and frees its slot; the caller
-// releases the cache's reference outside the lock.
+func (st *slotTable) free(i int) {
+	st.mu.Lock()
+	st.used[i] = false
+	st.mu.Unlock()
+}
+
+// slotLease is what a slot's keepalive releases: the slot number and the
+// tensor's pin under the entry's. It refers to the slot table, never to the
+// entry, its cache or its keepalive, so the leak safety net can run.
+type slotLease struct {
+	slots *slotTable
+	slot  int // -1 until the entry is published; set under the cache lock
+	pin   pin.HostPin
+}
+
+func (l *slotLease) release() {
+	l.pin.Release() // the mapping goes with the last pin on it
+	if l.slot >= 0 {
+		l.slots.free(l.slot) // then the number that named it
+	}
+}
+
+// removeLocked unlinks e and marks it dead; the caller releases the cache's
+// reference outside the lock. The slot stays taken until the entry's pin
+// keepalive is released (see Entry.Slot).
 func (c *Cache) removeLocked(e *Entry) *Entry {
 	c.unlink(e)
 	delete(c.byKey, e.key)
-	c.slots[e.slot] = false
 	e.dead.Store(true)
 	return e
 }

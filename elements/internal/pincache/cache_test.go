@@ -188,3 +188,121 @@ func TestInsertRejectsMismatchedIdentity(t *testing.T) {
 		t.Fatal("a region larger than the file was accepted")
 	}
 }
+
+// An application binds a runtime tensor per slot (PinSink.OnSlot): a slot
+// number must name one address for as long as a frame holds its entry, so an
+// evicted entry still held keeps its slot until its last reference goes.
+func TestEvictedEntryHeldByAFrameKeepsItsSlot(t *testing.T) {
+	fds, keys := pool(t, 3, 4096)
+	c := pincache.New(1)
+	defer c.Close()
+	held := get(t, c, fds[0], keys[0])
+	slot := held.Slot()
+	e1 := get(t, c, fds[1], keys[1]) // evicts held
+	if e1.Slot() == slot {
+		t.Fatalf("entry at %#x got slot %d while the evicted entry at %#x still holds it",
+			e1.Pin().Addr(), slot, held.Pin().Addr())
+	}
+	e1.Release()
+	e2 := get(t, c, fds[2], keys[2]) // evicts e1, which nothing holds
+	if e2.Slot() == slot {
+		t.Fatalf("slot %d handed out again while a frame holds its entry", slot)
+	}
+	e2.Release()
+	held.Release()
+	again := get(t, c, fds[0], keys[0]) // evicts e2; held's slot is free now
+	defer again.Release()
+	if again.Slot() != slot {
+		t.Errorf("after the held entry was released, a new entry got slot %d, want its freed slot %d", again.Slot(), slot)
+	}
+}
+
+// A clone of an entry's pin keeps the address past the entry's life, and
+// with it the slot: the application may still have a runtime bound there.
+func TestPinCloneKeepsTheSlot(t *testing.T) {
+	fds, keys := pool(t, 2, 4096)
+	c := pincache.New(1)
+	defer c.Close()
+	e0 := get(t, c, fds[0], keys[0])
+	slot := e0.Slot()
+	clone, err := e0.Pin().Clone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e0.Release()
+	e1 := get(t, c, fds[1], keys[1]) // evicts e0; only the clone is left
+	if e1.Slot() == slot {
+		t.Fatalf("slot %d handed to a new entry while a clone of the evicted entry's pin lives", slot)
+	}
+	if clone.Bytes()[0] != 0 {
+		t.Fatal("the clone lost its bytes")
+	}
+	e1.Release()
+	clone.Release()
+	e2 := get(t, c, fds[0], keys[0]) // evicts e1; the clone's slot is free now
+	defer e2.Release()
+	if e2.Slot() != slot {
+		t.Errorf("after the last clone was released, a new entry got slot %d, want the freed slot %d", e2.Slot(), slot)
+	}
+}
+
+// Streaming threads and application goroutines holding entries across
+// evictions: no two addresses held at the same time ever share a slot.
+func TestHeldSlotsNameOneAddress(t *testing.T) {
+	fds, keys := pool(t, 6, 4096)
+	c := pincache.New(2)
+	defer c.Close()
+	var mu sync.Mutex
+	type holding struct {
+		addr uintptr
+		n    int
+	}
+	held := map[int]*holding{}
+	hold := func(e *pincache.Entry) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		h := held[e.Slot()]
+		if h == nil {
+			h = &holding{addr: e.Pin().Addr()}
+			held[e.Slot()] = h
+		} else if h.addr != e.Pin().Addr() {
+			t.Errorf("slot %d names %#x and %#x at once", e.Slot(), h.addr, e.Pin().Addr())
+			return false
+		}
+		h.n++
+		return true
+	}
+	// Unregister before Release: the slot may be reused right after it.
+	drop := func(e *pincache.Entry) {
+		mu.Lock()
+		h := held[e.Slot()]
+		if h.n--; h.n == 0 {
+			delete(held, e.Slot())
+		}
+		mu.Unlock()
+		e.Release()
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var prev *pincache.Entry // held while the next is fetched
+			for i := range 500 {
+				k := (g + i*5) % len(keys)
+				e := get(t, c, fds[k], keys[k])
+				ok := hold(e)
+				if prev != nil {
+					drop(prev)
+				}
+				if !ok {
+					e.Release()
+					return
+				}
+				prev = e
+			}
+			drop(prev)
+		}()
+	}
+	wg.Wait()
+}

@@ -9,7 +9,9 @@
 // Clear (caps change, stop) and Close drop the cache's reference and mark the
 // entry dead so no new frame can use it; its fd, mapping and pin go when the
 // last frame releases it. Pins the application cloned keep the mapping
-// beyond that (package pin's rules).
+// beyond that (package pin's rules), and with it the entry's slot number:
+// a slot is returned for reuse only when the entry's pin and every pin
+// cloned or narrowed from it are released (see Entry.Slot).
 //
 // The cache is safe for concurrent use. Lookups by key and by a previously
 // returned *Entry (the GstMemory qdata fast path) do not allocate.
