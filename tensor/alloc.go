@@ -211,7 +211,7 @@ func allocHeap(l Layout, need int) (*Tensor, error) {
 	var pinner runtime.Pinner
 	pinner.Pin(&buf[0])
 	id := Identity{Dev: 0, Ino: heapIDs.Add(1)}
-	heapKeep := pin.NewKeepalive(fmt.Sprintf("heap buffer %v (%d bytes)", id, need), pinner.Unpin)
+	heapKeep := pin.NewMemoryKeepalive(fmt.Sprintf("heap buffer %v (%d bytes)", id, need), need, pinner.Unpin)
 	res := &storageRes{fd: -1, base: base, heapKeep: heapKeep, writable: true}
 	st := &storage{
 		backend: BackendHeap, fd: -1, id: id, capacity: need, res: res,
