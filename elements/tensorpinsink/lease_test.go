@@ -99,3 +99,67 @@ func TestReleaseRacesStop(t *testing.T) {
 		t.Fatalf("%d unbalanced bracket ends", d)
 	}
 }
+
+// PLAYING -> PAUSED -> PLAYING while the application holds every lease
+// (the streaming thread waits in render for one): the pause must not turn
+// into a flush — the stream resumes and reaches EOS once the frames are
+// released, with none lost.
+func TestPauseWithEveryLeaseHeldResumes(t *testing.T) {
+	p, k := pipeline(t, "videotestsrc num-buffers=12 ! video/x-raw,format=GRAY8,width=16,height=16 ! "+
+		"tensorpinsink name=sink max-leases=2 sync=false")
+	defer p.SetState(gst.StateNull)
+	frames := make(chan tensorpinsink.Frame, 16)
+	k.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	p.SetState(gst.StatePlaying)
+	held := []tensorpinsink.Frame{<-frames, <-frames}
+	// The streaming thread now waits for a lease.
+	deadline := time.Now().Add(10 * time.Second)
+	for k.Stats().WaitsForLease == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if k.Stats().WaitsForLease == 0 {
+		t.Fatal("the sink never waited for a lease")
+	}
+	for _, target := range []gst.State{gst.StatePaused, gst.StatePlaying} {
+		if err := p.SetState(target); err != nil {
+			t.Fatalf("set %v: %v", target, err)
+		}
+		if ret, cur := p.GetState(target, gst.ClockTime(10*time.Second)); ret == gst.StateChangeFailure || cur != target {
+			t.Fatalf("pipeline is %v (%v), want %v", cur, ret, target)
+		}
+	}
+	n := 0
+	for _, f := range held {
+		f.Release()
+		n++
+	}
+	bus := p.GetPipelineBus()
+	for {
+		select {
+		case f := <-frames:
+			f.Release()
+			n++
+			continue
+		default:
+		}
+		msg := bus.TimedPopFiltered(gst.ClockTime(20*time.Millisecond), gst.MessageEOS|gst.MessageError)
+		if msg == nil {
+			if time.Now().After(deadline.Add(10 * time.Second)) {
+				t.Fatalf("no EOS after pause and resume; %d frames delivered, stats %+v", n, k.Stats())
+			}
+			continue
+		}
+		if msg.Type() == gst.MessageError {
+			t.Fatalf("error after pause and resume: %v", msg)
+		}
+		break
+	}
+	for len(frames) > 0 {
+		f := <-frames
+		f.Release()
+		n++
+	}
+	if n != 12 {
+		t.Fatalf("%d frames delivered across the pause, want 12 (stats %+v)", n, k.Stats())
+	}
+}

@@ -44,30 +44,38 @@ func newLeases(elem *gst.Element, stats *counters, max int, postSync bool) *leas
 }
 
 // take returns a free record for the streaming thread to fill, waiting
-// while all are held (or, with drop, returning nil at once). It returns
-// FlowFlushing when woken by a flush or stop.
-func (l *leases) take(drop bool) (*frameRecord, gst.FlowReturn) {
+// while all are held (or, with drop, returning nil at once). Woken by the
+// sink's unlock vfunc (a flush, a stop, or a pause that must not wait for
+// the application), it returns nil and interrupted; after stop it returns
+// FlowFlushing.
+func (l *leases) take(drop bool) (rec *frameRecord, flow gst.FlowReturn, interrupted bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.retired {
+		return nil, gst.FlowFlushing, false
+	}
 	if len(l.free) == 0 && !l.flushing {
 		if drop {
 			l.stats.dropped.Add(1)
-			return nil, gst.FlowOK
+			return nil, gst.FlowOK, false
 		}
 		l.stats.waitsForLease.Add(1)
 		for len(l.free) == 0 && !l.flushing {
 			l.cond.Wait()
 		}
 	}
+	if l.retired {
+		return nil, gst.FlowFlushing, false
+	}
 	if l.flushing {
-		return nil, gst.FlowFlushing
+		return nil, gst.FlowFlushing, true
 	}
 	i := l.free[len(l.free)-1]
 	l.free = l.free[:len(l.free)-1]
 	r := &l.frames[i]
 	r.state, r.closed = frameFilling, false
 	l.stats.leases.Add(1)
-	return r, gst.FlowOK
+	return r, gst.FlowOK, false
 }
 
 // hand makes a filled record a delivered Frame.

@@ -1,6 +1,8 @@
 package tensorpinsink_test
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -109,10 +111,12 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 func TestBracketsOfHeldFramesCloseAtStop(t *testing.T) {
 	p, k := pipeline(t, "videotestsrc num-buffers=3 ! video/x-raw,format=GRAY8,width=8,height=8 ! tensorpinsink name=sink")
 	var held []tensorpinsink.Frame
+	var copies [][]byte
 	var mu sync.Mutex
 	k.OnFrame(func(f tensorpinsink.Frame) {
 		mu.Lock()
 		held = append(held, f)
+		copies = append(copies, append([]byte(nil), f.Bytes()...))
 		mu.Unlock()
 	})
 	if msg := run(t, p); msg != "" {
@@ -122,15 +126,21 @@ func TestBracketsOfHeldFramesCloseAtStop(t *testing.T) {
 	if s.BracketsClosedAtStop != 3 || s.LeasesOutstanding != 3 {
 		t.Fatalf("stats %+v, want 3 brackets closed at stop and 3 leases still out", s)
 	}
-	for _, f := range held {
+	for i, f := range held {
 		if f.Tensor().OpenSyncs() != 0 {
 			t.Error("a held frame's bracket is still open after stop")
 		}
-		if f.Bytes()[0] != f.Bytes()[0] {
-			t.Error("unreadable")
+		// Still mapped and still this frame's bytes after the pipeline
+		// stopped (the copy path's memory is not reused while held).
+		if !bytes.Equal(f.Bytes(), copies[i]) || len(copies[i]) != 64 {
+			t.Errorf("frame %d reads %d other bytes after stop", i, len(f.Bytes()))
 		}
-		f.Release()
-		f.Release()
+		if err := f.Release(); err != nil {
+			t.Error(err)
+		}
+		if err := f.Release(); !errors.Is(err, tensorpinsink.ErrStaleFrame) {
+			t.Errorf("second Release: %v, want ErrStaleFrame", err)
+		}
 	}
 	if s := k.Stats(); s.LeasesOutstanding != 0 || s.Syncs != 6 {
 		t.Fatalf("after release: stats %+v, want no leases and 6 syncs (3 begin, 3 end)", s)

@@ -39,9 +39,23 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 		return gst.FlowNotNegotiated
 	}
 	set := s.readSettings()
-	rec, flow := st.leases.take(set.drop)
-	if rec == nil {
-		return flow
+	var rec *frameRecord
+	for rec == nil {
+		r, flow, interrupted := st.leases.take(set.drop)
+		if r != nil {
+			rec = r
+			break
+		}
+		if !interrupted {
+			return flow
+		}
+		// unlock woke us while every lease is held. A flush or stop
+		// ends the wait (FLUSHING); a pause must not — as GstBaseSink
+		// asks of a blocked render, wait in preroll (the sink counts as
+		// prerolled) and, back in PLAYING, wait for a lease again.
+		if ret := gstc.BaseSinkWaitPreroll(self); ret != gst.FlowOK {
+			return ret
+		}
 	}
 	if err := s.fill(st, rec, buf); err != nil {
 		st.leases.abandon(rec)

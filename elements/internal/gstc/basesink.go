@@ -92,6 +92,16 @@ func ExtractRawBuffer(b RawBuffer, dst []byte) int {
 	return int(C.gst_buffer_extract(b.p, 0, C.gpointer(unsafe.Pointer(&dst[0])), C.gsize(len(dst))))
 }
 
+// BaseSinkWaitPreroll is gst_base_sink_wait_preroll on the GstBaseSink
+// self, for a render that was woken by the unlock vfunc: it waits (the
+// sink counts as prerolled meanwhile) until the sink goes back to PLAYING
+// — then FlowOK, and render may wait again — or flushes or stops —
+// FlowFlushing. Call it only from render (GstBaseSink holds its preroll
+// lock there). self is borrowed.
+func BaseSinkWaitPreroll(self RawElement) gst.FlowReturn {
+	return gst.FlowReturn(C.gst_base_sink_wait_preroll((*C.GstBaseSink)(unsafe.Pointer(self.p))))
+}
+
 // PostErrorRaw is PostError from a borrowed RawElement.
 func PostErrorRaw(elem RawElement, code ErrorCode, text, debug string) {
 	if elem.p != nil {
