@@ -12,6 +12,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -125,7 +126,7 @@ func TestBracketSpansElementsBetween(t *testing.T) {
 			defer mu.Unlock()
 			if info.Type()&gst.PadProbeTypeBuffer != 0 {
 				log = append(log, "buffer")
-			} else if ts, ok := gstc.ParseTensorSyncEvent(info.GetEvent()); ok {
+			} else if ts, ok := tensorsync.Parse(info.GetEvent()); ok {
 				log = append(log, fmt.Sprintf("%v %d", ts.Phase, ts.Seqnum))
 			}
 			return gst.PadProbeOK

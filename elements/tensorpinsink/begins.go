@@ -1,6 +1,6 @@
 package tensorpinsink
 
-import "github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+import "github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 
 // maxPendingBegins bounds the begin events kept waiting for their buffers:
 // more than a few frames between an announcement and its buffer means the
@@ -14,13 +14,13 @@ const maxPendingBegins = 16
 // match every frame. Used only on the streaming thread (and at stop).
 type pendingBegins struct {
 	n int
-	e [maxPendingBegins]gstc.TensorSync
+	e [maxPendingBegins]tensorsync.Info
 }
 
 // add records ts; it returns how many pending begins it displaced: the
 // same buffer announced again (its earlier frame never arrived) or, when
 // full, the oldest.
-func (p *pendingBegins) add(ts gstc.TensorSync) (expired int) {
+func (p *pendingBegins) add(ts tensorsync.Info) (expired int) {
 	for i := 0; i < p.n; i++ {
 		if sameBuffer(p.e[i], ts.Dev, ts.Ino, ts.Offset) {
 			p.remove(i)
@@ -39,7 +39,7 @@ func (p *pendingBegins) add(ts gstc.TensorSync) (expired int) {
 
 // match removes and returns the begin announcing the buffer at offset of
 // the dma-buf (dev, ino).
-func (p *pendingBegins) match(dev, ino, offset uint64) (gstc.TensorSync, bool) {
+func (p *pendingBegins) match(dev, ino, offset uint64) (tensorsync.Info, bool) {
 	for i := 0; i < p.n; i++ {
 		if sameBuffer(p.e[i], dev, ino, offset) {
 			ts := p.e[i]
@@ -47,7 +47,7 @@ func (p *pendingBegins) match(dev, ino, offset uint64) (gstc.TensorSync, bool) {
 			return ts, true
 		}
 	}
-	return gstc.TensorSync{}, false
+	return tensorsync.Info{}, false
 }
 
 // clear forgets every pending begin and returns how many there were.
@@ -62,6 +62,6 @@ func (p *pendingBegins) remove(i int) {
 	p.n--
 }
 
-func sameBuffer(ts gstc.TensorSync, dev, ino, offset uint64) bool {
+func sameBuffer(ts tensorsync.Info, dev, ino, offset uint64) bool {
 	return ts.Dev == dev && ts.Ino == ino && ts.Offset == offset
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // Event posts the statistics at EOS, expires the pending begins at EOS
@@ -16,7 +17,7 @@ import (
 // calls TensorSyncBegin without allocating, and hands every other event
 // to go-gst's trampoline, which calls Event.
 func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
-	if ts, ok := gstc.ParseTensorSyncEvent(ev); ok && ts.Phase == gstc.PhaseBegin {
+	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		// Not reached while the trampoline is installed; kept equivalent.
 		s.tensorSyncBegin(ts)
 		ev.Unref()
@@ -37,12 +38,12 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 
 // TensorSyncBegin records a GstTensorSync begin event: the bracket the
 // next buffer of that identity arrives in. The event is consumed.
-func (s *sink) TensorSyncBegin(self gstc.RawElement, ts gstc.TensorSync) bool {
+func (s *sink) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
 	s.tensorSyncBegin(ts)
 	return true
 }
 
-func (s *sink) tensorSyncBegin(ts gstc.TensorSync) {
+func (s *sink) tensorSyncBegin(ts tensorsync.Info) {
 	if st := s.current(); st != nil {
 		s.stats.beginsExpired.Add(uint64(st.begins.add(ts)))
 	}

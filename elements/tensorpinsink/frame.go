@@ -9,6 +9,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -65,7 +66,7 @@ type frameRecord struct {
 	copied    bool
 	access    tensor.Access
 	announced bool            // a GstTensorSync begin announced this buffer
-	sync      gstc.TensorSync // that begin event
+	sync      tensorsync.Info // that begin event
 }
 
 // live returns f's record if f is not stale.

@@ -7,6 +7,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // leases hands out frame records (at most max-leases at once) and takes
@@ -182,18 +183,18 @@ func (l *leases) closeBracket(r *frameRecord) {
 	}
 	if r.announced {
 		ts := r.sync
-		ts.Phase = gstc.PhaseEnd
-		l.held.PushTensorSync(gstc.Upstream, ts)
+		ts.Phase = tensorsync.PhaseEnd
+		l.held.PushTensorSync(tensorsync.Upstream, ts)
 	}
 	if l.postSync {
-		l.postPhase(gstc.PhaseEnd, r)
+		l.postPhase(tensorsync.PhaseEnd, r)
 	}
 }
 
 // postPhase posts a bracket phase on the bus (post-sync-messages=true).
-func (l *leases) postPhase(phase gstc.Phase, r *frameRecord) {
+func (l *leases) postPhase(phase tensorsync.Phase, r *frameRecord) {
 	id := r.entry.Tensor().Identity()
-	st := gst.NewStructure(gstc.TensorSyncName)
+	st := gst.NewStructure(tensorsync.StructureName)
 	st.SetValue("phase", phase.String())
 	st.SetValue("access", r.access.String())
 	st.SetValue("dev", id.Dev)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
 )
 
@@ -24,11 +25,11 @@ import (
 func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 	const pool, frames, size = 3, 60, 256
 	fds := memfdPool(t, pool, size)
-	ids := make([]gstc.TensorSync, pool)
+	ids := make([]tensorsync.Info, pool)
 	for i, fd := range fds {
 		var st unix.Stat_t
 		unix.Fstat(fd, &st)
-		ids[i] = gstc.TensorSync{Phase: gstc.PhaseBegin, Access: gstc.AccessReadWrite, Dev: st.Dev, Ino: st.Ino}
+		ids[i] = tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: st.Dev, Ino: st.Ino}
 	}
 	p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! queue ! identity ! queue ! tensorpinsink name=sink")
 	srcElem, _ := p.GetElementByName("src")
@@ -45,7 +46,7 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 		n++
 		order = append(order, fmt.Sprintf("begin %d", ts.Seqnum))
 		mu.Unlock()
-		ev, err := gstc.NewTensorSyncEvent(gstc.Downstream, ts)
+		ev, err := tensorsync.NewEvent(tensorsync.Downstream, ts)
 		if err != nil {
 			t.Error(err)
 		}
@@ -53,9 +54,9 @@ func TestAnnouncedBracketsAreAdoptedAndClosedUpstream(t *testing.T) {
 		return gst.PadProbeOK
 	})
 	srcPad.AddProbe(gst.PadProbeTypeEventUpstream, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-		if ts, ok := gstc.ParseTensorSyncEvent(info.GetEvent()); ok {
+		if ts, ok := tensorsync.Parse(info.GetEvent()); ok {
 			mu.Lock()
-			if ts.Phase != gstc.PhaseEnd || ts.Dev != ids[ts.Seqnum%pool].Dev || ts.Ino != ids[ts.Seqnum%pool].Ino {
+			if ts.Phase != tensorsync.PhaseEnd || ts.Dev != ids[ts.Seqnum%pool].Dev || ts.Ino != ids[ts.Seqnum%pool].Ino {
 				t.Errorf("upstream event %+v does not close bracket %d", ts, ts.Seqnum)
 			}
 			order = append(order, fmt.Sprintf("end %d", ts.Seqnum))

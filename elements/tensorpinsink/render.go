@@ -11,6 +11,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -210,7 +211,7 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 // then on; with only signal handlers (or none) it is released here.
 func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set settings) {
 	if set.postSyncMessages {
-		f.r.lessor.postPhase(gstc.PhaseBegin, f.r)
+		f.r.lessor.postPhase(tensorsync.PhaseBegin, f.r)
 	}
 	if set.emitSignals {
 		s.emitNewFrame(self, f, buf)

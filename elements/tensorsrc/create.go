@@ -7,6 +7,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -82,8 +83,8 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.
-	buf := gstc.NewFrameBufferRaw(sl.m, pts, dur, n, gstc.TensorSync{
-		Phase: gstc.PhaseBegin, Access: gstc.AccessReadWrite,
+	buf := gstc.NewFrameBufferRaw(sl.m, pts, dur, n, tensorsync.Info{
+		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
 	}, !closeAfterWrite)
 	if r.hasVMeta {

@@ -73,7 +73,7 @@
 // dma-buf whatever the pipeline's shape. Right before the buffer, a probe
 // on the source pad pushes a GstTensorSync phase=begin event (access
 // readwrite, dev/ino of the tensor, offset, the buffer's PTS, seqnum =
-// frame number; format in gstc.TensorSyncName) — after the SEGMENT event,
+// frame number; format in tensorsync.StructureName) — after the SEGMENT event,
 // and only for buffers that are really pushed (basesrc drops a created
 // buffer at a flush or a pending EOS). A reader done with a frame may say
 // so with a GstTensorSync phase=end event upstream (tensorpinsink does):

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // Event chains everything but GstTensorSync events up to GstBaseSrc. ev
@@ -20,11 +21,11 @@ func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) bool {
 	if ev.Type() != gst.EventTypeCustomUpstream {
 		return gstc.BaseSrcParentEvent(self, ev)
 	}
-	ts, ok := gstc.ParseTensorSyncEvent(ev)
+	ts, ok := tensorsync.Parse(ev)
 	if !ok {
 		return gstc.BaseSrcParentEvent(self, ev)
 	}
-	if ts.Phase != gstc.PhaseEnd {
+	if ts.Phase != tensorsync.PhaseEnd {
 		return true
 	}
 	// Not reached while the trampoline is installed; kept equivalent.
@@ -38,7 +39,7 @@ func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) bool {
 // (tensorpinsink) is done with a frame. It is counted; the frame's bracket
 // ends when the slot's memory comes back from its last holder, which may
 // be another reader. The event is consumed. self is borrowed for the call.
-func (e *element) TensorSyncEnd(self gstc.RawElement, ts gstc.TensorSync) bool {
+func (e *element) TensorSyncEnd(self gstc.RawElement, ts tensorsync.Info) bool {
 	if !e.tensorSyncEnd(ts) {
 		// Rare: a borrowed go-gst wrapper only to log with the element.
 		glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
@@ -50,7 +51,7 @@ func (e *element) TensorSyncEnd(self gstc.RawElement, ts gstc.TensorSync) bool {
 
 // tensorSyncEnd counts a reader's end event and reports whether it was
 // about a frame of ours in flight.
-func (e *element) tensorSyncEnd(ts gstc.TensorSync) bool {
+func (e *element) tensorSyncEnd(ts tensorsync.Info) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	st := e.st
@@ -69,7 +70,7 @@ func (e *element) tensorSyncEnd(ts gstc.TensorSync) bool {
 	return matched
 }
 
-func logOtherEnd(ts gstc.TensorSync, obj *gst.Object) {
+func logOtherEnd(ts tensorsync.Info, obj *gst.Object) {
 	cat.LogDebug(fmt.Sprintf("GstTensorSync end for (%d,%d)+%d seqnum %d is about no frame of this source in flight",
 		ts.Dev, ts.Ino, ts.Offset, ts.Seqnum), obj)
 }

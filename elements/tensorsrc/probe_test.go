@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -41,7 +42,7 @@ type recorder struct {
 
 	mu      sync.Mutex
 	items   []item
-	pending gstc.TensorSync
+	pending tensorsync.Info
 	got     []byte
 	want    []byte
 }
@@ -61,7 +62,7 @@ func (r *recorder) attach(t testing.TB, p *gst.Pipeline, element string) {
 			return gst.PadProbeOK
 		}
 		ev := info.GetEvent()
-		if ts, ok := gstc.ParseTensorSyncEvent(ev); ok {
+		if ts, ok := tensorsync.Parse(ev); ok {
 			r.items = append(r.items, item{kind: "begin", id: tensor.Identity{Dev: ts.Dev, Ino: ts.Ino}, seq: ts.Seqnum, pts: ts.PTS})
 			r.pending = ts
 			return gst.PadProbeOK
@@ -91,14 +92,14 @@ func (r *recorder) buffer(pad *gst.Pad, buf *gst.Buffer) {
 		}
 	}
 	r.items = append(r.items, it)
-	if r.sendEnd && r.pending.Phase == gstc.PhaseBegin && r.pending.Ino == it.id.Ino && r.pending.Dev == it.id.Dev {
+	if r.sendEnd && r.pending.Phase == tensorsync.PhaseBegin && r.pending.Ino == it.id.Ino && r.pending.Dev == it.id.Dev {
 		end := r.pending
-		end.Phase = gstc.PhaseEnd
-		ev, err := gstc.NewTensorSyncEvent(gstc.Upstream, end)
+		end.Phase = tensorsync.PhaseEnd
+		ev, err := tensorsync.NewEvent(tensorsync.Upstream, end)
 		if err == nil {
 			pad.PushEvent(ev)
 		}
-		r.pending = gstc.TensorSync{}
+		r.pending = tensorsync.Info{}
 	}
 }
 

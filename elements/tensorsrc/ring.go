@@ -5,6 +5,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -195,7 +196,7 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 // readerEndLocked reports whether a GstTensorSync end event (a reader
 // downstream is done with a frame) is about a frame of this ring still in
 // flight. It changes nothing: the bracket ends when the memory comes back.
-func (r *ring) readerEndLocked(ts gstc.TensorSync) bool {
+func (r *ring) readerEndLocked(ts tensorsync.Info) bool {
 	for _, sl := range r.slots {
 		if sl.state == slotInFlight && sl.seq == ts.Seqnum && sl.id.Dev == ts.Dev && sl.id.Ino == ts.Ino &&
 			uint64(sl.t.Offset()) == ts.Offset {

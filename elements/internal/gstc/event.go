@@ -15,101 +15,32 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-// TensorSyncName is the name of the GstTensorSync event structure.
-//
-// # Event format
-//
-// A GstTensorSync event brackets CPU access to one fd-backed region. It is
-// a custom event (gst_event_new_custom) whose structure is named
-// "GstTensorSync" and has exactly these fields, all required:
-//
-//	phase   G_TYPE_STRING  "begin" or "end"
-//	access  G_TYPE_STRING  "read", "write" or "readwrite"
-//	dev     G_TYPE_UINT64  st_dev of the underlying file (fstat of the fd)
-//	ino     G_TYPE_UINT64  st_ino of the underlying file
-//	offset  G_TYPE_UINT64  byte offset of the region in that file
-//	pts     G_TYPE_UINT64  PTS of the buffer in ns (a GstClockTime);
-//	                       G_MAXUINT64 (GST_CLOCK_TIME_NONE) if unknown
-//	seqnum  G_TYPE_UINT    bracket number; begin and end of one bracket
-//	                       carry the same value
-//
-// (dev, ino) identify a dma-buf or memfd across processes and dup'd fds.
-// The "begin" event travels downstream as GST_EVENT_CUSTOM_DOWNSTREAM,
-// which is serialized: it reaches each element just before the buffer it
-// announces, after the producer did DMA_BUF_IOCTL_SYNC START for access.
-// The "end" event travels upstream as GST_EVENT_CUSTOM_UPSTREAM once the
-// sink has done DMA_BUF_IOCTL_SYNC END. In a pad probe (C):
-//
-//	const GstStructure *s = gst_event_get_structure (ev);
-//	if (s && gst_structure_has_name (s, "GstTensorSync")) {
-//	  guint64 pts; gst_structure_get_uint64 (s, "pts", &pts); ...
-//	}
-//
-// Serialized (gst_structure_to_string) it reads
-//
-//	GstTensorSync, phase=(string)begin, access=(string)read,
-//	dev=(guint64)5, ino=(guint64)1234, offset=(guint64)0,
-//	pts=(guint64)33333333, seqnum=(uint)7;
-const TensorSyncName = "GstTensorSync"
-
-// Phase is the side of a CPU-access bracket.
-type Phase int
-
-const (
-	PhaseBegin Phase = 1 // "begin": sync-for-CPU done, CPU access may start
-	PhaseEnd   Phase = 2 // "end": CPU access over, sync-for-device done
+// The GstTensorSync types are package tensorsync's (the public protocol);
+// these aliases keep the layer's signatures short.
+type (
+	TensorSync = tensorsync.Info
+	Phase      = tensorsync.Phase
+	Direction  = tensorsync.Direction
+	Access     = tensor.Access
 )
 
-func (p Phase) String() string {
-	switch p {
-	case PhaseBegin:
-		return "begin"
-	case PhaseEnd:
-		return "end"
-	}
-	return fmt.Sprintf("Phase(%d)", int(p))
-}
-
-// Access is the CPU access a bracket covers: package tensor's Access,
-// whose values are the DMA_BUF_SYNC_READ/WRITE/RW bits of linux/dma-buf.h
-// and whose names ("read", "write", "readwrite") the event carries.
-type Access = tensor.Access
-
 const (
+	TensorSyncName  = tensorsync.StructureName
+	PhaseBegin      = tensorsync.PhaseBegin
+	PhaseEnd        = tensorsync.PhaseEnd
+	Downstream      = tensorsync.Downstream
+	Upstream        = tensorsync.Upstream
 	AccessRead      = tensor.AccessRead
 	AccessWrite     = tensor.AccessWrite
 	AccessReadWrite = tensor.AccessReadWrite
 )
 
-// ClockTimeNone is GST_CLOCK_TIME_NONE, for TensorSync.PTS.
+// ClockTimeNone is GST_CLOCK_TIME_NONE.
 const ClockTimeNone = ^uint64(0)
-
-// TensorSync holds the fields of a GstTensorSync event (see
-// TensorSyncName for the wire format).
-type TensorSync struct {
-	Phase  Phase
-	Access Access
-	Dev    uint64
-	Ino    uint64
-	Offset uint64
-	PTS    uint64 // ns, or ClockTimeNone
-	Seqnum uint32
-}
-
-// Direction selects the event type of NewTensorSyncEvent.
-type Direction int
-
-const (
-	// Downstream builds a GST_EVENT_CUSTOM_DOWNSTREAM (serialized) event,
-	// to push from a source pad; used for phase begin.
-	Downstream Direction = 1
-	// Upstream builds a GST_EVENT_CUSTOM_UPSTREAM event, to push from a
-	// sink pad; used for phase end.
-	Upstream Direction = 2
-)
 
 // NewTensorSyncEvent builds a GstTensorSync event. The returned wrapper
 // owns the only reference; go-gst's Pad.PushEvent and Element.SendEvent
