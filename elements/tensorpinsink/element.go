@@ -12,6 +12,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
 
 // Name is the element's factory name.
@@ -33,38 +34,32 @@ type settings struct {
 	postSyncMessages bool
 }
 
-var defaults = settings{cacheSize: 16, maxLeases: 4}
-
-// Property indexes, in install order (go-glib passes them 0-based).
-const (
-	propCacheSize = iota
-	propMaxLeases
-	propDrop
-	propEmitSignals
-	propPostSyncMessages
-	propStats
-)
-
-var properties = []*glib.ParamSpec{
-	glib.NewUintParam("cache-size", "Cache size",
+// props is the element's property table (see package proptable): the
+// settings are read at start (cache-size, max-leases) and per frame.
+var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
+	proptable.Uint("cache-size", "Cache size",
 		"Most buffers (dma-buf regions) kept imported, mapped and pinned at once; the least recently used is released beyond it.",
-		1, 4096, defaults.cacheSize, glib.ParameterReadWrite),
-	glib.NewUintParam("max-leases", "Maximum leases",
+		1, 4096, 16, proptable.ReadWrite, func(s *sink) *uint { return &s.settings.cacheSize }),
+	proptable.Uint("max-leases", "Maximum leases",
 		"Most frames the application may hold unreleased; beyond it the streaming thread waits (or drops, with drop=true).",
-		1, 1024, defaults.maxLeases, glib.ParameterReadWrite),
-	glib.NewBoolParam("drop", "Drop",
+		1, 1024, 4, proptable.ReadWrite, func(s *sink) *uint { return &s.settings.maxLeases }),
+	proptable.Bool("drop", "Drop",
 		"Drop (and count) frames when max-leases frames are held, instead of making the streaming thread wait.",
-		defaults.drop, glib.ParameterReadWrite),
-	glib.NewBoolParam("emit-signals", "Emit signals",
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.drop }),
+	proptable.Bool("emit-signals", "Emit signals",
 		"Emit new-frame (buffer, address, size, slot) for every frame; the frame is released when the handlers return.",
-		defaults.emitSignals, glib.ParameterReadWrite),
-	glib.NewBoolParam("post-sync-messages", "Post sync messages",
-		"Post each sync bracket phase (begin, end) on the bus as a GstTensorSync element message.",
-		defaults.postSyncMessages, glib.ParameterReadWrite),
-	glib.NewBoxedParam("stats", "Statistics",
-		"Counters since start: frames, pin-cache hits and misses, mmaps, syncs, copies, bytes copied, leases, drops.",
-		gst.TypeStructure, glib.ParameterReadable),
-}
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.emitSignals }),
+	proptable.Bool("post-sync-messages", "Post sync messages",
+		"Post each frame's bracket phases (begin at delivery, end at release) on the bus as GstTensorSync element messages.",
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.postSyncMessages }),
+	proptable.Live("stats", func() *glib.ParamSpec {
+		return glib.NewBoxedParam("stats", "Statistics",
+			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched and expired, copies, bytes copied, leases, drops.",
+			gst.TypeStructure, glib.ParameterReadable)
+	}, func(s *sink) (*glib.Value, error) {
+		return gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
+	}),
+)
 
 var newFrameSignal uint
 
@@ -83,10 +78,12 @@ type sink struct {
 
 var instances atomic.Uint64
 
-func (s *sink) New() glib.GoObjectSubclass {
+func (*sink) New() glib.GoObjectSubclass {
 	// One qdata key per instance: two sinks behind a tee each keep their
 	// own entry on a shared GstMemory.
-	return &sink{settings: defaults, qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1)))}
+	s := &sink{qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1)))}
+	props.SetDefaults(s)
+	return s
 }
 
 func (s *sink) ClassInit(klass *glib.ObjectClass) {
@@ -95,7 +92,7 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		"Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
 		"gst-tensorpin developers")
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkCaps()))
-	klass.InstallProperties(properties)
+	klass.InstallProperties(props.ParamSpecs())
 	id, err := gstc.NewSignal(klass, "new-frame", gstc.BufferGType(), glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_UINT)
 	if err != nil {
 		cat.LogError("cannot register new-frame: " + err.Error())
@@ -117,59 +114,12 @@ func sinkCaps() *gst.Caps {
 }
 
 func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	v, err := value.GoValue()
-	if err != nil {
-		cat.LogWarning("property " + properties[id].Name() + ": " + err.Error())
-		return
-	}
-	s.settingsMu.Lock()
-	defer s.settingsMu.Unlock()
-	switch id {
-	case propCacheSize:
-		s.settings.cacheSize = v.(uint)
-	case propMaxLeases:
-		s.settings.maxLeases = v.(uint)
-	case propDrop:
-		s.settings.drop = v.(bool)
-	case propEmitSignals:
-		s.settings.emitSignals = v.(bool)
-	case propPostSyncMessages:
-		s.settings.postSyncMessages = v.(bool)
+	if err := props.Set(obj, s, id, value); err != nil {
+		cat.LogWarning(err.Error())
 	}
 }
 
-func (s *sink) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	if id == propStats {
-		v, err := gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
-		if err != nil {
-			return nil
-		}
-		return v
-	}
-	s.settingsMu.Lock()
-	st := s.settings
-	s.settingsMu.Unlock()
-	var val any
-	switch id {
-	case propCacheSize:
-		val = st.cacheSize
-	case propMaxLeases:
-		val = st.maxLeases
-	case propDrop:
-		val = st.drop
-	case propEmitSignals:
-		val = st.emitSignals
-	case propPostSyncMessages:
-		val = st.postSyncMessages
-	default:
-		return nil
-	}
-	v, err := glib.GValue(val)
-	if err != nil {
-		return nil
-	}
-	return v
-}
+func (s *sink) GetProperty(_ *glib.Object, id uint) *glib.Value { return props.Get(s, id) }
 
 func (s *sink) readSettings() settings {
 	s.settingsMu.Lock()

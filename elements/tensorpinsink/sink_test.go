@@ -145,10 +145,17 @@ func TestLeasesBackPressureAndDrop(t *testing.T) {
 		k.OnFrame(func(f tensorpinsink.Frame) { held <- f })
 		done := make(chan string)
 		go func() { done <- run(t, p) }()
-		// Let it run into the limit, then release slowly.
-		time.Sleep(200 * time.Millisecond)
-		if s := k.Stats(); s.LeasesOutstanding != 2 {
-			t.Errorf("drop=%v: %d leases outstanding, want 2 (the limit)", drop, s.LeasesOutstanding)
+		// Wait until it has run into the limit: the streaming thread waits
+		// for a lease (drop=false) or has dropped a frame (drop=true).
+		atLimit := func(s tensorpinsink.Stats) bool {
+			return (drop && s.Dropped > 0) || (!drop && s.WaitsForLease > 0)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for !atLimit(k.Stats()) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		if s := k.Stats(); !atLimit(s) || s.LeasesOutstanding != 2 {
+			t.Errorf("drop=%v: stats %+v at the limit, want 2 leases outstanding (the limit)", drop, s)
 		}
 		go func() {
 			for f := range held {

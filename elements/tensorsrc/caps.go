@@ -59,7 +59,7 @@ func (e *element) backend() (backendChoice, error) {
 // and type properties. caps is transfer full and so is the result.
 func (e *element) Fixate(self *base.GstBaseSrc, caps *gst.Caps) *gst.Caps {
 	s := e.snapshot()
-	fps := [2]int{s.fpsN, s.fpsD}
+	fps := s.framerate
 	return gstc.FixateCaps(caps, map[string]gstc.FixateTarget{
 		capslayout.MediaVideo: {
 			Ints:      map[string]int{"width": s.width, "height": s.height},

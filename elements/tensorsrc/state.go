@@ -147,9 +147,10 @@ func (e *element) Start(self *base.GstBaseSrc) bool {
 			return false
 		}
 	}
-	st := &state{backend: b, pattern: pat, poolSize: s.poolSize, stats: newRunStats(s.poolSize, b.name),
+	pool := int(s.poolSize)
+	st := &state{backend: b, pattern: pat, poolSize: pool, stats: newRunStats(pool, b.name),
 		closeAfterWrite: s.handoff == handoffClose,
-		queue:           make([]*Slot, 0, s.poolSize)}
+		queue:           make([]*Slot, 0, pool)}
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
 	e.runs++

@@ -1,0 +1,252 @@
+// Package proptable declares an element's GObject properties as one table:
+// per property its name, nick, blurb, type, range, default, flags, getter
+// and setter, in one entry. The table makes the param specs to install and
+// dispatches SetProperty and GetProperty by the entry's position — the id
+// GLib passes back is the install index — so no separate list of property
+// numbers exists to drift out of order. Adding a property is adding an
+// entry.
+//
+// Values live in the element (E), usually in a settings struct behind its
+// own mutex: the table takes that lock (New's lock) around every getter
+// and setter of a settings entry. Read-only entries (Live) compute their
+// value without it, from state with locks of its own. Setters never post
+// errors on the bus (a property set has no streaming context); a value the
+// param spec let through but the element rejects is returned as an error
+// for the element to log, and checked again where it is used (at start).
+package proptable
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+// ErrUnknown: a property id that is not in the table.
+var ErrUnknown = errors.New("proptable: no such property")
+
+// ReadWrite are the flags of a setting read at start: writable until the
+// element leaves READY.
+const ReadWrite = glib.ParameterReadWrite | gst.ParameterMutableReady
+
+// Entry is one property of elements of type E.
+type Entry[E any] struct {
+	name  string
+	spec  func() *glib.ParamSpec
+	get   func(e *E) (*glib.Value, error)
+	set   func(e *E, v *glib.Value) error // nil: read-only
+	def   func(e *E)                      // writes the default (nil: none)
+	live  bool                            // get runs without the settings lock
+	onSet func(obj *glib.Object, e *E)    // after a successful set, unlocked
+}
+
+// Then returns the entry with f run after each successful set, outside the
+// settings lock (for effects on the GObject, e.g. GstBaseSrc's is-live).
+func (en Entry[E]) Then(f func(obj *glib.Object, e *E)) Entry[E] {
+	en.onSet = f
+	return en
+}
+
+// Table is the property table of elements of type E.
+type Table[E any] struct {
+	entries []Entry[E]
+	lock    func(e *E) sync.Locker
+}
+
+// New returns the table of entries, in install order; lock returns the
+// mutex guarding e's settings.
+func New[E any](lock func(e *E) sync.Locker, entries ...Entry[E]) *Table[E] {
+	seen := map[string]bool{}
+	for _, en := range entries {
+		if seen[en.name] {
+			panic("proptable: property " + en.name + " declared twice")
+		}
+		seen[en.name] = true
+	}
+	return &Table[E]{entries: entries, lock: lock}
+}
+
+// ParamSpecs returns the param specs to install (ObjectClass.InstallProperties).
+func (t *Table[E]) ParamSpecs() []*glib.ParamSpec {
+	specs := make([]*glib.ParamSpec, len(t.entries))
+	for i, en := range t.entries {
+		specs[i] = en.spec()
+	}
+	return specs
+}
+
+// SetDefaults writes every entry's default into e (from New(), before e is
+// shared).
+func (t *Table[E]) SetDefaults(e *E) {
+	for _, en := range t.entries {
+		if en.def != nil {
+			en.def(e)
+		}
+	}
+}
+
+// Name returns the name of property id ("" if unknown).
+func (t *Table[E]) Name(id uint) string {
+	if int(id) >= len(t.entries) {
+		return ""
+	}
+	return t.entries[id].name
+}
+
+// Set is GObject's SetProperty for e: the entry at id converts and stores
+// v under e's settings lock.
+func (t *Table[E]) Set(obj *glib.Object, e *E, id uint, v *glib.Value) error {
+	if int(id) >= len(t.entries) {
+		return fmt.Errorf("set property %d: %w", id, ErrUnknown)
+	}
+	en := t.entries[id]
+	if en.set == nil {
+		return fmt.Errorf("set property %s: read-only: %w", en.name, ErrUnknown)
+	}
+	l := t.lock(e)
+	l.Lock()
+	err := en.set(e, v)
+	l.Unlock()
+	if err != nil {
+		return fmt.Errorf("property %s: %w", en.name, err)
+	}
+	if en.onSet != nil {
+		en.onSet(obj, e)
+	}
+	return nil
+}
+
+// Get is GObject's GetProperty for e (nil for an unknown id or a value
+// that cannot be converted).
+func (t *Table[E]) Get(e *E, id uint) *glib.Value {
+	if int(id) >= len(t.entries) {
+		return nil
+	}
+	en := t.entries[id]
+	if !en.live {
+		l := t.lock(e)
+		l.Lock()
+		defer l.Unlock()
+	}
+	v, err := en.get(e)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// Uint declares a guint property in [min, max] stored at field(e).
+func Uint[E any](name, nick, blurb string, min, max, def uint, flags glib.ParameterFlags, field func(e *E) *uint) Entry[E] {
+	return Entry[E]{
+		name: name,
+		spec: func() *glib.ParamSpec { return glib.NewUintParam(name, nick, blurb, min, max, def, flags) },
+		get:  func(e *E) (*glib.Value, error) { return glib.GValue(*field(e)) },
+		set: func(e *E, v *glib.Value) error {
+			return store(v, field(e))
+		},
+		def: func(e *E) { *field(e) = def },
+	}
+}
+
+// Int declares a gint property in [min, max] stored at field(e).
+func Int[E any](name, nick, blurb string, min, max, def int, flags glib.ParameterFlags, field func(e *E) *int) Entry[E] {
+	return Entry[E]{
+		name: name,
+		spec: func() *glib.ParamSpec { return glib.NewIntParam(name, nick, blurb, min, max, def, flags) },
+		get:  func(e *E) (*glib.Value, error) { return glib.GValue(*field(e)) },
+		set:  func(e *E, v *glib.Value) error { return store(v, field(e)) },
+		def:  func(e *E) { *field(e) = def },
+	}
+}
+
+// Bool declares a gboolean property stored at field(e).
+func Bool[E any](name, nick, blurb string, def bool, flags glib.ParameterFlags, field func(e *E) *bool) Entry[E] {
+	return Entry[E]{
+		name: name,
+		spec: func() *glib.ParamSpec { return glib.NewBoolParam(name, nick, blurb, def, flags) },
+		get:  func(e *E) (*glib.Value, error) { return glib.GValue(*field(e)) },
+		set:  func(e *E, v *glib.Value) error { return store(v, field(e)) },
+		def:  func(e *E) { *field(e) = def },
+	}
+}
+
+// String declares a string property stored at field(e). When choices are
+// given, other values are refused (the setter's error; the element logs
+// it and keeps the previous value).
+func String[E any](name, nick, blurb, def string, flags glib.ParameterFlags, field func(e *E) *string, choices ...string) Entry[E] {
+	return Entry[E]{
+		name: name,
+		spec: func() *glib.ParamSpec { d := def; return glib.NewStringParam(name, nick, blurb, &d, flags) },
+		get:  func(e *E) (*glib.Value, error) { return glib.GValue(*field(e)) },
+		set: func(e *E, v *glib.Value) error {
+			var s string
+			if err := store(v, &s); err != nil {
+				return err
+			}
+			if len(choices) > 0 && !contains(choices, s) {
+				return fmt.Errorf("%q is not one of %v", s, choices)
+			}
+			*field(e) = s
+			return nil
+		},
+		def: func(e *E) { *field(e) = def },
+	}
+}
+
+// Fraction declares a GstFraction property (numerator, denominator) in
+// [min, max] stored at field(e).
+func Fraction[E any](name, nick, blurb string, min, max, def [2]int, flags glib.ParameterFlags, field func(e *E) *[2]int) Entry[E] {
+	return Entry[E]{
+		name: name,
+		spec: func() *glib.ParamSpec { return gstc.NewFractionParam(name, nick, blurb, min, max, def, flags) },
+		get: func(e *E) (*glib.Value, error) {
+			f := *field(e)
+			return gstc.NewFractionValue(f[0], f[1])
+		},
+		set: func(e *E, v *glib.Value) error {
+			n, d, ok := gstc.ValueFraction(v)
+			if !ok || d <= 0 {
+				return errors.New("not a fraction with a positive denominator")
+			}
+			*field(e) = [2]int{n, d}
+			return nil
+		},
+		def: func(e *E) { *field(e) = def },
+	}
+}
+
+// Live declares a read-only property computed by get without the settings
+// lock (counters with their own synchronisation). spec makes its param
+// spec (flags should be glib.ParameterReadable).
+func Live[E any](name string, spec func() *glib.ParamSpec, get func(e *E) (*glib.Value, error)) Entry[E] {
+	return Entry[E]{name: name, spec: spec, get: get, live: true}
+}
+
+// store converts v into *dst, refusing a value of another Go type (the
+// param spec fixes the type, but a mismatch must not panic on a GStreamer
+// thread).
+func store[T any](v *glib.Value, dst *T) error {
+	gv, err := v.GoValue()
+	if err != nil {
+		return err
+	}
+	x, ok := gv.(T)
+	if !ok {
+		return fmt.Errorf("value of type %T, want %T", gv, *dst)
+	}
+	*dst = x
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
