@@ -118,15 +118,15 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
 		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
-	st.setLayout(f.Layout, -1, -1)
-	cat.LogInfo(fmt.Sprintf("caps %v: tensor %v %v stride %d, %d bytes per frame", caps, f.Layout.DType, f.Layout.Shape,
+	st.setLayout(f.Layout(), -1, -1)
+	cat.LogInfo(fmt.Sprintf("caps %v: tensor %v %v stride %d, %d bytes per frame", caps, f.Layout().DType, f.Layout().Shape,
 		st.geom.Stride, f.FrameSize), self.Object)
 	return true
 }
 
 func sameFormat(a, b capslayout.Format) bool {
 	return a.Media == b.Media && a.VideoFormat == b.VideoFormat && a.Width == b.Width && a.Height == b.Height &&
-		a.FrameSize == b.FrameSize && fmt.Sprint(a.Layout) == fmt.Sprint(b.Layout)
+		a.FrameSize == b.FrameSize && fmt.Sprint(a.Layout()) == fmt.Sprint(b.Layout())
 }
 
 // setLayout installs a frame layout; metaStride/metaOffset record the video
@@ -147,7 +147,7 @@ func (st *streamState) setLayout(l tensor.Layout, metaStride, metaOffset int) er
 func (st *streamState) layoutFor(info *gstc.BufferInfo) error {
 	if !info.HasVideoMeta || st.format.Media != capslayout.MediaVideo {
 		if st.metaStride != -1 {
-			return st.setLayout(st.format.Layout, -1, -1)
+			return st.setLayout(st.format.Layout(), -1, -1)
 		}
 		return nil
 	}

@@ -190,6 +190,6 @@ func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) bool {
 
 func sameLayout(a, b capslayout.Format) bool {
 	return a.DMABuf == b.DMABuf && a.FrameSize == b.FrameSize && a.VideoFormat == b.VideoFormat &&
-		a.Width == b.Width && a.Height == b.Height && a.Layout.DType == b.Layout.DType && a.Layout.RowStride == b.Layout.RowStride &&
-		a.Layout.Offset == b.Layout.Offset && slices.Equal(a.Layout.Shape, b.Layout.Shape)
+		a.Width == b.Width && a.Height == b.Height && a.Layout().DType == b.Layout().DType && a.Layout().RowStride == b.Layout().RowStride &&
+		a.Layout().Offset == b.Layout().Offset && slices.Equal(a.Layout().Shape, b.Layout().Shape)
 }

@@ -66,19 +66,19 @@ type ring struct {
 // the ring takes it back (onReturn); once the ring is retired it is freed
 // instead, and its release releases the pin and closes the tensor.
 func newRing(e *element, f capslayout.Format, b backendChoice, n int, stats *runStats) (*ring, error) {
-	g, err := f.Layout.Geometry()
+	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
 	}
-	size := max(f.FrameSize, f.Layout.Offset+g.Extent)
+	size := max(f.FrameSize, f.Layout().Offset+g.Extent)
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
 	r.mring = gstc.NewMemRing(r.onReturn)
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true
-		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout.Offset})
+		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
 	}
 	for i := 0; i < n; i++ {
-		sl, err := newSlot(r, i, f.Layout, size, b)
+		sl, err := newSlot(r, i, f.Layout(), size, b)
 		if err != nil {
 			e.mu.Lock()
 			r.closed = true

@@ -1,6 +1,7 @@
 // Package capslayout translates between GStreamer caps and tensor layouts:
-// raw video (single-plane formats) and NNStreamer's
-// other/tensors,format=static with one tensor. Both elements use it, so a
+// raw video, one tensor per plane (packed formats, and NV12, I420 and the
+// other planar formats of AllVideoFormats), and NNStreamer's
+// other/tensors,format=static with 1 to 16 tensors (one memory each). Both elements use it, so a
 // tensorsrc's caps and a tensorpinsink's reading of them always agree.
 package capslayout
 
@@ -28,27 +29,72 @@ const (
 	FeatureDMABuf = "memory:DMABuf"
 	// MaxRank is NNStreamer's limit on dimensions in other/tensors.
 	MaxRank = 8
+	// MaxTensors is NNStreamer's limit on tensors in a static
+	// other/tensors buffer (one GstMemory each).
+	MaxTensors = 16
 )
 
-// videoFormats lists the single-plane raw formats: bytes per pixel (the
-// innermost dimension) and element type. GRAY formats are rank 2.
-var videoFormats = map[string]struct {
-	channels int
-	dtype    tensor.DType
-}{
-	"RGB": {3, tensor.U8}, "BGR": {3, tensor.U8},
-	"RGBA": {4, tensor.U8}, "BGRA": {4, tensor.U8}, "ARGB": {4, tensor.U8}, "ABGR": {4, tensor.U8},
-	"RGBx": {4, tensor.U8}, "BGRx": {4, tensor.U8}, "xRGB": {4, tensor.U8}, "xBGR": {4, tensor.U8},
-	"YUY2": {2, tensor.U8}, "UYVY": {2, tensor.U8}, "YVYU": {2, tensor.U8},
-	"GRAY8": {1, tensor.U8}, "GRAY16_LE": {1, tensor.U16},
+// planeSpec is one plane of a raw video format: its subsampling (log2,
+// horizontal and vertical, as GST_VIDEO_SUB_SCALE), the samples per
+// pixel in it (the innermost dimension) and their element type.
+type planeSpec struct {
+	wsub, hsub uint
+	channels   int
+	dtype      tensor.DType
 }
 
-// VideoFormats returns the supported raw video formats as a caps list
-// ("{ RGB, BGR, … }").
-func VideoFormats() string {
-	names := []string{"RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR",
+// videoFormats lists the raw formats this project maps to tensors, plane
+// by plane. A plane with one channel is rank 2 ([H, W]).
+var videoFormats = map[string][]planeSpec{
+	"RGB": {{0, 0, 3, tensor.U8}}, "BGR": {{0, 0, 3, tensor.U8}},
+	"RGBA": {{0, 0, 4, tensor.U8}}, "BGRA": {{0, 0, 4, tensor.U8}}, "ARGB": {{0, 0, 4, tensor.U8}}, "ABGR": {{0, 0, 4, tensor.U8}},
+	"RGBx": {{0, 0, 4, tensor.U8}}, "BGRx": {{0, 0, 4, tensor.U8}}, "xRGB": {{0, 0, 4, tensor.U8}}, "xBGR": {{0, 0, 4, tensor.U8}},
+	"YUY2": {{0, 0, 2, tensor.U8}}, "UYVY": {{0, 0, 2, tensor.U8}}, "YVYU": {{0, 0, 2, tensor.U8}},
+	"GRAY8": {{0, 0, 1, tensor.U8}}, "GRAY16_LE": {{0, 0, 1, tensor.U16}},
+	// Semi-planar: luma, then interleaved chroma pairs.
+	"NV12": {{0, 0, 1, tensor.U8}, {1, 1, 2, tensor.U8}}, "NV21": {{0, 0, 1, tensor.U8}, {1, 1, 2, tensor.U8}},
+	"NV16": {{0, 0, 1, tensor.U8}, {1, 0, 2, tensor.U8}}, "NV61": {{0, 0, 1, tensor.U8}, {1, 0, 2, tensor.U8}},
+	"P010_10LE": {{0, 0, 1, tensor.U16}, {1, 1, 2, tensor.U16}},
+	// Planar: luma and two chroma planes (YV12 has V before U).
+	"I420": {{0, 0, 1, tensor.U8}, {1, 1, 1, tensor.U8}, {1, 1, 1, tensor.U8}},
+	"YV12": {{0, 0, 1, tensor.U8}, {1, 1, 1, tensor.U8}, {1, 1, 1, tensor.U8}},
+	"Y42B": {{0, 0, 1, tensor.U8}, {1, 0, 1, tensor.U8}, {1, 0, 1, tensor.U8}},
+	"Y444": {{0, 0, 1, tensor.U8}, {0, 0, 1, tensor.U8}, {0, 0, 1, tensor.U8}},
+}
+
+// The formats in caps order: single-plane first.
+var (
+	singlePlane = []string{"RGB", "BGR", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR",
 		"YUY2", "UYVY", "YVYU", "GRAY8", "GRAY16_LE"}
-	return "{ " + strings.Join(names, ", ") + " }"
+	multiPlane = []string{"NV12", "NV21", "I420", "YV12", "NV16", "NV61", "Y42B", "Y444", "P010_10LE"}
+)
+
+// VideoFormats returns the single-plane raw video formats as a caps list
+// ("{ RGB, BGR, … }"): what tensorsrc produces.
+func VideoFormats() string { return "{ " + strings.Join(singlePlane, ", ") + " }" }
+
+// AllVideoFormats returns every raw video format this package maps, the
+// multi-plane ones (NV12, I420, …) included, as a caps list.
+func AllVideoFormats() string {
+	return "{ " + strings.Join(singlePlane, ", ") + ", " + strings.Join(multiPlane, ", ") + " }"
+}
+
+// NumPlanes returns the number of planes of a supported video format
+// (0 if unsupported).
+func NumPlanes(format string) int { return len(videoFormats[format]) }
+
+// Plane is one tensor of a frame: a plane of raw video, or one of the
+// tensors of other/tensors.
+type Plane struct {
+	// Layout is the plane's tensor. Its Offset is where the plane starts:
+	// from the start of the buffer (video: GstVideoInfo's or
+	// GstVideoMeta's plane offset, whichever memory it falls in), or from
+	// the start of memory Memory (other/tensors).
+	Layout tensor.Layout
+	// Memory is the index of the GstMemory holding the plane, or -1 when
+	// the plane is found by its offset across the buffer's memories
+	// (video).
+	Memory int
 }
 
 // Format is what fixed caps say about each buffer.
@@ -58,12 +104,17 @@ type Format struct {
 	VideoFormat string // for video: the GstVideoFormat name
 	Width       int    // for video
 	Height      int    // for video
-	// Layout is the tensor in a buffer with no GstVideoMeta (for video:
-	// GStreamer's default strides). Offset is 0.
-	Layout tensor.Layout
+	// Planes are the frame's tensors for a buffer with no GstVideoMeta
+	// (for video: GStreamer's default strides and offsets): one for
+	// packed video and for one tensor.
+	Planes []Plane
 	// FrameSize is the number of bytes a buffer must hold at least.
 	FrameSize int
 }
+
+// Layout returns the first plane's layout: the whole frame for packed
+// video and for a single tensor.
+func (f Format) Layout() tensor.Layout { return f.Planes[0].Layout }
 
 // FromCaps reads fixed caps. caps is borrowed.
 func FromCaps(caps *gst.Caps) (Format, error) {
@@ -101,31 +152,59 @@ func videoFromCaps(caps *gst.Caps) (Format, error) {
 	if err != nil {
 		return Format{}, fmt.Errorf("%v: %w", err, ErrUnsupportedCaps)
 	}
-	l, err := VideoLayout(vm.Format, vm.Width, vm.Height, vm.Strides[0])
-	if err != nil {
-		return Format{}, err
+	if n := NumPlanes(vm.Format); n == 0 {
+		return Format{}, fmt.Errorf("video format %s (supported: %s): %w", vm.Format, AllVideoFormats(), ErrUnsupportedCaps)
+	} else if n != vm.NPlanes {
+		return Format{}, fmt.Errorf("video format %s: GStreamer says %d planes, this package %d: %w", vm.Format, vm.NPlanes, n, ErrUnsupportedCaps)
 	}
-	l.Offset = vm.Offsets[0]
-	return Format{Media: MediaVideo, VideoFormat: vm.Format, Width: vm.Width, Height: vm.Height, Layout: l, FrameSize: size}, nil
+	f := Format{Media: MediaVideo, VideoFormat: vm.Format, Width: vm.Width, Height: vm.Height, FrameSize: size}
+	for p := 0; p < vm.NPlanes; p++ {
+		l, err := PlaneLayout(vm.Format, p, vm.Width, vm.Height, vm.Strides[p])
+		if err != nil {
+			return Format{}, err
+		}
+		l.Offset = vm.Offsets[p]
+		f.Planes = append(f.Planes, Plane{Layout: l, Memory: -1})
+	}
+	return f, nil
 }
 
 // VideoLayout is the tensor of a single-plane video frame: [H, W, C] (or
 // [H, W] for GRAY) with the given row stride in bytes (0: packed).
 func VideoLayout(format string, width, height, stride int) (tensor.Layout, error) {
-	vf, ok := videoFormats[format]
-	if !ok {
-		return tensor.Layout{}, fmt.Errorf("video format %s (supported: single-plane %s): %w", format, VideoFormats(), ErrUnsupportedCaps)
+	if n := NumPlanes(format); n > 1 {
+		return tensor.Layout{}, fmt.Errorf("video format %s has %d planes, want one of %s: %w", format, n, VideoFormats(), ErrUnsupportedCaps)
 	}
-	shape := []int{height, width, vf.channels}
-	if vf.channels == 1 {
+	return PlaneLayout(format, 0, width, height, stride)
+}
+
+// PlaneLayout is the tensor of plane p of a width×height frame of format:
+// [h, w, C] (or [h, w] for one sample per pixel), h and w subsampled as
+// GStreamer does (rounding up), with the given row stride in bytes (0:
+// packed) and Offset 0.
+func PlaneLayout(format string, p, width, height, stride int) (tensor.Layout, error) {
+	planes, ok := videoFormats[format]
+	if !ok {
+		return tensor.Layout{}, fmt.Errorf("video format %s (supported: %s): %w", format, AllVideoFormats(), ErrUnsupportedCaps)
+	}
+	if p < 0 || p >= len(planes) {
+		return tensor.Layout{}, fmt.Errorf("video format %s has no plane %d: %w", format, p, ErrUnsupportedCaps)
+	}
+	ps := planes[p]
+	w, h := subScale(width, ps.wsub), subScale(height, ps.hsub)
+	shape := []int{h, w, ps.channels}
+	if ps.channels == 1 {
 		shape = shape[:2]
 	}
-	l := tensor.Layout{DType: vf.dtype, Shape: shape, RowStride: stride}
+	l := tensor.Layout{DType: ps.dtype, Shape: shape, RowStride: stride}
 	if _, err := l.Geometry(); err != nil {
-		return tensor.Layout{}, fmt.Errorf("video %s %dx%d stride %d: %w", format, width, height, stride, err)
+		return tensor.Layout{}, fmt.Errorf("video %s plane %d of %dx%d, stride %d: %w", format, p, width, height, stride, err)
 	}
 	return l, nil
 }
+
+// subScale is GST_VIDEO_SUB_SCALE: n >> sub, rounded up.
+func subScale(n int, sub uint) int { return -((-n) >> sub) }
 
 func tensorsFromStructure(st *gst.Structure) (Format, error) {
 	str := func(key string) (string, error) {
@@ -142,11 +221,6 @@ func tensorsFromStructure(st *gst.Structure) (Format, error) {
 	if f, err := str("format"); err != nil || f != "static" {
 		return Format{}, fmt.Errorf("other/tensors format %q, want static: %w", f, ErrUnsupportedCaps)
 	}
-	if v, err := st.GetValue("num_tensors"); err == nil {
-		if n, ok := v.(int); !ok || n != 1 {
-			return Format{}, fmt.Errorf("other/tensors num_tensors=%v, want 1: %w", v, ErrUnsupportedCaps)
-		}
-	}
 	dims, err := str("dimensions")
 	if err != nil {
 		return Format{}, err
@@ -155,12 +229,30 @@ func tensorsFromStructure(st *gst.Structure) (Format, error) {
 	if err != nil {
 		return Format{}, err
 	}
-	l, err := TensorLayout(dims, types)
-	if err != nil {
-		return Format{}, err
+	dimList, typeList := strings.Split(dims, ","), strings.Split(types, ",")
+	n := len(dimList)
+	if v, err := st.GetValue("num_tensors"); err == nil {
+		if k, ok := v.(int); !ok || k != n {
+			return Format{}, fmt.Errorf("other/tensors num_tensors=%v but %d dimensions (%q): %w", v, n, dims, ErrUnsupportedCaps)
+		}
 	}
-	g, _ := l.Geometry()
-	return Format{Media: MediaTensors, Layout: l, FrameSize: g.Size}, nil
+	if n > MaxTensors {
+		return Format{}, fmt.Errorf("other/tensors with %d tensors, at most %d: %w", n, MaxTensors, ErrUnsupportedCaps)
+	}
+	if len(typeList) != n {
+		return Format{}, fmt.Errorf("other/tensors with %d dimensions but %d types (%q): %w", n, len(typeList), types, ErrUnsupportedCaps)
+	}
+	f := Format{Media: MediaTensors}
+	for i := range dimList {
+		l, err := TensorLayout(dimList[i], typeList[i])
+		if err != nil {
+			return Format{}, fmt.Errorf("tensor %d: %w", i, err)
+		}
+		g, _ := l.Geometry()
+		f.Planes = append(f.Planes, Plane{Layout: l, Memory: i})
+		f.FrameSize += g.Size
+	}
+	return f, nil
 }
 
 // TensorLayout parses NNStreamer's dimensions (innermost first,

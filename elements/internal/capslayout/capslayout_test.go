@@ -24,12 +24,83 @@ func TestVideoCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	// GStreamer pads RGB rows to 4 bytes: 322*3 = 966 -> 968.
-	if !f.DMABuf || f.VideoFormat != "RGB" || f.Layout.RowStride != 968 || !slices.Equal(f.Layout.Shape, []int{10, 322, 3}) || f.FrameSize != 9680 {
+	if !f.DMABuf || f.VideoFormat != "RGB" || f.Layout().RowStride != 968 || !slices.Equal(f.Layout().Shape, []int{10, 322, 3}) || f.FrameSize != 9680 {
 		t.Fatalf("format %+v", f)
 	}
 	g, _ := capslayout.FromCaps(gst.NewCapsFromString("video/x-raw,format=GRAY8,width=8,height=2"))
-	if !slices.Equal(g.Layout.Shape, []int{2, 8}) || g.DMABuf {
+	if !slices.Equal(g.Layout().Shape, []int{2, 8}) || g.DMABuf {
 		t.Fatalf("gray %+v", g)
+	}
+}
+
+// Multi-plane formats: one tensor per plane, subsampled and strided as
+// GStreamer lays the frame out (GstVideoInfo), offsets from the buffer's
+// start.
+func TestPlanarVideoCaps(t *testing.T) {
+	type plane struct {
+		shape          []int
+		dtype          tensor.DType
+		stride, offset int
+	}
+	u8, u16 := tensor.U8, tensor.U16
+	for caps, want := range map[string][]plane{
+		"NV12":      {{[]int{48, 64}, u8, 64, 0}, {[]int{24, 32, 2}, u8, 64, 3072}},
+		"NV21":      {{[]int{48, 64}, u8, 64, 0}, {[]int{24, 32, 2}, u8, 64, 3072}},
+		"I420":      {{[]int{48, 64}, u8, 64, 0}, {[]int{24, 32}, u8, 32, 3072}, {[]int{24, 32}, u8, 32, 3840}},
+		"YV12":      {{[]int{48, 64}, u8, 64, 0}, {[]int{24, 32}, u8, 32, 3072}, {[]int{24, 32}, u8, 32, 3840}},
+		"NV16":      {{[]int{48, 64}, u8, 64, 0}, {[]int{48, 32, 2}, u8, 64, 3072}},
+		"Y42B":      {{[]int{48, 64}, u8, 64, 0}, {[]int{48, 32}, u8, 32, 3072}, {[]int{48, 32}, u8, 32, 4608}},
+		"Y444":      {{[]int{48, 64}, u8, 64, 0}, {[]int{48, 64}, u8, 64, 3072}, {[]int{48, 64}, u8, 64, 6144}},
+		"P010_10LE": {{[]int{48, 64}, u16, 128, 0}, {[]int{24, 32, 2}, u16, 128, 6144}},
+	} {
+		f, err := capslayout.FromCaps(gst.NewCapsFromString("video/x-raw,format=" + caps + ",width=64,height=48"))
+		if err != nil {
+			t.Fatalf("%s: %v", caps, err)
+		}
+		if len(f.Planes) != len(want) || capslayout.NumPlanes(caps) != len(want) {
+			t.Fatalf("%s: %d planes, want %d", caps, len(f.Planes), len(want))
+		}
+		for i, w := range want {
+			l := f.Planes[i].Layout
+			if !slices.Equal(l.Shape, w.shape) || l.DType != w.dtype || l.RowStride != w.stride || l.Offset != w.offset || f.Planes[i].Memory != -1 {
+				t.Errorf("%s plane %d: %v %v stride %d offset %d memory %d, want %v %v stride %d offset %d",
+					caps, i, l.Shape, l.DType, l.RowStride, l.Offset, f.Planes[i].Memory, w.shape, w.dtype, w.stride, w.offset)
+			}
+		}
+	}
+	// Odd sizes round the chroma planes up, as GST_VIDEO_SUB_SCALE does.
+	f, err := capslayout.FromCaps(gst.NewCapsFromString("video/x-raw,format=I420,width=5,height=3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(f.Planes[1].Layout.Shape, []int{2, 3}) {
+		t.Errorf("I420 5x3 chroma %v, want [2 3]", f.Planes[1].Layout.Shape)
+	}
+	if _, err := capslayout.VideoLayout("NV12", 64, 48, 0); !errors.Is(err, capslayout.ErrUnsupportedCaps) {
+		t.Errorf("VideoLayout(NV12) = %v, want ErrUnsupportedCaps: it is single-plane only", err)
+	}
+}
+
+// Several tensors: one plane each, in memory i, NNStreamer's layout.
+func TestSeveralTensors(t *testing.T) {
+	f, err := capslayout.FromCaps(gst.NewCapsFromString(`other/tensors,format=static,num_tensors=2,` +
+		`dimensions=(string)"3:224:224:1,1001:1",types=(string)"uint8,float32",framerate=0/1`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Planes) != 2 || f.Planes[1].Memory != 1 || f.Planes[1].Layout.DType != tensor.F32 ||
+		!slices.Equal(f.Planes[1].Layout.Shape, []int{1, 1001}) || f.FrameSize != 224*224*3+1001*4 {
+		t.Fatalf("format %+v", f)
+	}
+	dims := make([]string, 17)
+	types := make([]string, 17)
+	for i := range dims {
+		dims[i], types[i] = "4", "uint8"
+	}
+	_, err = capslayout.FromCaps(gst.NewCapsFromString(`other/tensors,format=static,num_tensors=17,dimensions=(string)"` +
+		strings.Join(dims, ",") + `",types=(string)"` + strings.Join(types, ",") + `"`))
+	if !errors.Is(err, capslayout.ErrUnsupportedCaps) || !strings.Contains(err.Error(), "at most 16") {
+		t.Errorf("17 tensors: %v", err)
 	}
 }
 
@@ -38,19 +109,20 @@ func TestTensorCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Layout.DType != tensor.F32 || !slices.Equal(f.Layout.Shape, []int{1, 224, 224, 3}) || f.FrameSize != 224*224*3*4 {
+	if f.Layout().DType != tensor.F32 || !slices.Equal(f.Layout().Shape, []int{1, 224, 224, 3}) || f.FrameSize != 224*224*3*4 {
 		t.Fatalf("format %+v", f)
 	}
-	if d := capslayout.Dimensions(f.Layout.Shape); d != "3:224:224:1" {
+	if d := capslayout.Dimensions(f.Layout().Shape); d != "3:224:224:1" {
 		t.Errorf("Dimensions = %q", d)
 	}
 }
 
 func TestUnsupportedCapsNameTheProblem(t *testing.T) {
 	for caps, want := range map[string]string{
-		"video/x-raw,format=NV12,width=64,height=64": "NV12",
+		"video/x-raw,format=v210,width=64,height=64": "v210",
 		"other/tensors,format=flexible":              "static",
-		`other/tensors,format=static,num_tensors=2,dimensions=(string)"3:4,4",types=(string)"uint8,uint8"`:       "num_tensors",
+		`other/tensors,format=static,num_tensors=3,dimensions=(string)"3:4,4",types=(string)"uint8,uint8"`:       "num_tensors",
+		`other/tensors,format=static,num_tensors=2,dimensions=(string)"3:4,4",types=(string)"uint8"`:             "types",
 		"other/tensors,format=static,num_tensors=1,dimensions=3:0:4,types=uint8":                                 "positive",
 		"other/tensors,format=static,num_tensors=1,dimensions=3:4,types=complex":                                 "types",
 		"other/tensors,format=static,num_tensors=1,dimensions=99999999999:99999999999:99999999999,types=float64": "overflow",
