@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // cpuMappings serialises mapping creation against WithCPUMappingsExcluded.
@@ -54,11 +56,18 @@ func Map(fd int, offset int64, size int, prot Prot) (*Mapping, error) {
 	if size <= 0 || offset < 0 || offset%int64(unix.Getpagesize()) != 0 {
 		return nil, fmt.Errorf("mmap fd %d offset %d size %d: %w", fd, offset, size, ErrInvalid)
 	}
+	var base unsafe.Pointer
+	var err error
 	cpuMappings.RLock()
-	// MmapPtr, not Mmap: unix.Mmap records every mapping in a package table
-	// that only unix.Munmap clears, and a Mapping is unmapped by address from
-	// its release function, long after the slice would be gone.
-	base, err := unix.MmapPtr(fd, offset, nil, uintptr(size), int(prot), unix.MAP_SHARED)
+	if e := faultinject.Fault(faultinject.Mmap); e != 0 {
+		err = e // a test's injected fault
+	} else {
+		// MmapPtr, not Mmap: unix.Mmap records every mapping in a package
+		// table that only unix.Munmap clears, and a Mapping is unmapped by
+		// address from its release function, long after the slice would be
+		// gone.
+		base, err = unix.MmapPtr(fd, offset, nil, uintptr(size), int(prot), unix.MAP_SHARED)
+	}
 	cpuMappings.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("mmap fd %d offset %d size %d: %w", fd, offset, size, err)

@@ -25,9 +25,30 @@ type Frame = tensorpinsink.Frame
 // a tensorsrc's ring, a camera's buffer pool — waits in turn. Nothing is
 // dropped unless the sink's drop property is set.
 type PinSink struct {
-	el   *gst.Element
+	elMu sync.RWMutex // write side: the Pipeline releasing el
+	el   *gst.Element // owned by the Pipeline; nil once it released it
 	sink *tensorpinsink.Sink
 	*delivery
+}
+
+// element runs f with the sink element while the Pipeline has not
+// released it, and reports whether it did.
+func (k *PinSink) element(f func(*gst.Element)) bool {
+	k.elMu.RLock()
+	defer k.elMu.RUnlock()
+	if k.el == nil {
+		return false
+	}
+	f(k.el)
+	return true
+}
+
+// releaseElement drops the Pipeline's reference on the sink element.
+func (k *PinSink) releaseElement() {
+	k.elMu.Lock()
+	defer k.elMu.Unlock()
+	releaseElement(k.el)
+	k.el = nil
 }
 
 // delivery is what the element's frame handler reaches. It must hold no
@@ -63,6 +84,7 @@ func (p *Pipeline) PinSink(name string) (*PinSink, error) {
 	}
 	s, err := tensorpinsink.FromElement(el)
 	if err != nil {
+		releaseElement(el)
 		return nil, fmt.Errorf("%w: %v", ErrNoElement, err)
 	}
 	// Frames in the channel are frames not yet released, and the sink
@@ -77,14 +99,20 @@ func (p *Pipeline) PinSink(name string) (*PinSink, error) {
 	// basesink's last sample would keep the last buffer out of its pool
 	// after its frame is released; a Release must give the buffer back.
 	if err := setProperty(el, "enable-last-sample", false); err != nil {
+		defer releaseElement(el)
 		return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, el.GetName(), err)
 	}
 	d := &delivery{ch: make(chan Frame, n), stop: make(chan struct{})}
 	k := &PinSink{el: el, sink: s, delivery: d}
-	s.OnFrame(d.deliver)
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		releaseElement(el)
+		return nil, fmt.Errorf("%w: %s: pipeline closed", ErrNoElement, tensorpinsink.Name)
+	}
 	p.sinks = append(p.sinks, k)
 	p.mu.Unlock()
+	s.OnFrame(d.deliver)
 	return k, nil
 }
 
@@ -129,18 +157,27 @@ func (k *PinSink) Slots() int { return int(k.slots.Load()) }
 // Stats reads the sink's counters: frames, mmaps, syncs, copies, ...
 func (k *PinSink) Stats() tensorpinsink.Stats { return k.sink.Stats() }
 
-// Element returns the tensorpinsink element (borrowed).
-func (k *PinSink) Element() *gst.Element { return k.el }
+// Element returns the tensorpinsink element (borrowed: valid until Run
+// returns or the Pipeline is closed; nil afterwards).
+func (k *PinSink) Element() *gst.Element {
+	k.elMu.RLock()
+	defer k.elMu.RUnlock()
+	return k.el
+}
 
 // Caps returns the caps negotiated on the sink's pad (nil before
-// negotiation). Every frame until a renegotiation has them; the layout
-// they describe is the frame's Tensor().
+// negotiation, and once the Pipeline has been released). Every frame
+// until a renegotiation has them; the layout they describe is the frame's
+// Tensor(). The caps are the caller's.
 func (k *PinSink) Caps() *gst.Caps {
-	pad := k.el.GetStaticPad("sink")
-	if pad == nil {
-		return nil
-	}
-	return pad.GetCurrentCaps()
+	var caps *gst.Caps
+	k.element(func(el *gst.Element) {
+		if pad := el.GetStaticPad("sink"); pad != nil {
+			caps = pad.GetCurrentCaps()
+			releasePad(pad)
+		}
+	})
+	return caps
 }
 
 // flush sends FLUSH_START to the sink: its streaming thread stops waiting
@@ -148,9 +185,14 @@ func (k *PinSink) Caps() *gst.Caps {
 // deliver is dropped). Used only to force a stop.
 func (k *PinSink) flush() {
 	k.closeFrames()
-	if pad := k.el.GetStaticPad("sink"); pad != nil {
-		pad.SendEvent(gst.NewFlushStartEvent())
-	}
+	k.element(func(el *gst.Element) {
+		if pad := el.GetStaticPad("sink"); pad != nil {
+			ev := gst.NewFlushStartEvent()
+			pad.SendEvent(ev)
+			releaseEvent(ev)
+			releasePad(pad)
+		}
+	})
 }
 
 // deliver runs on the streaming thread for every frame.

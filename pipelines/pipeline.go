@@ -58,6 +58,13 @@ const DefaultShutdownTimeout = 5 * time.Second
 
 // Pipeline is a GStreamer pipeline that runs once, with Run. Get the
 // application's ends of it (PinSink, TensorSrc) before Run.
+//
+// The Pipeline owns one reference on the GStreamer pipeline and on every
+// element wrapper it hands out (Gst, Element, PinSink.Element,
+// TensorSrc.Element): they are borrowed, valid until Run returns or Close
+// is called, which release them all at once — not go-gst's finalizers,
+// which wait for a garbage collection (and keep the pipeline's bus and its
+// fds open until then). A Pipeline that is never run must be closed.
 type Pipeline struct {
 	// ShutdownTimeout bounds each wait of a shutdown: for EOS after a
 	// cancel, and for the application to release the frames it holds
@@ -68,12 +75,70 @@ type Pipeline struct {
 
 	mu        sync.Mutex
 	ran       bool
+	running   bool // Run is between its start and its release
+	closed    bool // references released: p is nil
 	sinks     []*PinSink
+	srcs      []*TensorSrc
+	elems     []*gst.Element // wrappers handed out by Element, released at close
 	onMessage func(*gst.Message)
 }
 
+// wrap takes ownership of p's reference.
 func wrap(p *gst.Pipeline) *Pipeline {
 	return &Pipeline{p: p, ShutdownTimeout: DefaultShutdownTimeout}
+}
+
+// Close stops the pipeline (NULL) if it was never run, and releases every
+// GStreamer reference the Pipeline holds: the pipeline, its bus, and the
+// element wrappers it handed out (they must not be used afterwards; Gst
+// returns nil). Run does this itself before it returns, so Close is only
+// needed for a Pipeline that is not run; during Run it does nothing (Run
+// releases when it returns). Close is idempotent and returns nil.
+func (p *Pipeline) Close() error {
+	p.mu.Lock()
+	if p.closed || p.running {
+		p.mu.Unlock()
+		return nil
+	}
+	p.ran = true // nothing can run it any more
+	p.mu.Unlock()
+	p.stop()
+	p.release()
+	return nil
+}
+
+// release drops every reference the Pipeline took, once. The pipeline
+// must be in NULL.
+func (p *Pipeline) release() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	gp, elems, sinks, srcs := p.p, p.elems, p.sinks, p.srcs
+	p.p, p.elems = nil, nil
+	p.mu.Unlock()
+	for _, e := range elems {
+		releaseElement(e)
+	}
+	for _, k := range sinks {
+		k.releaseElement()
+	}
+	for _, s := range srcs {
+		s.releaseElement()
+	}
+	// GetPipelineBus caches the bus wrapper (with its own reference) in
+	// the pipeline wrapper.
+	releaseBus(gp.GetPipelineBus())
+	releaseElement(gp.Element)
+}
+
+// pipeline returns the go-gst pipeline, or nil once released.
+func (p *Pipeline) pipeline() *gst.Pipeline {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.p
 }
 
 // Parse builds a pipeline from a gst-launch-1.0 description. Every parse
@@ -137,26 +202,39 @@ func New(chain ...Element) (*Pipeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPipeline, err)
 	}
-	elems := make([]*gst.Element, 0, len(chain))
+	// The bin holds its own reference on each element added; the
+	// wrappers' references are dropped here, not at a GC.
+	var elems []*gst.Element
+	defer func() {
+		for _, e := range elems {
+			releaseElement(e)
+		}
+	}()
+	fail := func(err error) (*Pipeline, error) {
+		releaseElement(gp.Element)
+		return nil, err
+	}
+	var prev *gst.Element
 	for i, c := range chain {
 		e, err := gst.NewElementWithName(c.Factory, c.Name)
 		if err != nil {
-			return nil, fmt.Errorf("%w: element %d: no factory %q", ErrNoElement, i, c.Factory)
+			return fail(fmt.Errorf("%w: element %d: no factory %q", ErrNoElement, i, c.Factory))
 		}
+		elems = append(elems, e)
 		for k, v := range c.Props {
 			if err := setProperty(e, k, v); err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, e.GetName(), err)
+				return fail(fmt.Errorf("%w: %s: %v", ErrPipeline, e.GetName(), err))
 			}
 		}
 		if err := gp.Add(e); err != nil {
-			return nil, fmt.Errorf("%w: add %s: %v", ErrPipeline, e.GetName(), err)
+			return fail(fmt.Errorf("%w: add %s: %v", ErrPipeline, e.GetName(), err))
 		}
-		if len(elems) > 0 {
-			if err := elems[len(elems)-1].Link(e); err != nil {
-				return nil, fmt.Errorf("%w: link %s to %s: %v", ErrPipeline, elems[len(elems)-1].GetName(), e.GetName(), err)
+		if prev != nil {
+			if err := prev.Link(e); err != nil {
+				return fail(fmt.Errorf("%w: link %s to %s: %v", ErrPipeline, prev.GetName(), e.GetName(), err))
 			}
 		}
-		elems = append(elems, e)
+		prev = e
 	}
 	return wrap(gp), nil
 }
@@ -182,42 +260,86 @@ func setProperty(e *gst.Element, name string, v any) error {
 }
 
 // FromGst wraps a pipeline built with go-gst (after Init, so that the
-// project's elements are registered). The Pipeline shares p.
-func FromGst(p *gst.Pipeline) *Pipeline { return wrap(p) }
+// project's elements are registered). The Pipeline takes a reference of
+// its own on p (released by Run or Close); p stays the caller's, and so
+// does the reference it holds.
+func FromGst(p *gst.Pipeline) *Pipeline {
+	return wrap(gst.FromGstPipelineUnsafeNone(p.Unsafe()))
+}
 
-// Gst returns the underlying go-gst pipeline (borrowed), for anything
-// this package does not wrap: adding pad probes, querying, seeking.
-func (p *Pipeline) Gst() *gst.Pipeline { return p.p }
+// Gst returns the underlying go-gst pipeline (borrowed, valid until Run
+// returns or Close; nil afterwards), for anything this package does not
+// wrap: adding pad probes, querying, seeking.
+func (p *Pipeline) Gst() *gst.Pipeline { return p.pipeline() }
 
-// Element returns the element called name, or ErrNoElement.
+// Element returns the element called name (borrowed: valid until Run
+// returns or Close), or ErrNoElement (also once the Pipeline is closed).
 func (p *Pipeline) Element(name string) (*gst.Element, error) {
-	e, err := p.p.GetElementByName(name) // recurses into child bins
+	e, err := p.element(name)
+	if err != nil {
+		return nil, err
+	}
+	if !p.keep(e) {
+		return nil, fmt.Errorf("%w: %q: pipeline closed", ErrNoElement, name)
+	}
+	return e, nil
+}
+
+// element looks up name; the caller owns the wrapper's reference.
+func (p *Pipeline) element(name string) (*gst.Element, error) {
+	gp := p.pipeline()
+	if gp == nil {
+		return nil, fmt.Errorf("%w: %q: pipeline closed", ErrNoElement, name)
+	}
+	e, err := gp.GetElementByName(name) // recurses into child bins
 	if err != nil || e == nil {
 		return nil, fmt.Errorf("%w: %q", ErrNoElement, name)
 	}
 	return e, nil
 }
 
+// keep records an element wrapper for release at close; once closed it
+// releases e at once and reports false.
+func (p *Pipeline) keep(e *gst.Element) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		releaseElement(e)
+		return false
+	}
+	p.elems = append(p.elems, e)
+	return true
+}
+
 // find returns the element called name or, for name "", the pipeline's
 // only element of GType typeName (the elements' GType names are their
-// factory names).
+// factory names). The caller owns the wrapper's reference.
 func (p *Pipeline) find(name, typeName string) (*gst.Element, error) {
 	if name != "" {
-		return p.Element(name)
+		return p.element(name)
 	}
-	all, err := p.p.GetElementsRecursive()
+	gp := p.pipeline()
+	if gp == nil {
+		return nil, fmt.Errorf("%w: %s: pipeline closed", ErrNoElement, typeName)
+	}
+	all, err := gp.GetElementsRecursive()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoElement, err)
 	}
 	t := glib.TypeFromName(typeName)
 	var found *gst.Element
+	several := false
 	for _, e := range all {
-		if t != 0 && e.IsA(t) {
-			if found != nil {
-				return nil, fmt.Errorf("%w: several %s elements: name one", ErrNoElement, typeName)
-			}
+		if t != 0 && e.IsA(t) && found == nil {
 			found = e
+			continue
 		}
+		several = several || (t != 0 && e.IsA(t))
+		releaseElement(e)
+	}
+	if several {
+		releaseElement(found)
+		return nil, fmt.Errorf("%w: several %s elements: name one", ErrNoElement, typeName)
 	}
 	if found == nil {
 		return nil, fmt.Errorf("%w: no %s element", ErrNoElement, typeName)

@@ -27,28 +27,49 @@ const cancelMessage = "gst-tensorpin-pipelines-cancel"
 //
 // Run consumes the pipeline's bus while it runs (see OnMessage). The
 // PinSinks' frame channels are closed before Run returns. A Pipeline runs
-// once: a second Run returns ErrAlreadyRun.
+// once: a second Run returns ErrAlreadyRun. Before it returns, Run
+// releases every GStreamer reference the Pipeline holds, as Close does:
+// element wrappers it handed out are invalid afterwards.
 func (p *Pipeline) Run(ctx context.Context) error {
 	p.mu.Lock()
 	if p.ran {
 		p.mu.Unlock()
 		return ErrAlreadyRun
 	}
-	p.ran = true
+	p.ran, p.running = true, true
+	gp := p.p
 	p.mu.Unlock()
+	// Last: stopped, then every reference released (see Close).
+	defer p.release()
+	defer func() {
+		p.mu.Lock()
+		p.running = false
+		p.mu.Unlock()
+	}()
 	defer p.stop()
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	bus := p.p.GetPipelineBus()
+	bus := gp.GetPipelineBus()
+	posted := make(chan struct{})
 	wake := context.AfterFunc(ctx, func() {
-		bus.Post(gst.NewApplicationMessage(p.p, gst.NewStructure(cancelMessage)))
+		defer close(posted)
+		msg := gst.NewApplicationMessage(gp, gst.NewStructure(cancelMessage))
+		bus.Post(msg) // the bus takes a reference of its own
+		releaseMessage(msg)
 	})
-	defer wake()
+	defer func() {
+		// A wake-up already under way uses the pipeline and its bus:
+		// wait for it before they are stopped and released.
+		if !wake() {
+			<-posted
+		}
+	}()
 
-	if err := p.p.SetState(gst.StatePlaying); err != nil {
+	if err := gp.SetState(gst.StatePlaying); err != nil {
 		// The element that refused usually said why on the bus.
 		if msg := bus.TimedPopFiltered(gst.ClockTime(100*time.Millisecond), gst.MessageError); msg != nil {
+			defer releaseMessage(msg)
 			e, _ := ErrorFromMessage(msg)
 			return e
 		}
@@ -59,15 +80,21 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		if msg == nil {
 			continue
 		}
-		switch p.handle(msg) {
+		t := p.handle(msg)
+		var e *Error
+		if t == gst.MessageError {
+			e, _ = ErrorFromMessage(msg)
+		}
+		// A message holds its source: dropped now, not at a GC.
+		releaseMessage(msg)
+		switch t {
 		case gst.MessageEOS:
 			p.drain(time.Now().Add(p.ShutdownTimeout))
 			return nil
 		case gst.MessageError:
-			e, _ := ErrorFromMessage(msg)
 			return e
 		case gst.MessageApplication:
-			return p.cancel(ctx, bus)
+			return p.cancel(ctx, gp, bus)
 		}
 	}
 }
@@ -100,13 +127,15 @@ func (p *Pipeline) handle(msg *gst.Message) gst.MessageType {
 // does not release — so it is sent from its own goroutine; at the
 // deadline the PinSinks are flushed, which wakes that thread and lets
 // the send, and then the stop, complete.
-func (p *Pipeline) cancel(ctx context.Context, bus *gst.Bus) error {
+func (p *Pipeline) cancel(ctx context.Context, gp *gst.Pipeline, bus *gst.Bus) error {
 	cause := context.Cause(ctx)
 	deadline := time.Now().Add(p.ShutdownTimeout)
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
-		p.p.SendEvent(gst.NewEOSEvent())
+		ev := gst.NewEOSEvent()
+		gp.SendEvent(ev) // takes a reference of its own
+		releaseEvent(ev)
 	}()
 	for {
 		left := time.Until(deadline)
@@ -127,13 +156,18 @@ func (p *Pipeline) cancel(ctx context.Context, bus *gst.Bus) error {
 		if msg == nil {
 			continue
 		}
-		switch p.handle(msg) {
+		t := p.handle(msg)
+		var e *Error
+		if t == gst.MessageError {
+			e, _ = ErrorFromMessage(msg)
+		}
+		releaseMessage(msg)
+		switch t {
 		case gst.MessageEOS:
 			<-sent
 			p.drain(deadline)
 			return cause
 		case gst.MessageError:
-			e, _ := ErrorFromMessage(msg)
 			return errors.Join(cause, e)
 		}
 	}
@@ -164,7 +198,9 @@ func (p *Pipeline) stop() {
 	for _, k := range sinks {
 		k.closeFrames()
 	}
-	p.p.SetState(gst.StateNull)
+	if gp := p.pipeline(); gp != nil {
+		gp.SetState(gst.StateNull)
+	}
 	for _, k := range sinks {
 		k.sink.OnFrame(nil)
 	}

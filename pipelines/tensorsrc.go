@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
@@ -22,8 +23,17 @@ type Slot = tensorsrc.Slot
 // their life; when all of them are in flight downstream, Next waits for
 // one to come back: that is the back-pressure, and no frame is dropped.
 type TensorSrc struct {
-	el  *gst.Element
-	src *tensorsrc.Source
+	elMu sync.RWMutex // write side: the Pipeline releasing el
+	el   *gst.Element // owned by the Pipeline; nil once it released it
+	src  *tensorsrc.Source
+}
+
+// releaseElement drops the Pipeline's reference on the source element.
+func (s *TensorSrc) releaseElement() {
+	s.elMu.Lock()
+	defer s.elMu.Unlock()
+	releaseElement(s.el)
+	s.el = nil
 }
 
 // TensorSrc returns the application's end of the tensorsrc called name
@@ -35,12 +45,22 @@ func (p *Pipeline) TensorSrc(name string) (*TensorSrc, error) {
 	}
 	s, err := tensorsrc.FromElement(el)
 	if err != nil {
+		releaseElement(el)
 		return nil, fmt.Errorf("%w: %v", ErrNoElement, err)
 	}
 	if err := setProperty(el, "pattern", "app"); err != nil {
+		releaseElement(el)
 		return nil, fmt.Errorf("%w: %s: %v", ErrPipeline, name, err)
 	}
-	return &TensorSrc{el: el, src: s}, nil
+	ts := &TensorSrc{el: el, src: s}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		releaseElement(el)
+		return nil, fmt.Errorf("%w: %s: pipeline closed", ErrNoElement, tensorsrc.Name)
+	}
+	p.srcs = append(p.srcs, ts)
+	return ts, nil
 }
 
 // Next waits for the next free tensor of the ring and returns it with its
@@ -79,5 +99,10 @@ func (s *TensorSrc) Send(ctx context.Context, pts time.Duration, fill func(*Slot
 // tensorsrc.ErrEOS afterwards.
 func (s *TensorSrc) Close() error { return s.src.EndOfStream() }
 
-// Element returns the tensorsrc element (borrowed).
-func (s *TensorSrc) Element() *gst.Element { return s.el }
+// Element returns the tensorsrc element (borrowed: valid until Run
+// returns or the Pipeline is closed; nil afterwards).
+func (s *TensorSrc) Element() *gst.Element {
+	s.elMu.RLock()
+	defer s.elMu.RUnlock()
+	return s.el
+}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // Source says where Alloc takes memory from.
@@ -94,6 +95,9 @@ func Alloc(l Layout, opts AllocOptions) (*Tensor, error) {
 		if err == nil {
 			return t, nil
 		}
+		// Falling back is the point of SourceAuto, but it is counted: a
+		// dma-heap that exists and fails is not the same as none.
+		counters.allocFallbacks.Add(1)
 		errs = append(errs, err)
 	}
 	return nil, errors.Join(errs...)
@@ -148,7 +152,13 @@ func dmaHeapAlloc(size int) (int, error) {
 	}
 	defer unix.Close(heap)
 	data := dmaHeapAllocationData{len: uint64(size), fdFlags: unix.O_RDWR | unix.O_CLOEXEC}
-	if err := ioctlPtr(heap, dmaHeapIoctlAlloc, unsafe.Pointer(&data)); err != nil {
+	err = nil
+	if e := faultinject.Fault(faultinject.HeapAlloc); e != 0 {
+		err = e // a test's injected fault
+	} else {
+		err = ioctlPtr(heap, dmaHeapIoctlAlloc, unsafe.Pointer(&data))
+	}
+	if err != nil {
 		return -1, fmt.Errorf("DMA_HEAP_IOCTL_ALLOC %d bytes from %s: %w", size, DMAHeapPath, err)
 	}
 	return int(data.fd), nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // Classify tells what kind of memory fd refers to, from fstatfs: a dma-buf
@@ -13,11 +15,11 @@ import (
 // returns the file's identity and size. The fd is borrowed.
 func Classify(fd int) (Backend, Identity, int, error) {
 	var fs unix.Statfs_t
-	if err := unix.Fstatfs(fd, &fs); err != nil {
+	if err := fstatfs(fd, &fs); err != nil {
 		return 0, Identity{}, 0, fmt.Errorf("fstatfs fd %d: %w", fd, err)
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+	if err := fstat(fd, &st); err != nil {
 		return 0, Identity{}, 0, fmt.Errorf("fstat fd %d: %w", fd, err)
 	}
 	id := Identity{Dev: st.Dev, Ino: st.Ino}
@@ -38,7 +40,7 @@ func ImportFD(fd int, l Layout) (*Tensor, error) {
 	if _, _, _, err := Classify(fd); err != nil {
 		return nil, fmt.Errorf("import: %w", err)
 	}
-	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	dup, err := dupFD(fd)
 	if err != nil {
 		return nil, fmt.Errorf("import: dup fd %d: %w", fd, err)
 	}
@@ -62,4 +64,28 @@ func AdoptFD(fd int, l Layout) (*Tensor, error) {
 	}
 	st := newFDStorage(fd, b, id, size)
 	return newTensor(st, l)
+}
+
+// The kernel calls of an import, each behind its faultinject seam.
+
+func fstatfs(fd int, fs *unix.Statfs_t) error {
+	if e := faultinject.Fault(faultinject.Fstatfs); e != 0 {
+		return e
+	}
+	return unix.Fstatfs(fd, fs)
+}
+
+func fstat(fd int, st *unix.Stat_t) error {
+	if e := faultinject.Fault(faultinject.Fstat); e != 0 {
+		return e
+	}
+	return unix.Fstat(fd, st)
+}
+
+// dupFD returns a close-on-exec dup of fd, owned by the caller.
+func dupFD(fd int) (int, error) {
+	if e := faultinject.Fault(faultinject.Dup); e != 0 {
+		return -1, e
+	}
+	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 }

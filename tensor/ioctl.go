@@ -45,8 +45,10 @@ type udmabufCreateArg struct {
 	size   uint64
 }
 
-// syncIoctl issues DMA_BUF_IOCTL_SYNC once. It is a variable so tests can
-// inject EINTR, EAGAIN and ENOTTY; production code never reassigns it.
+// syncIoctl issues DMA_BUF_IOCTL_SYNC once. It is a variable so this
+// package's tests can stand in for a dma-buf's driver over a memfd (whose
+// real answer is ENOTTY) and record the flags; production code never
+// reassigns it. Faults for any package's tests go through faultinject.
 var syncIoctl = func(fd int, flags uint64) error {
 	arg := dmaBufSync{flags: flags}
 	_, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), dmaBufIoctlSync, uintptr(unsafe.Pointer(&arg)))

@@ -22,13 +22,14 @@ type Stats struct {
 	BracketsJoined  uint64 // SyncForCPU calls that joined a bracket already open on the buffer
 	BracketsWidened uint64 // joins that needed more access than the bracket had (one more START)
 	BracketsClosed  uint64 // shared brackets closed (the last SyncForDevice on a buffer)
+	AllocFallbacks  uint64 // sources SourceAuto tried and went past because they failed (no dma-heap here, an ioctl error)
 }
 
 var counters struct {
 	syncStart, syncEnd, syncRetries, syncErrors, syncNotTTY atomic.Uint64
 	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
 	bracketsOpened, bracketsJoined, bracketsWidened         atomic.Uint64
-	bracketsClosed                                          atomic.Uint64
+	bracketsClosed, allocFallbacks                          atomic.Uint64
 }
 
 // ReadStats returns the current counters.
@@ -49,5 +50,6 @@ func ReadStats() Stats {
 		BracketsJoined:  counters.bracketsJoined.Load(),
 		BracketsWidened: counters.bracketsWidened.Load(),
 		BracketsClosed:  counters.bracketsClosed.Load(),
+		AllocFallbacks:  counters.allocFallbacks.Load(),
 	}
 }

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -99,8 +100,10 @@ func (s *storage) ensureMapped() error {
 	}
 	m, err := pin.Map(s.fd, 0, s.capacity, pin.ProtReadWrite)
 	writable := true
-	if err != nil {
+	if errors.Is(err, unix.EACCES) {
 		// A read-only export (an O_RDONLY dma-buf) still maps for reading.
+		// Only EACCES says so: after ENOMEM or EIO a read-only mapping
+		// would turn a failure into a tensor silently unwritable for life.
 		m, err = pin.Map(s.fd, 0, s.capacity, pin.ProtRead)
 		writable = false
 	}

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // Access is the direction of a CPU access bracketed by SyncForCPU and
@@ -69,7 +71,12 @@ func (s *syncState) dmabufSync(fd int, flags uint64) error {
 		return nil
 	}
 	for try := 0; ; try++ {
-		err := syncIoctl(fd, flags)
+		var err error
+		if e := faultinject.Fault(faultinject.Sync); e != 0 {
+			err = e // a test's injected fault, handled as the kernel's would be
+		} else {
+			err = syncIoctl(fd, flags)
+		}
 		if err == nil {
 			if flags&dmaBufSyncEnd != 0 {
 				counters.syncEnd.Add(1)
