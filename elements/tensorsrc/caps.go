@@ -128,9 +128,8 @@ func wantsDMABuf(caps *gst.Caps) bool {
 	return caps.GetSize() > 0
 }
 
-// SetCaps reads the negotiated format and allocates the ring for it (a
-// new ring only when the layout changes; the old one is retired and its
-// slots still downstream return normally).
+// SetCaps reads the negotiated format; DecideAllocation allocates the
+// ring for it.
 func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) bool {
 	f, err := capslayout.FromCaps(caps)
 	if err != nil {
@@ -154,12 +153,24 @@ func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) bool {
 		return false
 	}
 	st.fpsN, st.fpsD = fpsN, fpsD
-	if st.ring != nil && sameLayout(st.ring.format, f) {
-		st.ring.format = f
+	// The ring is (re)allocated in DecideAllocation, which GstBaseSrc
+	// calls right after, once downstream said how many buffers it holds.
+	st.format, st.haveFormat = f, true
+	e.mu.Unlock()
+	return true
+}
+
+// replaceRing allocates a ring of n tensors for f and makes it current;
+// the old one is retired (its slots still downstream return normally).
+// why says what asked for it, for the log.
+func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int, why string) bool {
+	e.mu.Lock()
+	st := e.st
+	if st == nil {
 		e.mu.Unlock()
-		return true
+		return false
 	}
-	b, n, stats := st.backend, st.poolSize, st.stats
+	b, stats := st.backend, st.stats
 	e.mu.Unlock()
 
 	r, err := newRing(e, f, b, n, stats)
@@ -181,11 +192,58 @@ func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) bool {
 		st.queue = q
 	}
 	st.ring = r
+	stats.ringSize.Store(uint64(n))
 	e.cond.Broadcast()
 	e.mu.Unlock()
 	rel.finish()
-	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %v: %v", n, b.name, caps, r.slots[0].t), self.Object)
+	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s: %v", n, b.name, why, r.slots[0].t), self.Object)
 	return true
+}
+
+// maxRing bounds the ring downstream's min-buffers may ask for.
+const maxRing = 64
+
+// DecideAllocation reads downstream's answer to the ALLOCATION query and
+// allocates the ring for the negotiated format (a new ring only when the
+// layout changes or must grow; the old one is retired and its slots still
+// downstream return normally). tensorsrc pushes its own pinned ring
+// memory, so it declines every pool and allocator downstream proposed —
+// explicitly, in the query, and without chaining up, so GstBaseSrc creates
+// no default pool it would never use — but honours min-buffers:
+// downstream will hold that many buffers at once (queues, a sink's
+// leases), and a smaller ring would stall it, so the ring has
+// max(pool-size, min-buffers) tensors (up to 64).
+func (e *element) DecideAllocation(self *base.GstBaseSrc, query *gst.Query) bool {
+	ans := gstc.DeclineAllocation(query)
+	if ans.Pools+ans.Allocators > 0 {
+		cat.LogInfo(fmt.Sprintf("declined %d pool(s) and %d allocator(s) proposed downstream: tensorsrc pushes its own pinned ring",
+			ans.Pools, ans.Allocators), self.Object)
+	}
+	want := ans.MinBuffers
+	if want > maxRing {
+		cat.LogWarning(fmt.Sprintf("downstream wants %d buffers in flight; the ring stops at %d", want, maxRing), self.Object)
+		want = maxRing
+	}
+	e.mu.Lock()
+	st := e.st
+	if st == nil || !st.haveFormat {
+		e.mu.Unlock()
+		return false
+	}
+	st.stats.downstreamMin.Store(uint64(ans.MinBuffers))
+	f := st.format
+	n := max(st.poolSize, want)
+	if r := st.ring; r != nil && sameLayout(r.format, f) && len(r.slots) >= n {
+		r.format = f
+		e.mu.Unlock()
+		return true
+	}
+	e.mu.Unlock()
+	why := fmt.Sprintf("pool-size %d", st.poolSize)
+	if n > st.poolSize {
+		why = fmt.Sprintf("downstream's min-buffers %d (pool-size %d)", ans.MinBuffers, st.poolSize)
+	}
+	return e.replaceRing(self, f, n, why)
 }
 
 func sameLayout(a, b capslayout.Format) bool {

@@ -32,7 +32,8 @@
 //	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
 //	                               brackets-opened, brackets-closed, brackets-ended-here,
 //	                               brackets-open, waits-for-free-slot, reader-end-events,
-//	                               other-end-events, sync-errors
+//	                               other-end-events, sync-errors, ring-size,
+//	                               downstream-min-buffers
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
@@ -50,6 +51,17 @@
 // tensor layout (capslayout.FromCaps); video buffers carry a GstVideoMeta
 // with the tensor's row stride (GStreamer's default stride for the
 // format).
+//
+// # Allocation
+//
+// The ring is allocated once caps are set and downstream has answered the
+// ALLOCATION query (decide_allocation): tensorsrc pushes its own pinned
+// memory, so it declines every pool and allocator downstream proposes (it
+// removes them from the query and does not chain up, so GstBaseSrc creates
+// no default pool either), but downstream's min-buffers — how many buffers it
+// holds at once: queues, a sink's leases — raises the ring to
+// max(pool-size, min-buffers), at most 64 (stats: ring-size,
+// downstream-min-buffers).
 //
 // # Frames and the sync protocol
 //

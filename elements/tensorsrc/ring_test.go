@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
@@ -288,5 +289,43 @@ func TestResizedMemoryComesBackWhole(t *testing.T) {
 		if s != size {
 			t.Errorf("frame %d (slot %d) has %d bytes, want %d: a resize of frame 0 stuck to its memory", i+1, (i+1)%pool, s, size)
 		}
+	}
+}
+
+// Downstream's ALLOCATION answer: its pools and allocators are declined
+// in the query (tensorsrc pushes its own ring, and GstBaseSrc makes no
+// default pool), and its min-buffers raises the ring — a downstream that
+// holds 6 buffers at once gets a ring of 6 from pool-size=2, allocated
+// once (6 mmaps, not 2 then 6).
+func TestAllocationAnswerRaisesTheRing(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src num-buffers=30 pool-size=2 ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8 ! fakesink name=sink enable-last-sample=false")
+	sinkEl, _ := p.GetElementByName("sink")
+	pad := sinkEl.GetStaticPad("sink")
+	defer gstc.ReleasePad(pad)
+	pad.AddProbe(gst.PadProbeTypeQueryDownstream, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		q := info.GetQuery()
+		if q == nil || q.Type() != gst.QueryAllocation {
+			return gst.PadProbeOK
+		}
+		q.AddAllocationPool(gst.NewBufferPool(), 256, 6, 0)
+		return gst.PadProbeUnhandled // go-gst names GST_PAD_PROBE_HANDLED so
+	})
+	before := tensor.ReadStats()
+	if ge := play(t, p); ge != nil {
+		t.Fatalf("pipeline error: %s", ge.Message)
+	}
+	st := stats(t, src)
+	pool := base.ToGstBaseSrc(src.Object).GetBufferPool()
+	stop(t, p)
+	if pool != nil {
+		t.Error("GstBaseSrc has a buffer pool: downstream's pool was not declined, or a default one was made")
+	}
+	wantStat(t, st, "ring-size", 6)
+	wantStat(t, st, "downstream-min-buffers", 6)
+	wantStat(t, st, "mmaps", 6)
+	wantStat(t, st, "frames", 30)
+	if d := tensor.ReadStats().Mmaps - before.Mmaps; d != 6 {
+		t.Errorf("%d mmaps, want 6: one ring of 6, allocated once", d)
 	}
 }

@@ -98,11 +98,13 @@ type state struct {
 	closeAfterWrite bool
 	stats           *runStats
 
-	ring    *ring   // nil until caps are negotiated
-	retired []*ring // rings replaced by a renegotiation, slots maybe still out
-	fpsN    int     // negotiated frame rate (0: unknown)
-	fpsD    int
-	frame   uint64 // number of the next frame
+	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
+	haveFormat bool
+	ring       *ring   // nil until the first DecideAllocation
+	retired    []*ring // rings replaced by a renegotiation, slots maybe still out
+	fpsN       int     // negotiated frame rate (0: unknown)
+	fpsD       int
+	frame      uint64 // number of the next frame
 
 	flushing bool    // Unlock called, UnlockStop not yet
 	eos      bool    // app: EndOfStream called

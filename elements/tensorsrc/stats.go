@@ -13,6 +13,10 @@ type runStats struct {
 	backend  string
 
 	frames, mmaps atomic.Uint64
+	// ringSize: tensors in the current ring (pool-size, or more when
+	// downstream's ALLOCATION answer asked for more); downstreamMin: the
+	// min-buffers downstream asked for.
+	ringSize, downstreamMin atomic.Uint64
 	// opened: brackets the source opened (or joined) before writing a
 	// slot; closed: brackets it left — when the slot's memory came back
 	// from its last holder (handoff=adopt), or right after writing
@@ -44,6 +48,8 @@ func (s *runStats) structure() *gst.Structure {
 	}{
 		{"frames", s.frames.Load()},
 		{"pool-size", uint(s.poolSize)},
+		{"ring-size", s.ringSize.Load()},
+		{"downstream-min-buffers", s.downstreamMin.Load()},
 		{"backend", s.backend},
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
