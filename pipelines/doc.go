@@ -5,7 +5,7 @@
 //
 //	p, _ := pipelines.Parse("tensorsrc num-buffers=100 ! queue ! tensorpinsink name=sink")
 //	sink, _ := p.PinSink("sink")
-//	sink.OnSlot(func(slot int, pin *pin.HostPin) { /* bind pin.Pointer() once */ })
+//	sink.OnSlot(func(slot int, planes []*pin.HostPin) { /* bind planes[i].Pointer() once */ })
 //	go func() {
 //		for f := range sink.Frames() {
 //			use(f.Slot(), f.Bytes()) // the slot's address never moves

@@ -24,7 +24,8 @@ func Example() {
 	sink, _ := p.PinSink("sink")
 	// slot -> the address a runtime bound once (its input tensor).
 	var bound sync.Map
-	sink.OnSlot(func(slot int, hp *pin.HostPin) { // on the streaming thread
+	sink.OnSlot(func(slot int, planes []*pin.HostPin) { // on the streaming thread
+		hp := planes[0] // packed RGBA: one plane
 		bound.Store(slot, hp.Addr())
 		fmt.Printf("bind slot %d: %d bytes\n", slot, hp.Len())
 	})

@@ -58,7 +58,7 @@ func (k *PinSink) releaseElement() {
 type delivery struct {
 	ch      chan Frame
 	onFrame atomic.Pointer[func(Frame)]
-	onSlot  atomic.Pointer[func(int, *pin.HostPin)]
+	onSlot  atomic.Pointer[func(int, []*pin.HostPin)]
 	slots   atomic.Int64
 
 	// mu orders deliveries (read side, on the streaming thread) before
@@ -136,14 +136,17 @@ func (k *PinSink) OnFrame(h func(Frame)) {
 
 // OnSlot installs h, called on the streaming thread right before the
 // first frame of each new pool slot is delivered: the moment to bind the
-// slot's address in a runtime (an input tensor over p.Pointer()). Every
-// later frame of that slot (Frame.Slot) has the same address for as long
-// as the slot lives; h fires again for a slot number only if the sink
-// re-imported it (its pin cache evicted the buffer, or the caps changed)
-// — rebind then. p is borrowed for the call: Clone it to keep the
-// address valid for as long as the binding lives, after the frame, the
-// sink and the pipeline.
-func (k *PinSink) OnSlot(h func(slot int, p *pin.HostPin)) {
+// slot's addresses in a runtime (an input tensor over planes[i].Pointer()).
+// planes has one pin per tensor of the frame (Frame.Planes): one for
+// packed video and a single tensor, one per plane for NV12 or I420, one
+// per tensor of other/tensors. Every later frame of that slot
+// (Frame.Slot, the slot of plane 0's memory) has the same addresses for
+// as long as the slot lives; h fires again for a slot number only if the
+// sink re-imported it (its pin cache evicted the buffer, or the caps
+// changed) — rebind then. The pins are borrowed for the call: Clone them
+// to keep the addresses valid for as long as the binding lives, after the
+// frame, the sink and the pipeline.
+func (k *PinSink) OnSlot(h func(slot int, planes []*pin.HostPin)) {
 	if h == nil {
 		k.onSlot.Store(nil)
 		return
@@ -216,12 +219,20 @@ func (k *delivery) deliver(f Frame) {
 }
 
 func (k *delivery) slotHook(f Frame) {
-	if !f.NewSlot() {
+	isNew := false
+	for i := 0; i < f.Planes(); i++ {
+		isNew = isNew || f.PlaneNewSlot(i)
+	}
+	if !isNew {
 		return
 	}
 	k.slots.Add(1)
 	if h := k.onSlot.Load(); h != nil {
-		(*h)(f.Slot(), f.Pin())
+		pins := make([]*pin.HostPin, f.Planes()) // once per slot, not per frame
+		for i := range pins {
+			pins[i] = f.PlanePin(i)
+		}
+		(*h)(f.Slot(), pins)
 	}
 }
 

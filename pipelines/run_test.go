@@ -30,7 +30,8 @@ func TestRunToEOSStableSlots(t *testing.T) {
 	var mu sync.Mutex // OnSlot runs on the streaming thread, the check on the consumer's
 	bound := map[int]uintptr{}
 	var clones []pin.HostPin
-	sink.OnSlot(func(slot int, hp *pin.HostPin) {
+	sink.OnSlot(func(slot int, planes []*pin.HostPin) {
+		hp := planes[0]
 		mu.Lock()
 		defer mu.Unlock()
 		if _, ok := bound[slot]; ok {

@@ -118,6 +118,25 @@ func (t *Tensor) View(r Region) (*Tensor, error) {
 	return v, nil
 }
 
+// Alias returns a new tensor over the same storage with layout l — for
+// another reading of the same bytes, such as one plane of a video frame
+// (l.Offset is from the start of the storage). It shares the storage and
+// identity and takes its own reference (Close it too). A layout that does
+// not fit the storage is an error, never a clamp.
+func (t *Tensor) Alias(l Layout) (*Tensor, error) {
+	if err := t.usable("alias"); err != nil {
+		return nil, err
+	}
+	v, err := newTensor(t.st, l)
+	if err != nil {
+		return nil, fmt.Errorf("alias of tensor %v: %w", t.st.id, err)
+	}
+	if err := t.st.keep.Acquire(); err != nil {
+		return nil, fmt.Errorf("alias of tensor %v: %w", t.st.id, ErrClosed)
+	}
+	return v, nil
+}
+
 // PinHost returns a pin at the tensor's first element whose length is the
 // extent of its rows (the logical size when rows are packed; never the
 // padding after the last row or the rest of the capacity). The pin is made

@@ -398,3 +398,56 @@ func TestV4L2DMABufPaddedStride(t *testing.T) {
 	t.Logf("RGB %dx%d: GstVideoMeta stride %d (packed %d), tensor stride %d; %d frames, %d V4L2 buffers, %d mmaps",
 		w, h, metaStride, w*3, d.stride, d.frames, len(d.ids), d.stats.Mmaps)
 }
+
+// NV12 — what most cameras, ISPs and decoders produce — from vivid with
+// io-mode=dmabuf: two planes per frame (luma [180, 320], interleaved
+// chroma [90, 160, 2]) pinned from one real dma-buf without a copy, each
+// plane at the same address for every frame of its V4L2 buffer, and one
+// START and one END per frame for both planes.
+func TestV4L2NV12PinnedPerPlane(t *testing.T) {
+	dev := vividDevice(t, "vivid-000-vid-cap")
+	const n = 20
+	p, sink, _ := parseWithSink(t, fmt.Sprintf(`v4l2src device=%s io-mode=dmabuf num-buffers=%d ! `+
+		`video/x-raw,format=NV12,width=320,height=180 ! tensorpinsink name=sink sync=false`, dev, n))
+	var mu sync.Mutex
+	var bad []string
+	addrs := map[[2]int]uintptr{}
+	sink.OnFrame(func(f tensorpinsink.Frame) {
+		defer f.Release()
+		mu.Lock()
+		defer mu.Unlock()
+		if f.Planes() != 2 || f.Copied() {
+			bad = append(bad, fmt.Sprintf("%d planes, copied %v", f.Planes(), f.Copied()))
+			return
+		}
+		if s0, s1 := f.PlaneTensor(0).Shape(), f.PlaneTensor(1).Shape(); fmt.Sprint(s0) != "[180 320]" || fmt.Sprint(s1) != "[90 160 2]" {
+			bad = append(bad, fmt.Sprintf("planes %v and %v", s0, s1))
+		}
+		if f.PlaneTensor(0).Identity() != f.PlaneTensor(1).Identity() || f.PlaneTensor(0).Backend() != tensor.BackendDMABuf {
+			bad = append(bad, "the planes are not one dma-buf")
+		}
+		for pl := 0; pl < 2; pl++ {
+			key := [2]int{f.PlaneSlot(pl), pl}
+			if a, ok := addrs[key]; ok && a != f.PlanePin(pl).Addr() {
+				bad = append(bad, fmt.Sprintf("slot %d plane %d moved", key[0], pl))
+			}
+			addrs[key] = f.PlanePin(pl).Addr()
+		}
+	})
+	before := tensor.ReadStats()
+	s := run(t, p, sink)
+	after := tensor.ReadStats()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bad) > 0 {
+		t.Fatalf("%d problems, first: %s", len(bad), bad[0])
+	}
+	st, en := after.SyncStart-before.SyncStart, after.SyncEnd-before.SyncEnd
+	if s.Frames != n || s.Copies != 0 || st != n || en != n || after.SyncNotTTY != before.SyncNotTTY {
+		t.Errorf("stats %+v, %d START + %d END sync ioctls: want %d frames, no copy, one START and END per frame", s, st, en, n)
+	}
+	if int(s.Mmaps) != len(addrs)/2 || s.Mmaps == 0 || s.Mmaps >= n {
+		t.Errorf("%d mmaps for %d slots of %d frames: want one per V4L2 buffer", s.Mmaps, len(addrs)/2, n)
+	}
+	t.Logf("NV12 from vivid: %d frames, %d V4L2 buffers, %d mmaps, %d START + %d END", s.Frames, len(addrs)/2, s.Mmaps, st, en)
+}

@@ -106,11 +106,11 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 }
 
 func sinkCaps() *gst.Caps {
-	video := "format=(string)" + capslayout.VideoFormats() +
+	video := "format=(string)" + capslayout.AllVideoFormats() +
 		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
 	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
 		"; " + capslayout.MediaVideo + ", " + video +
-		"; " + capslayout.MediaTensors + ", format=(string)static, num_tensors=(int)1")
+		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
 }
 
 func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {

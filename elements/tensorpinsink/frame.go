@@ -44,6 +44,13 @@ const (
 	frameReleasing            // Release is tearing it down
 )
 
+// framePlane is one tensor of a delivered frame.
+type framePlane struct {
+	tensor *tensor.Tensor // a view owned by its cache entry
+	pin    pin.HostPin    // the plane's pin (a reference of its own)
+	entry  int            // index into frameRecord.mems
+}
+
 // frameRecord is one of the sink's max-leases frame records.
 type frameRecord struct {
 	lessor *leases
@@ -53,16 +60,20 @@ type frameRecord struct {
 	gen atomic.Uint64
 	// state and closed are guarded by lessor.mu.
 	state  frameState
-	closed bool // the bracket was left (by Release, or by stop for a held frame)
+	closed bool // the brackets were left (by Release, or by stop for a held frame)
 
 	// Written by the streaming thread while filling; read-only while held.
-	entry     *pincache.Entry
+	// mems are the distinct pinned regions of the frame (one per memory,
+	// or the sink's copy), each with a reference and an open bracket.
+	nmem    int
+	mems    [maxPlanes]*pincache.Entry
+	newSlot [maxPlanes]bool
+	nplanes int
+	planes  [maxPlanes]framePlane
+
 	lease     gstc.Lease
-	pin       pin.HostPin
 	pts, dur  uint64
 	caps      string
-	slot      int
-	newSlot   bool
 	copied    bool
 	access    tensor.Access
 	announced bool            // a GstTensorSync begin announced this buffer
@@ -77,6 +88,15 @@ func (f Frame) live() *frameRecord {
 	return f.r
 }
 
+// plane returns plane i of a live frame, or nil.
+func (f Frame) plane(i int) (*frameRecord, *framePlane) {
+	r := f.live()
+	if r == nil || i < 0 || i >= r.nplanes {
+		return nil, nil
+	}
+	return r, &r.planes[i]
+}
+
 // releasedPin is what Pin returns for a stale frame: valid to call, holds
 // nothing.
 var releasedPin pin.HostPin
@@ -84,34 +104,81 @@ var releasedPin pin.HostPin
 // Valid reports whether the frame has not been released yet.
 func (f Frame) Valid() bool { return f.live() != nil }
 
-// Tensor returns the frame's tensor (layout from the caps and
-// GstVideoMeta), or nil for a stale frame. It is borrowed: valid until
-// Release, not to be closed.
-func (f Frame) Tensor() *tensor.Tensor {
+// Planes returns the number of the frame's tensors: 1 for packed video
+// and a single tensor, 2 or 3 for planar video (NV12: luma [H, W] and
+// interleaved chroma [H/2, W/2, 2]; I420: luma and two chroma planes),
+// one per tensor of other/tensors. 0 for a stale frame.
+func (f Frame) Planes() int {
 	if r := f.live(); r != nil {
-		return r.entry.Tensor()
+		return r.nplanes
+	}
+	return 0
+}
+
+// Tensor is PlaneTensor(0): the frame for packed video and one tensor.
+func (f Frame) Tensor() *tensor.Tensor { return f.PlaneTensor(0) }
+
+// Pin is PlanePin(0).
+func (f Frame) Pin() *pin.HostPin { return f.PlanePin(0) }
+
+// Bytes is PlaneBytes(0).
+func (f Frame) Bytes() []byte { return f.PlaneBytes(0) }
+
+// Slot is PlaneSlot(0).
+func (f Frame) Slot() int { return f.PlaneSlot(0) }
+
+// NewSlot is PlaneNewSlot(0).
+func (f Frame) NewSlot() bool { return f.PlaneNewSlot(0) }
+
+// PlaneTensor returns plane i's tensor (its layout from the caps and
+// GstVideoMeta: shape, row stride, offset in its memory), or nil for a
+// stale frame or no such plane. It is borrowed: valid until Release, not
+// to be closed.
+func (f Frame) PlaneTensor(i int) *tensor.Tensor {
+	if _, p := f.plane(i); p != nil {
+		return p.tensor
 	}
 	return nil
 }
 
-// Pin returns the frame's pin: the address of the first element, stable
-// for every frame of the same slot. It is borrowed; Clone it to keep the
+// PlanePin returns plane i's pin: the address of its first element, the
+// same for every frame of its slot. It is borrowed; Clone it to keep the
 // address beyond Release (the mapping then outlives the element too). For
-// a stale frame it is a released pin (Clone fails, Bytes is nil).
-func (f Frame) Pin() *pin.HostPin {
-	if r := f.live(); r != nil {
-		return &r.pin
+// a stale frame or no such plane it is a released pin (Clone fails, Bytes
+// is nil).
+func (f Frame) PlanePin(i int) *pin.HostPin {
+	if _, p := f.plane(i); p != nil {
+		return &p.pin
 	}
 	return &releasedPin
 }
 
-// Bytes returns the frame's bytes (the padded extent: rows with their
-// stride), or nil for a stale frame. Valid until Release.
-func (f Frame) Bytes() []byte {
-	if r := f.live(); r != nil {
-		return r.pin.Bytes()
+// PlaneBytes returns plane i's bytes (its padded extent: rows with their
+// stride), or nil. Valid until Release.
+func (f Frame) PlaneBytes(i int) []byte {
+	if _, p := f.plane(i); p != nil {
+		return p.pin.Bytes()
 	}
 	return nil
+}
+
+// PlaneSlot returns the pool slot of the memory holding plane i: a small
+// index that stays with the same buffer memory (dma-buf) while it stays
+// in the pin cache, so a runtime can bind the plane's address once per
+// slot. Planes in one memory share a slot. -1 for a stale frame or no
+// such plane.
+func (f Frame) PlaneSlot(i int) int {
+	if r, p := f.plane(i); p != nil {
+		return r.mems[p.entry].Slot()
+	}
+	return -1
+}
+
+// PlaneNewSlot reports whether plane i's memory was just imported and
+// pinned (this is the first frame of its slot): the moment to bind.
+func (f Frame) PlaneNewSlot(i int) bool {
+	r, p := f.plane(i)
+	return p != nil && r.newSlot[p.entry]
 }
 
 // PTS returns the buffer's presentation timestamp, or -1 if it had none
@@ -140,30 +207,13 @@ func clockTime(t uint64) time.Duration {
 }
 
 // Caps returns the caps the frame was negotiated with, as a string
-// (gst.NewCapsFromString parses it); the tensor's layout already reflects
+// (gst.NewCapsFromString parses it); the tensors' layouts already reflect
 // them. "" for a stale frame.
 func (f Frame) Caps() string {
 	if r := f.live(); r != nil {
 		return r.caps
 	}
 	return ""
-}
-
-// Slot returns the pool slot: a small index that stays with the same buffer
-// (dma-buf) while it stays in the pin cache, so a runtime can bind the
-// slot's address once. -1 for a stale frame.
-func (f Frame) Slot() int {
-	if r := f.live(); r != nil {
-		return r.slot
-	}
-	return -1
-}
-
-// NewSlot reports whether this frame is the first of its slot (the slot's
-// buffer was just imported and pinned): the moment to bind its address.
-func (f Frame) NewSlot() bool {
-	r := f.live()
-	return r != nil && r.newSlot
 }
 
 // Copied reports whether the buffer was not fd memory and was copied into

@@ -103,13 +103,24 @@ func (l *leases) release(r *frameRecord, gen uint64) error {
 	if closeIt {
 		l.closeBracket(r)
 	}
-	r.pin.Release()
-	r.entry.Release()
-	r.entry = nil
+	r.releasePlanes()
 	r.lease.Release()
 	r.lease = gstc.Lease{}
 	l.give(r)
 	return nil
+}
+
+// releasePlanes drops the planes' pins and the entries' references.
+func (r *frameRecord) releasePlanes() {
+	for i := 0; i < r.nplanes; i++ {
+		r.planes[i].pin.Release()
+		r.planes[i].tensor = nil
+	}
+	for i := 0; i < r.nmem; i++ {
+		r.mems[i].Release()
+		r.mems[i] = nil
+	}
+	r.nplanes, r.nmem = 0, 0
 }
 
 // give puts a record back; the last one back after retire lets go of the
@@ -171,15 +182,17 @@ func (l *leases) closeAll() int {
 }
 
 // closeBracket ends the frame's CPU access: SyncForDevice on the sink's
-// import, which leaves the buffer's shared bracket (the END ioctl if no
-// other reader, and no announcing source, is still inside); then, for an
-// announced buffer, GstTensorSync phase=end sent upstream — before the
-// buffer is released, so the producer hears of it while the frame is
-// still in flight.
+// import of each of its memories, which leaves the buffer's shared
+// bracket (the END ioctl if no other reader, and no announcing source, is
+// still inside); then, for an announced buffer, GstTensorSync phase=end
+// sent upstream — before the buffer is released, so the producer hears
+// of it while the frame is still in flight.
 func (l *leases) closeBracket(r *frameRecord) {
-	l.stats.syncs.Add(1)
-	if err := r.entry.Tensor().SyncForDevice(r.access); err != nil {
-		l.held.PostWarning(gstc.ResourceSync, "could not end CPU access to a frame: "+err.Error(), "")
+	for i := 0; i < r.nmem; i++ {
+		l.stats.syncs.Add(1)
+		if err := r.mems[i].Tensor().SyncForDevice(r.access); err != nil {
+			l.held.PostWarning(gstc.ResourceSync, "could not end CPU access to a frame: "+err.Error(), "")
+		}
 	}
 	if r.announced {
 		ts := r.sync
@@ -193,19 +206,19 @@ func (l *leases) closeBracket(r *frameRecord) {
 
 // postPhase posts a bracket phase on the bus (post-sync-messages=true).
 func (l *leases) postPhase(phase tensorsync.Phase, r *frameRecord) {
-	id := r.entry.Tensor().Identity()
+	id := r.mems[0].Tensor().Identity()
 	st := gst.NewStructure(tensorsync.StructureName)
 	st.SetValue("phase", phase.String())
 	st.SetValue("access", r.access.String())
 	st.SetValue("dev", id.Dev)
 	st.SetValue("ino", id.Ino)
 	st.SetValue("pts", r.pts)
-	st.SetValue("slot", uint(r.slot))
+	st.SetValue("slot", uint(r.mems[0].Slot()))
 	st.SetValue("announced", r.announced)
 	if r.announced {
 		st.SetValue("seqnum", uint(r.sync.Seqnum))
 	}
 	if !l.held.PostElementMessage(st) {
-		cat.LogWarning(fmt.Sprintf("could not post the %v phase of slot %d", phase, r.slot))
+		cat.LogWarning(fmt.Sprintf("could not post the %v phase of slot %d", phase, r.mems[0].Slot()))
 	}
 }

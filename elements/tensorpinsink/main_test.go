@@ -113,3 +113,6 @@ func devNull(t *testing.T) int {
 	t.Cleanup(func() { f.Close() })
 	return int(f.Fd())
 }
+
+// pwrite writes b at the start of fd.
+func pwrite(fd int, b []byte) (int, error) { return unix.Pwrite(fd, b, 0) }

@@ -73,66 +73,125 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 	return gst.FlowOK
 }
 
-// fill makes record f describe buf: the pinned entry, the tensor's
-// layout, the pin, the begin event that announced the buffer (if any) and
-// the CPU-access bracket, opened here or joined (the buffer's bracket is
-// already open: its producer's, or another reader's behind a tee).
+// fill makes record f describe buf: per memory the pinned entry (or the
+// sink's copy), per plane its tensor (a view kept by the entry) and pin,
+// the begin event that announced the buffer (if any) and, per memory, the
+// CPU-access bracket — opened here or joined (the buffer's bracket is
+// already open: its producer's, or another reader's behind a tee). On an
+// error everything taken is given back.
 func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 	info := gstc.ReadRawBufferInfo(buf)
-	if err := st.layoutFor(&info); err != nil {
+	fp := &st.fp
+	if err := fp.follow(&st.format, buf); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
-	need := st.layout.Offset + st.geom.Extent
-	if info.Size < need {
-		return fail(gstc.StreamFormat, "buffer of %d bytes is shorter than the %d bytes its caps describe (%v %v, stride %d)",
-			info.Size, need, st.layout.DType, st.layout.Shape, st.geom.Stride)
+	if info.NMemory < 1 || info.NMemory > maxPlanes {
+		return fail(gstc.StreamFormat, "buffer with %d memories (1 to %d)", info.NMemory, maxPlanes)
 	}
-	mem := gstc.PeekRawMemory(buf, 0)
-	var base int // where the buffer's byte 0 lies in the entry's file
-	var err error
-	if info.NMemory == 1 && mem.IsFd() {
+	var sizes [maxPlanes]int
+	var mems [maxPlanes]gstc.Mem
+	allFd := true
+	for i := 0; i < info.NMemory; i++ {
+		mems[i] = gstc.PeekRawMemory(buf, i)
+		sizes[i] = mems[i].Size()
+		allFd = allFd && mems[i].IsFd()
+	}
+	n := len(fp.planes)
+	var spots [maxPlanes]planeSpot
+	if err := fp.locate(buf, info.NMemory, sizes[:info.NMemory], spots[:n]); err != nil {
+		return fail(gstc.StreamFormat, "%v", err)
+	}
+	var offs [maxPlanes]int // each plane's offset in its entry's storage
+	if allFd {
 		f.copied = false
-		base = mem.Offset()
-		f.entry, f.newSlot, err = s.entryForMemory(st, mem)
+		var memOf [maxPlanes]int // mem index -> f.mems index + 1
+		for p := 0; p < n; p++ {
+			mi := spots[p].mem
+			if memOf[mi] == 0 {
+				e, isNew, err := s.entryForMemory(st, mems[mi])
+				if err != nil {
+					f.releasePlanes()
+					return err
+				}
+				f.mems[f.nmem], f.newSlot[f.nmem] = e, isNew
+				f.nmem++
+				memOf[mi] = f.nmem
+			}
+			f.planes[p].entry = memOf[mi] - 1
+			offs[p] = mems[mi].Offset() + spots[p].skip
+		}
 	} else {
 		f.copied = true
-		f.entry, f.newSlot, err = s.copyIn(st, f.index, buf, info.Size)
-	}
-	if err != nil {
-		return err
-	}
-	t := f.entry.Tensor()
-	if f.entry.Shaped != st.gen {
-		l := st.layout
-		l.Offset += base
-		if err := t.Reshape(l); err != nil {
-			f.entry.Release()
-			return fail(gstc.StreamFormat, "buffer memory cannot hold the frame: %v", err)
+		e, isNew, err := s.copyIn(st, f.index, buf, info.Size)
+		if err != nil {
+			return err
 		}
-		f.entry.Shaped = st.gen
+		f.mems[0], f.newSlot[0], f.nmem = e, isNew, 1
+		for p := 0; p < n; p++ {
+			f.planes[p].entry = 0
+			offs[p] = spots[p].bufOffset
+		}
 	}
-	if f.pin, err = f.entry.Pin().Narrow(t.Offset()-f.entry.Key().Offset, st.geom.Extent); err != nil {
-		f.entry.Release()
-		return fail(gstc.StreamFormat, "frame outside its memory: %v", err)
+	for p := 0; p < n; p++ {
+		e := f.mems[f.planes[p].entry]
+		v, err := planeView(fp, e, p, offs[p])
+		if err == nil {
+			f.planes[p].tensor = v
+			f.planes[p].pin, err = e.Pin().Narrow(offs[p]-e.Key().Offset, fp.extents[p])
+		}
+		if err != nil {
+			f.nplanes = p
+			f.releasePlanes()
+			return fail(gstc.StreamFormat, "plane %d does not fit its buffer memory: %v", p, err)
+		}
 	}
-	f.pts, f.dur, f.slot, f.caps = info.PTS, info.Duration, f.entry.Slot(), st.caps
+	f.nplanes = n
+	f.pts, f.dur, f.caps = info.PTS, info.Duration, st.caps
 	f.access = tensor.AccessRead
-	id := t.Identity()
-	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t.Offset())); f.announced {
+	t0 := f.planes[0].tensor
+	id := t0.Identity()
+	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset())); f.announced {
 		s.stats.beginsMatched.Add(1)
 	}
-	joined, err := t.BeginCPUAccess(f.access)
-	s.stats.syncs.Add(1)
-	if joined {
-		s.stats.joined.Add(1)
-	}
-	if err != nil {
-		f.pin.Release()
-		f.entry.Release()
-		return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
+	for k := 0; k < f.nmem; k++ {
+		joined, err := f.mems[k].Tensor().BeginCPUAccess(f.access)
+		s.stats.syncs.Add(1)
+		if joined {
+			s.stats.joined.Add(1)
+		}
+		if err != nil {
+			for j := 0; j < k; j++ {
+				f.mems[j].Tensor().SyncForDevice(f.access)
+			}
+			f.releasePlanes()
+			return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
+		}
 	}
 	f.lease = gstc.LeaseRawBuffer(buf)
 	return nil
+}
+
+// planeView returns entry e's view for plane p at offset off of its
+// storage, making the entry's views for the current layout generation
+// when they are missing or elsewhere (once per entry and layout: no
+// allocation per frame).
+func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*tensor.Tensor, error) {
+	if e.Shaped == fp.gen && p < len(e.Views) {
+		if v := e.Views[p]; v != nil && v.Offset() == off {
+			return v, nil
+		}
+	}
+	views := make([]*tensor.Tensor, len(fp.planes))
+	if e.Shaped == fp.gen {
+		copy(views, e.Views) // other planes of this generation in e
+	}
+	v, err := e.Tensor().Alias(fp.planeLayout(p, off))
+	if err != nil {
+		return nil, err
+	}
+	views[p] = v
+	e.SetViews(fp.gen, views)
+	return v, nil
 }
 
 // entryForMemory finds the pinned entry of an fd memory: through qdata on
@@ -229,8 +288,8 @@ func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set se
 func (s *sink) emitNewFrame(self gstc.RawElement, f Frame, buf gstc.RawBuffer) {
 	glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
 		sink := base.ToGstBaseSink(obj)
-		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.r.pin.Addr()),
-			uint64(f.r.pin.Len()), uint(f.r.slot)); err != nil {
+		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.Pin().Addr()),
+			uint64(f.Pin().Len()), uint(f.Slot())); err != nil {
 			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
 		}
 	})

@@ -23,14 +23,8 @@ type streamState struct {
 	haveFormat bool
 	format     capslayout.Format
 	caps       string // the negotiated caps, for Frame.Caps
-	// layout is the frame tensor's layout for the current caps and video
-	// meta (Offset relative to the start of the buffer); gen changes with
-	// it so cache entries reshape only when it changes.
-	layout     tensor.Layout
-	geom       tensor.Geometry
-	gen        uint64
-	metaStride int
-	metaOffset int
+	// fp are the frame's planes for the current caps and video meta.
+	fp framePlanes
 
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet.
@@ -118,52 +112,19 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
 		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
-	st.setLayout(f.Layout(), -1, -1)
-	cat.LogInfo(fmt.Sprintf("caps %v: tensor %v %v stride %d, %d bytes per frame", caps, f.Layout().DType, f.Layout().Shape,
-		st.geom.Stride, f.FrameSize), self.Object)
+	if err := st.fp.set(f.Planes, nil); err != nil {
+		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to tensors: "+err.Error(),
+			fmt.Sprintf("caps: %v", caps))
+		return false
+	}
+	cat.LogInfo(fmt.Sprintf("caps %v: %d tensor(s), the first %v %v stride %d, %d bytes per frame", caps, len(f.Planes),
+		f.Layout().DType, f.Layout().Shape, f.Layout().RowStride, f.FrameSize), self.Object)
 	return true
 }
 
 func sameFormat(a, b capslayout.Format) bool {
 	return a.Media == b.Media && a.VideoFormat == b.VideoFormat && a.Width == b.Width && a.Height == b.Height &&
-		a.FrameSize == b.FrameSize && fmt.Sprint(a.Layout()) == fmt.Sprint(b.Layout())
-}
-
-// setLayout installs a frame layout; metaStride/metaOffset record the video
-// meta it came from (-1: the caps' defaults).
-func (st *streamState) setLayout(l tensor.Layout, metaStride, metaOffset int) error {
-	g, err := l.Geometry()
-	if err != nil {
-		return err
-	}
-	st.layout, st.geom = l, g
-	st.metaStride, st.metaOffset = metaStride, metaOffset
-	st.gen++
-	return nil
-}
-
-// layoutFor returns the frame layout for a buffer, following its video
-// meta. It allocates only when the meta's stride or offset changes.
-func (st *streamState) layoutFor(info *gstc.BufferInfo) error {
-	if !info.HasVideoMeta || st.format.Media != capslayout.MediaVideo {
-		if st.metaStride != -1 {
-			return st.setLayout(st.format.Layout(), -1, -1)
-		}
-		return nil
-	}
-	if info.MetaStride == st.metaStride && info.MetaOffset == st.metaOffset {
-		return nil
-	}
-	if info.MetaWidth != st.format.Width || info.MetaHeight != st.format.Height {
-		return fmt.Errorf("the buffer's video meta says %dx%d, the caps %dx%d", info.MetaWidth, info.MetaHeight,
-			st.format.Width, st.format.Height)
-	}
-	l, err := capslayout.VideoLayout(st.format.VideoFormat, st.format.Width, st.format.Height, info.MetaStride)
-	if err != nil {
-		return fmt.Errorf("the buffer's video meta: %w", err)
-	}
-	l.Offset = info.MetaOffset
-	return st.setLayout(l, info.MetaStride, info.MetaOffset)
+		a.FrameSize == b.FrameSize && fmt.Sprint(a.Planes) == fmt.Sprint(b.Planes)
 }
 
 func (st *streamState) closeOwn() {

@@ -18,7 +18,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sink.OnSlot(func(slot int, hp *pin.HostPin) { fmt.Println("bind slot", slot, "at", hp.Pointer()) })
+	sink.OnSlot(func(slot int, planes []*pin.HostPin) { fmt.Println("bind slot", slot, "at", planes[0].Pointer()) })
 	go func() {
 		for f := range sink.Frames() {
 			fmt.Println(f.PTS(), f.Slot(), f.Pin().Pointer()) // same address for every frame of a slot

@@ -76,8 +76,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	sink.OnSlot(func(slot int, hp *pin.HostPin) {
-		if err := rt.bind(slot, hp); err != nil {
+	sink.OnSlot(func(slot int, planes []*pin.HostPin) {
+		if err := rt.bind(slot, planes[0]); err != nil {
 			stop(err)
 		}
 	})

@@ -3,6 +3,7 @@ package pincache
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -31,10 +32,16 @@ type Entry struct {
 	refs   atomic.Int32
 	dead   atomic.Bool
 	owner  *Cache
-	// Shaped is free for the cache's user, who may read and write it while
-	// holding a reference from its single streaming thread: the sink keeps
-	// the layout generation it last reshaped the tensor to.
+	// Shaped and Views are free for the cache's user, who may read and
+	// write them while holding a reference from its single streaming
+	// thread: the sink keeps the layout generation it last made views for,
+	// and one tensor per frame plane that lies in this region (aliases of
+	// Tensor(), nil for planes elsewhere). Set them with SetViews.
 	Shaped uint64
+	Views  []*tensor.Tensor
+	// owned are every view SetViews was given: frames may still use old
+	// ones after a layout change, so they are closed with the entry.
+	owned []*tensor.Tensor
 	// Intrusive LRU links, guarded by Cache.mu.
 	prev, next *Entry
 }
@@ -78,10 +85,26 @@ func (e *Entry) Acquire() bool {
 	}
 }
 
-// Release drops a reference; the last one closes the tensor and releases
-// the pin.
+// SetViews makes views the entry's current Views for layout generation
+// gen. The entry owns them (nil elements are skipped): it closes them, and
+// every view it was given before, when it is freed. Same rules as Shaped.
+func (e *Entry) SetViews(gen uint64, views []*tensor.Tensor) {
+	e.Shaped, e.Views = gen, views
+	for _, v := range views {
+		if v != nil && !slices.Contains(e.owned, v) {
+			e.owned = append(e.owned, v)
+		}
+	}
+}
+
+// Release drops a reference; the last one closes the tensor and its views
+// and releases the pin.
 func (e *Entry) Release() {
 	if e.refs.Add(-1) == 0 {
+		for _, v := range e.owned {
+			v.Close()
+		}
+		e.owned, e.Views = nil, nil
 		e.pin.Release()
 		e.tensor.Close()
 	}

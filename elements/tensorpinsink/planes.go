@@ -1,0 +1,128 @@
+package tensorpinsink
+
+import (
+	"fmt"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// maxPlanes bounds the tensors of one frame: 4 video planes, or 16
+// tensors of other/tensors (one memory each).
+const maxPlanes = capslayout.MaxTensors
+
+// framePlanes is how the frames of the current caps (and video meta) are
+// laid out: one layout per plane. Offsets are from the start of the buffer
+// (video: across its memories) or of the plane's memory (other/tensors).
+type framePlanes struct {
+	planes  []capslayout.Plane
+	extents []int // per plane: bytes from its first element to the end of its last row
+	gen     uint64
+	// meta is the GstVideoMeta the planes come from (haveMeta), so a
+	// buffer with the same meta costs no recomputation.
+	meta     gstc.VideoMetaPlanes
+	haveMeta bool
+}
+
+// set installs planes; gen changes so cache entries remake their views.
+func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes) error {
+	ext := make([]int, len(planes))
+	for i, p := range planes {
+		g, err := p.Layout.Geometry()
+		if err != nil {
+			return fmt.Errorf("plane %d: %w", i, err)
+		}
+		ext[i] = g.Extent
+	}
+	fp.planes, fp.extents = planes, ext
+	fp.haveMeta = meta != nil
+	if meta != nil {
+		fp.meta = *meta
+	}
+	fp.gen++
+	return nil
+}
+
+// follow makes the planes those of buf: the caps' defaults, or its
+// GstVideoMeta's offsets and strides. It allocates only when they change.
+func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
+	var m gstc.VideoMetaPlanes
+	ok := f.Media == capslayout.MediaVideo
+	if ok {
+		m, ok = gstc.ReadVideoMetaPlanes(buf)
+	}
+	if !ok {
+		if fp.haveMeta || fp.planes == nil {
+			return fp.set(f.Planes, nil)
+		}
+		return nil
+	}
+	if fp.haveMeta && m == fp.meta {
+		return nil
+	}
+	if m.Width != f.Width || m.Height != f.Height {
+		return fmt.Errorf("the buffer's video meta says %dx%d, the caps %dx%d", m.Width, m.Height, f.Width, f.Height)
+	}
+	if m.NPlanes != len(f.Planes) {
+		return fmt.Errorf("the buffer's video meta has %d planes, %s has %d", m.NPlanes, f.VideoFormat, len(f.Planes))
+	}
+	planes := make([]capslayout.Plane, m.NPlanes)
+	for p := range planes {
+		l, err := capslayout.PlaneLayout(f.VideoFormat, p, f.Width, f.Height, m.Strides[p])
+		if err != nil {
+			return fmt.Errorf("the buffer's video meta, plane %d: %w", p, err)
+		}
+		l.Offset = m.Offsets[p]
+		planes[p] = capslayout.Plane{Layout: l, Memory: -1}
+	}
+	return fp.set(planes, &m)
+}
+
+// planeSpot is where a plane lies in a buffer.
+type planeSpot struct {
+	mem  int // index of the memory holding it
+	skip int // its first byte in that memory
+	// bufOffset is the same byte counted from the start of the buffer (the
+	// memories end to end): where it lies in a copy of the buffer.
+	bufOffset int
+}
+
+// locate finds each plane's memory and checks that the plane fits in it.
+// memStarts[i] is where memory i starts in the buffer; memSizes its size.
+func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem int, memSizes []int, spots []planeSpot) error {
+	starts := 0
+	for p, pl := range fp.planes {
+		var sp planeSpot
+		if pl.Memory >= 0 {
+			if pl.Memory >= nmem {
+				return fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
+			}
+			sp.mem, sp.skip = pl.Memory, pl.Layout.Offset
+		} else {
+			mem, skip, ok := gstc.FindMemory(buf, pl.Layout.Offset)
+			if !ok {
+				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
+			}
+			sp.mem, sp.skip = mem, skip
+		}
+		if sp.skip+fp.extents[p] > memSizes[sp.mem] {
+			return fmt.Errorf("buffer memory %d of %d bytes is shorter than plane %d needs (%d bytes from byte %d: %v %v, stride %d)",
+				sp.mem, memSizes[sp.mem], p, fp.extents[p], sp.skip, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
+		}
+		starts = 0
+		for i := 0; i < sp.mem; i++ {
+			starts += memSizes[i]
+		}
+		sp.bufOffset = starts + sp.skip
+		spots[p] = sp
+	}
+	return nil
+}
+
+// planeLayout is plane p's layout at offset off of an entry's storage.
+func (fp *framePlanes) planeLayout(p, off int) tensor.Layout {
+	l := fp.planes[p].Layout
+	l.Offset = off
+	return l
+}
