@@ -58,6 +58,16 @@
 // Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages
 // and the read-only stats (a GstStructure, also posted as an element
 // message named "tensorpinsink-stats" at EOS). The new-frame signal
-// (buffer, address, size, slot) serves languages other than Go; the frame
-// is released when the handlers return.
+// (buffer, address, size, slot of plane 0, and a "tensorpinsink-planes"
+// GstStructure: n-planes and per-plane arrays address, size, offset,
+// stride, slot) serves languages other than Go; the frame is released when
+// the handlers return.
+//
+// Frames are made of planes: one tensor per plane of raw video (NV12:
+// luma [H, W] and interleaved chroma [H/2, W/2, 2]; I420: three planes;
+// also NV21, YV12, NV16, NV61, Y42B, Y444, P010_10LE), whether the planes
+// share one memory or have one each (placed by GstVideoMeta), and one per
+// tensor of other/tensors (1 to 16, one memory each). Each plane has its
+// own pin, at the same address for every frame of its slot; the planes
+// of one memory share its cache entry, its slot and its bracket.
 package tensorpinsink

@@ -93,7 +93,8 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		"gst-tensorpin developers")
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkCaps()))
 	klass.InstallProperties(props.ParamSpecs())
-	id, err := gstc.NewSignal(klass, "new-frame", gstc.BufferGType(), glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_UINT)
+	id, err := gstc.NewSignal(klass, "new-frame", gstc.BufferGType(), glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_UINT,
+		gst.TypeStructure)
 	if err != nil {
 		cat.LogError("cannot register new-frame: " + err.Error())
 	}

@@ -174,7 +174,7 @@ func TestStateCyclesReturnToBaseline(t *testing.T) {
 
 // The stats property and the new-frame signal serve non-Go users.
 func TestStatsPropertyAndSignal(t *testing.T) {
-	p, _ := pipeline(t, "videotestsrc num-buffers=5 ! video/x-raw,format=GRAY8,width=8,height=8 ! tensorpinsink name=sink emit-signals=true")
+	p, _ := pipeline(t, "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=8,height=8 ! tensorpinsink name=sink emit-signals=true")
 	e, _ := p.GetElementByName("sink")
 	// The sink keeps no buffer beyond the frames it hands out.
 	if v, err := e.GetProperty("enable-last-sample"); err != nil || v != false {
@@ -182,12 +182,21 @@ func TestStatsPropertyAndSignal(t *testing.T) {
 	}
 	var addrs []uint64
 	var mu sync.Mutex
-	if _, err := e.Connect("new-frame", func(_ *gst.Element, b *gst.Buffer, addr, size uint64, slot uint) {
+	if _, err := e.Connect("new-frame", func(_ *gst.Element, b *gst.Buffer, addr, size uint64, slot uint, planes *gst.Structure) {
 		mu.Lock()
 		addrs = append(addrs, addr)
 		mu.Unlock()
 		if size != 64 {
-			t.Errorf("signal size %d, want 64", size)
+			t.Errorf("signal size %d, want 64 (the luma plane)", size)
+		}
+		// Every plane, for Python and C handlers: NV12 8x8 is luma
+		// (64 bytes, stride 8) and chroma (4 rows of 8: 32 bytes).
+		text := planes.String()
+		for _, want := range []string{"tensorpinsink-planes", "n-planes=(uint)2", "size=(guint64)< 64, 32 >",
+			"stride=(uint)< 8, 8 >", fmt.Sprintf("address=(guint64)< %d, %d >", addr, addr+64)} {
+			if !strings.Contains(text, want) {
+				t.Errorf("planes %s lack %q", text, want)
+			}
 		}
 	}); err != nil {
 		t.Fatal(err)

@@ -283,13 +283,23 @@ func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set se
 }
 
 // emitNewFrame emits new-frame (emit-signals=true) with borrowed go-gst
-// wrappers of the element and the buffer: no references taken, so nothing
-// waits for a garbage collection.
+// wrappers of the element and the buffer (no references taken, so nothing
+// waits for a garbage collection) and a "tensorpinsink-planes" structure
+// with every plane's address, size, stride, slot and offset, freed when
+// the handlers return.
 func (s *sink) emitNewFrame(self gstc.RawElement, f Frame, buf gstc.RawBuffer) {
 	glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
 		sink := base.ToGstBaseSink(obj)
+		planes := make([]gstc.PlaneInfo, f.Planes())
+		for i := range planes {
+			t := f.PlaneTensor(i)
+			planes[i] = gstc.PlaneInfo{Address: uint64(f.PlanePin(i).Addr()), Size: uint64(f.PlanePin(i).Len()),
+				Stride: uint32(t.RowStride()), Slot: uint32(f.PlaneSlot(i)), Offset: uint64(t.Offset())}
+		}
+		info := gstc.NewPlanesStructure("tensorpinsink-planes", planes)
+		defer info.Free()
 		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.Pin().Addr()),
-			uint64(f.Pin().Len()), uint(f.Slot())); err != nil {
+			uint64(f.Pin().Len()), uint(f.Slot()), info); err != nil {
 			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
 		}
 	})
