@@ -78,7 +78,7 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 // the CPU-access bracket, opened here or joined (the buffer's bracket is
 // already open: its producer's, or another reader's behind a tee).
 func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
-	info := gstc.ReadRawBufferInfo(buf)
+	info := gstc.ReadBufferInfo(buf)
 	if err := st.layoutFor(&info); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
@@ -87,7 +87,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 		return fail(gstc.StreamFormat, "buffer of %d bytes is shorter than the %d bytes its caps describe (%v %v, stride %d)",
 			info.Size, need, st.layout.DType, st.layout.Shape, st.geom.Stride)
 	}
-	mem := gstc.PeekRawMemory(buf, 0)
+	mem := gstc.PeekMemory(buf, 0)
 	var base int // where the buffer's byte 0 lies in the entry's file
 	var err error
 	if info.NMemory == 1 && mem.IsFd() {
@@ -131,13 +131,13 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 		f.entry.Release()
 		return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 	}
-	f.lease = gstc.LeaseRawBuffer(buf)
+	f.lease = gstc.LeaseBuffer(buf)
 	return nil
 }
 
 // entryForMemory finds the pinned entry of an fd memory: through qdata on
 // the memory (no syscall), else by the fd's identity, else by importing it.
-func (s *sink) entryForMemory(st *streamState, mem gstc.Mem) (*pincache.Entry, bool, error) {
+func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.Entry, bool, error) {
 	off, size := mem.Offset(), mem.Size()
 	if v, ok := s.qkey.Get(mem); ok {
 		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
@@ -197,7 +197,7 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 	} else {
 		s.stats.hits.Add(1)
 	}
-	n := gstc.ExtractRawBuffer(buf, e.Pin().Bytes()[:size])
+	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
 	s.stats.copies.Add(1)
 	s.stats.bytesCopied.Add(uint64(n))
 	if s.stats.copies.Load() == 1 {

@@ -1,7 +1,10 @@
 package gstc
 
+// signals.go: element signals with typed arguments (a GstBuffer among
+// them), registered on the element's own class and emitted synchronously.
+
 /*
-#include "gstc.h"
+#include "signals.h"
 */
 import "C"
 
@@ -138,16 +141,12 @@ func setValue(v *C.GValue, want C.GType, a any) error {
 	case int:
 		C.g_value_set_int(v, C.gint(x))
 	case bool:
-		b := C.gboolean(0)
-		if x {
-			b = 1
-		}
-		C.g_value_set_boolean(v, b)
+		C.g_value_set_boolean(v, cbool(x))
 	case float64:
 		C.g_value_set_double(v, C.gdouble(x))
 	case string:
 		cs := C.CString(x)
-		C.g_value_take_string(v, (*C.gchar)(C.g_strdup(cs)))
+		C.g_value_set_string(v, cs) // copies
 		C.free(unsafe.Pointer(cs))
 	case unsafe.Pointer:
 		C.g_value_set_pointer(v, C.gpointer(x))

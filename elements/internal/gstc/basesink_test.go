@@ -9,6 +9,8 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // testSink is a GstBaseSink rendering through InstallBaseSinkRender and
@@ -21,7 +23,7 @@ var sinkHarness struct {
 	panicAt   int
 	renders   int
 	sizes     []int
-	begins    []TensorSync
+	begins    []tensorsync.Info
 	eventSync int // GstTensorSync begin events that reached Event (want 0)
 	eos       int
 }
@@ -41,25 +43,25 @@ func (s *testSink) RenderRaw(self RawElement, buf RawBuffer) gst.FlowReturn {
 	h.mu.Lock()
 	h.renders++
 	n, panicAt := h.renders, h.panicAt
-	h.sizes = append(h.sizes, ReadRawBufferInfo(buf).Size)
+	h.sizes = append(h.sizes, ReadBufferInfo(buf).Size)
 	h.mu.Unlock()
 	if n == panicAt {
 		panic(fmt.Sprintf("sink boom at frame %d", n))
 	}
-	if !PeekRawMemory(buf, 0).IsDmabuf() || !PeekRawMemory(buf, 1).IsNil() {
+	if !PeekMemory(buf, 0).IsDmabuf() || !PeekMemory(buf, 1).IsNil() {
 		PostErrorRaw(self, StreamFormat, "not one dma-buf memory", "")
 		return gst.FlowError
 	}
-	l := LeaseRawBuffer(buf)
+	l := LeaseBuffer(buf)
 	dst := make([]byte, 8)
-	if ExtractRawBuffer(buf, dst) != len(dst) {
+	if ExtractBuffer(buf, dst) != len(dst) {
 		PostErrorRaw(self, StreamFailed, "short extract", "")
 	}
 	l.Release()
 	return gst.FlowOK
 }
 
-func (s *testSink) TensorSyncBegin(self RawElement, ts TensorSync) bool {
+func (s *testSink) TensorSyncBegin(self RawElement, ts tensorsync.Info) bool {
 	sinkHarness.mu.Lock()
 	sinkHarness.begins = append(sinkHarness.begins, ts)
 	sinkHarness.mu.Unlock()
@@ -68,7 +70,7 @@ func (s *testSink) TensorSyncBegin(self RawElement, ts TensorSync) bool {
 
 func (s *testSink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 	sinkHarness.mu.Lock()
-	if ts, ok := ParseTensorSyncEvent(ev); ok && ts.Phase == PhaseBegin {
+	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		sinkHarness.eventSync++
 	}
 	if ev.Type() == gst.EventTypeEOS {
@@ -115,7 +117,7 @@ func TestBaseSinkTrampolines(t *testing.T) {
 			h.renders, len(h.begins), h.eventSync, h.eos)
 	}
 	for i, ts := range h.begins {
-		if ts.Phase != PhaseBegin || ts.Access != AccessRead || ts.Seqnum != uint32(i+1) ||
+		if ts.Phase != tensorsync.PhaseBegin || ts.Access != tensorsync.AccessRead || ts.Seqnum != uint32(i+1) ||
 			ts.Dev != srcHarness.dev || ts.Ino != srcHarness.ino {
 			t.Errorf("begin %d: %+v", i, ts)
 		}
