@@ -6,15 +6,6 @@
 
 typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
 
-/* The quark under which a class keeps the event vfunc it had before. */
-static GQuark
-prev_event_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-base-sink-prev-event");
-}
-
 static GstFlowReturn
 base_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
@@ -40,7 +31,7 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
     return ret;
   }
   prev = (GstcSinkEventFunc) gstc_vfunc_overridden (sink,
-      prev_event_quark ());
+      gstc_prev_event_quark ());
   if (prev == NULL) {
     gst_event_unref (ev);
     return FALSE;
@@ -51,7 +42,7 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
 void
 gstc_install_base_sink_tensor_sync (gpointer klass)
 {
-  gstc_vfunc_override (klass, prev_event_quark (),
+  gstc_vfunc_override (klass, gstc_prev_event_quark (),
       (gpointer *) & GST_BASE_SINK_CLASS (klass)->event,
       (gpointer) base_sink_event);
 }

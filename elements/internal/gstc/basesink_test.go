@@ -99,12 +99,7 @@ func TestBaseSinkTrampolines(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 0)()
 	setupSink(t, 0)
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=4 ! gstctestsink sync=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=4 ! gstctestsink sync=false")
 	if msg.Type() != gst.MessageEOS {
 		e, _ := ParseErrorMessage(msg)
 		t.Fatalf("got %v (%+v), want EOS", msg.Type(), e)
@@ -134,12 +129,7 @@ func TestBaseSinkRenderPanicRecovered(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 0)()
 	setupSink(t, 2)
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=5 ! gstctestsink sync=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=5 ! gstctestsink sync=false")
 	e, ok := ParseErrorMessage(msg)
 	if !ok || e.Domain != DomainCore || e.Code != int(CoreFailed) || !strings.Contains(e.Message, "sink boom at frame 2") {
 		t.Fatalf("got %+v", e)

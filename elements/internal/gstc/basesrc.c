@@ -6,15 +6,6 @@
 
 typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
 
-/* The quark under which a class keeps the event vfunc it had before. */
-static GQuark
-prev_event_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-base-src-prev-event");
-}
-
 static GstFlowReturn
 push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
@@ -40,7 +31,7 @@ base_src_event (GstBaseSrc * src, GstEvent * ev)
       && ts.phase == GST_TENSOR_SYNC_END)
     return gstcGoBaseSrcTensorSyncEnd (src, &ts);
   prev = (GstcSrcEventFunc) gstc_vfunc_overridden (src,
-      prev_event_quark ());
+      gstc_prev_event_quark ());
   if (prev == NULL)
     return FALSE;
   return prev (src, ev);
@@ -49,7 +40,7 @@ base_src_event (GstBaseSrc * src, GstEvent * ev)
 void
 gstc_install_base_src_tensor_sync (gpointer klass)
 {
-  gstc_vfunc_override (klass, prev_event_quark (),
+  gstc_vfunc_override (klass, gstc_prev_event_quark (),
       (gpointer *) & GST_BASE_SRC_CLASS (klass)->event,
       (gpointer) base_src_event);
 }

@@ -168,6 +168,19 @@ func runToEnd(t *testing.T, p *gst.Pipeline) *gst.Message {
 	return msg
 }
 
+// runLaunch runs the pipeline desc to EOS or an error, stops it and
+// returns that message.
+func runLaunch(t *testing.T, desc string) *gst.Message {
+	t.Helper()
+	p, err := gst.NewPipelineFromString(desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := runToEnd(t, p)
+	p.SetState(gst.StateNull)
+	return msg
+}
+
 func TestPushSrcPipeline(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 0)()
@@ -289,12 +302,7 @@ func TestPushSrcPipeline(t *testing.T) {
 func TestPushSrcErrorText(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 2, 0)()
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=5 ! fakesink")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=5 ! fakesink")
 	e, ok := ParseErrorMessage(msg)
 	if !ok || msg.Type() != gst.MessageError {
 		t.Fatalf("got %v, want an error message", msg)
@@ -318,12 +326,7 @@ func TestPushSrcErrorText(t *testing.T) {
 func TestPushSrcPanicRecovered(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 2)()
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=5 ! fakesink")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=5 ! fakesink")
 	e, ok := ParseErrorMessage(msg)
 	if !ok || e.Domain != DomainCore || e.Code != int(CoreFailed) || !strings.Contains(e.Message, "boom at frame 2") {
 		t.Fatalf("got %+v", e)

@@ -33,6 +33,17 @@ gstc_vfunc_overridden (gpointer instance, GQuark q)
   return prev;
 }
 
+/* The type qdata under which the event trampolines of basesink.c and
+ * basesrc.c keep the event vfunc a class had (one quark for both: a type
+ * is never both a GstBaseSink and a GstBaseSrc). */
+static inline GQuark
+gstc_prev_event_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-prev-event");
+}
+
 /* The parent of the instance's own class: correct as long as the Go type
  * is the leaf type, which is how go-gst registers elements. */
 #define GSTC_PARENT_CLASS(obj) g_type_class_peek_parent (G_OBJECT_GET_CLASS (obj))
