@@ -25,7 +25,7 @@ func (f releaseFunc) release() { f() }
 
 // The table works like runtime/cgo.Handle. We keep our own instead of
 // cgo.Handle because cgo.Handle.Value panics on a deleted handle, and a
-// qdata Get racing a Set or Delete on the same memory can legitimately see
+// qdata Get racing a Set or remove on the same memory can legitimately see
 // a handle that is being deleted: here that lookup just misses.
 var (
 	handleTable sync.Map // uintptr -> releaser

@@ -42,7 +42,9 @@ func (m RawMemory) IsFd() bool { return m.p != nil && gobool(C.gst_is_fd_memory(
 
 // IsDmabuf reports whether m was allocated by a GstDmaBufAllocator. That
 // says how the producer labelled it, not what the fd is: classify the fd
-// itself (fstatfs) before relying on DMA_BUF ioctls.
+// itself (fstatfs) before relying on DMA_BUF ioctls. The elements go by
+// the fd; the tests of tensorsrc and the integration package check the
+// label downstream with this, hence the export.
 func (m RawMemory) IsDmabuf() bool { return m.p != nil && gobool(C.gst_is_dmabuf_memory(m.p)) }
 
 // FD returns the file descriptor of fd memory, or -1 if m is not fd

@@ -68,8 +68,8 @@ func (e *qdataEntry) release() {
 // value. The memory does not own value in the Go sense; it holds a
 // handle to it. release, if not nil, runs exactly once with value
 // when the entry goes away: the memory is freed, or the entry is replaced
-// or deleted. It runs on whichever thread does that, must not block, and
-// must not call Set or Delete on the same memory and key. m is borrowed:
+// or removed. It runs on whichever thread does that, must not block, and
+// must not call Set or remove on the same memory and key. m is borrowed:
 // no reference is taken, so the entry lives exactly as long as the
 // memory.
 func (k QdataKey) Set(m RawMemory, value any, release func(any)) {
@@ -78,7 +78,7 @@ func (k QdataKey) Set(m RawMemory, value any, release func(any)) {
 }
 
 // Get returns the value attached to m under k. It performs no syscall and
-// no allocation. m is borrowed. A Get racing a Set or Delete of the same
+// no allocation. m is borrowed. A Get racing a Set or remove of the same
 // key on the same memory returns the old value, the new one, or none.
 func (k QdataKey) Get(m RawMemory) (any, bool) {
 	h := C.gstc_get_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q)
@@ -96,8 +96,9 @@ func (k QdataKey) Get(m RawMemory) (any, bool) {
 	return e.value, true
 }
 
-// Delete removes k's entry from m, running its release now. It does
-// nothing if there is none.
-func (k QdataKey) Delete(m RawMemory) {
+// remove removes k's entry from m, running its release now. It does
+// nothing if there is none. (The elements let entries go with their
+// memory; the tests remove them.)
+func (k QdataKey) remove(m RawMemory) {
 	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, 0)
 }

@@ -42,14 +42,14 @@ func TestQdataLifecycle(t *testing.T) {
 	if r := released(); len(r) != 1 || r[0] != "pin-1" {
 		t.Fatalf("released after replace: %v", r)
 	}
-	// Delete releases now; a second Delete does nothing.
-	testKey.Delete(m)
-	testKey.Delete(m)
+	// remove releases now; a second remove does nothing.
+	testKey.remove(m)
+	testKey.remove(m)
 	if _, ok := testKey.Get(m); ok {
-		t.Fatal("hit after Delete")
+		t.Fatal("hit after remove")
 	}
 	if r := released(); len(r) != 2 || r[1] != "pin-2" {
-		t.Fatalf("released after delete: %v", r)
+		t.Fatalf("released after remove: %v", r)
 	}
 	// Freeing the memory releases the current value exactly once.
 	testKey.Set(m, "pin-3", rel)
@@ -85,7 +85,7 @@ func TestQdataKeyByName(t *testing.T) {
 	if _, ok := NewQdataKey("gstc-test-absent").Get(m); ok {
 		t.Fatal("hit on absent key")
 	}
-	NewQdataKey("gstc-test-string").Delete(m)
+	NewQdataKey("gstc-test-string").remove(m)
 }
 
 // The pin cache's hit path: peek the memory of a buffer, look up its
@@ -112,7 +112,7 @@ func TestQdataHitPathAllocs(t *testing.T) {
 	_ = sink
 }
 
-// Gets racing Sets and Deletes on the same memory never panic and only
+// Gets racing Sets and removes on the same memory never panic and only
 // ever see a value that was set.
 func TestQdataConcurrent(t *testing.T) {
 	buf := gst.NewBufferWithSize(64)
@@ -137,13 +137,13 @@ func TestQdataConcurrent(t *testing.T) {
 						}
 					}
 				case 2:
-					testKey.Delete(m)
+					testKey.remove(m)
 				}
 			}
 		}(w)
 	}
 	wg.Wait()
-	testKey.Delete(PeekMemory(BorrowBuffer(buf), 0))
+	testKey.remove(PeekMemory(BorrowBuffer(buf), 0))
 	sets := int64(4 * ((n + 2) / 3))
 	if got := releases.Load(); got != sets {
 		t.Fatalf("%d releases for %d sets", got, sets)
@@ -168,7 +168,7 @@ func TestReleasePanicContained(t *testing.T) {
 	buf := gst.NewBufferWithSize(8)
 	defer UnrefBuffer(buf)
 	testKey.Set(PeekMemory(BorrowBuffer(buf), 0), 1, func(any) { panic("release panics") })
-	testKey.Delete(PeekMemory(BorrowBuffer(buf), 0)) // prints "gstc: panic in release callback"
+	testKey.remove(PeekMemory(BorrowBuffer(buf), 0)) // prints "gstc: panic in release callback"
 	if _, ok := testKey.Get(PeekMemory(BorrowBuffer(buf), 0)); ok {
 		t.Error("entry survived")
 	}
