@@ -135,10 +135,10 @@ func (m *memProbe) attach(sink *gst.Element) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.buffers++
-		if gstc.PeekMemory(buf, 0).IsDmabuf() {
+		if gstc.PeekMemory(gstc.BorrowBuffer(buf), 0).IsDmabuf() {
 			m.dmabuf++
 		}
-		if vm, ok := gstc.GetVideoMeta(buf); ok {
+		if vm, ok := gstc.GetVideoMeta(gstc.BorrowBuffer(buf)); ok {
 			m.metas++
 			m.strides[vm.Strides[0]]++
 		}

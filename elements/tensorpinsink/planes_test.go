@@ -167,7 +167,7 @@ func TestI420InThreeMemories(t *testing.T) {
 				}
 				gstc.AppendMemory(buf, mem)
 			}
-			if err := gstc.AddVideoMetaRaw(gstc.BorrowBuffer(buf), layout); err != nil {
+			if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), layout); err != nil {
 				t.Error(err)
 			}
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * time.Millisecond))

@@ -80,7 +80,7 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 // already open: its producer's, or another reader's behind a tee). On an
 // error everything taken is given back.
 func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
-	info := gstc.ReadRawBufferInfo(buf)
+	info := gstc.ReadBufferInfo(buf)
 	fp := &st.fp
 	if err := fp.follow(&st.format, buf); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
@@ -89,10 +89,10 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 		return fail(gstc.StreamFormat, "buffer with %d memories (1 to %d)", info.NMemory, maxPlanes)
 	}
 	var sizes [maxPlanes]int
-	var mems [maxPlanes]gstc.Mem
+	var mems [maxPlanes]gstc.RawMemory
 	allFd := true
 	for i := 0; i < info.NMemory; i++ {
-		mems[i] = gstc.PeekRawMemory(buf, i)
+		mems[i] = gstc.PeekMemory(buf, i)
 		sizes[i] = mems[i].Size()
 		allFd = allFd && mems[i].IsFd()
 	}
@@ -167,7 +167,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 			return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 		}
 	}
-	f.lease = gstc.LeaseRawBuffer(buf)
+	f.lease = gstc.LeaseBuffer(buf)
 	return nil
 }
 
@@ -196,7 +196,7 @@ func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*tensor.Tensor, 
 
 // entryForMemory finds the pinned entry of an fd memory: through qdata on
 // the memory (no syscall), else by the fd's identity, else by importing it.
-func (s *sink) entryForMemory(st *streamState, mem gstc.Mem) (*pincache.Entry, bool, error) {
+func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.Entry, bool, error) {
 	off, size := mem.Offset(), mem.Size()
 	if v, ok := s.qkey.Get(mem); ok {
 		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
@@ -256,7 +256,7 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 	} else {
 		s.stats.hits.Add(1)
 	}
-	n := gstc.ExtractRawBuffer(buf, e.Pin().Bytes()[:size])
+	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
 	s.stats.copies.Add(1)
 	s.stats.bytesCopied.Add(uint64(n))
 	if s.stats.copies.Load() == 1 {

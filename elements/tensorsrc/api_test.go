@@ -31,7 +31,7 @@ func pull(t testing.TB, sink *app.Sink, timeout time.Duration) *sample {
 	}
 	buf := s.GetBuffer() // a reference of its own: drop it now
 	defer gstc.UnrefBuffer(buf)
-	m := gstc.PeekMemory(buf, 0)
+	m := gstc.PeekMemory(gstc.BorrowBuffer(buf), 0)
 	return &sample{s: s, off: uint64(buf.Offset()), pts: time.Duration(buf.PresentationTimestamp()), fd: m.FD(), offset: m.Offset()}
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // CreateRaw implements gstc.RawCreator (GstPushSrcClass.create, installed
-// by gstc.InstallPushSrcCreateRaw: no go-gst wrapper of the element or the
+// by gstc.InstallPushSrcCreate: no go-gst wrapper of the element or the
 // buffer, no Go allocation per frame): it takes the next slot (a free
 // one, waiting while all are in flight; or the next one the application
 // pushed), opens its CPU bracket and writes the pattern (built-in
@@ -83,14 +83,14 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.
-	buf := gstc.NewFrameBufferRaw(sl.m, pts, dur, n, tensorsync.Info{
+	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, tensorsync.Info{
 		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
 	}, !closeAfterWrite)
 	if r.hasVMeta {
 		err := r.vmetaErr
 		if err == nil {
-			err = gstc.AddVideoMetaRaw(buf, r.vmeta)
+			err = gstc.AddVideoMeta(buf, r.vmeta)
 		}
 		if err != nil {
 			gstc.UnrefRawBuffer(buf)

@@ -115,7 +115,7 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
 	// and upstream GstTensorSync end events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.
-	gstc.InstallPushSrcCreateRaw(klass)
+	gstc.InstallPushSrcCreate(klass)
 	gstc.InstallBaseSrcTensorSync(klass)
 	gstc.InstallLiveGetTimes(klass)
 }

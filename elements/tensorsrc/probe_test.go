@@ -21,7 +21,7 @@ type item struct {
 	seq     uint32 // begin: seqnum
 	off     uint64 // buffer: offset (frame number)
 	pts     uint64
-	mem     gstc.Mem // buffer: memory 0 (the pointer, for identity checks)
+	mem     gstc.RawMemory // buffer: memory 0 (the pointer, for identity checks)
 	fd      bool
 	dmabuf  bool
 	size    int
@@ -74,9 +74,9 @@ func (r *recorder) attach(t testing.TB, p *gst.Pipeline, element string) {
 
 func (r *recorder) buffer(pad *gst.Pad, buf *gst.Buffer) {
 	it := item{kind: "buffer", off: uint64(buf.Offset()), pts: uint64(buf.PresentationTimestamp()), size: int(buf.GetSize())}
-	m := gstc.PeekMemory(buf, 0)
+	m := gstc.PeekMemory(gstc.BorrowBuffer(buf), 0)
 	it.mem, it.fd, it.dmabuf = m, m.IsFd(), m.IsDmabuf()
-	it.meta, it.hasMeta = gstc.GetVideoMeta(buf)
+	it.meta, it.hasMeta = gstc.GetVideoMeta(gstc.BorrowBuffer(buf))
 	if fd := m.FD(); fd >= 0 {
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil {

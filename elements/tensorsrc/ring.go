@@ -30,7 +30,7 @@ type Slot struct {
 	idx int
 	t   *tensor.Tensor
 	pin pin.HostPin
-	m   gstc.Mem // the slot's memory (pointer identity never changes)
+	m   gstc.RawMemory // the slot's memory (pointer identity never changes)
 	id  tensor.Identity
 
 	// held: the ring (or the application holding the slot) owns a
@@ -209,7 +209,7 @@ func (r *ring) readerEndLocked(ts tensorsync.Info) bool {
 // retired collects what retireLocked hands back to do outside the lock
 // (dropping a ring memory's last reference calls onReturn, which locks).
 type retired struct {
-	mems     []gstc.Mem
+	mems     []gstc.RawMemory
 	mrings   []*gstc.MemRing
 	closed   int // brackets closed at retirement
 	inFlight int // slots still in buffers downstream

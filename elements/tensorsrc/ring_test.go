@@ -48,7 +48,7 @@ func TestRingCounter(t *testing.T) {
 	checkAnnounced(t, items)
 	t.Logf("first items at the sink: %s", kinds(items, 6))
 
-	memOf := map[tensor.Identity]gstc.Mem{}
+	memOf := map[tensor.Identity]gstc.RawMemory{}
 	var order []tensor.Identity
 	bad := 0
 	for i, b := range bufs {

@@ -191,6 +191,14 @@ func ParseC(ev unsafe.Pointer) (info Info, ok bool) {
 	if C.gst_tensor_sync_event_parse((*C.GstEvent)(ev), &c) == 0 {
 		return info, false
 	}
+	return InfoFromC(unsafe.Pointer(&c)), true
+}
+
+// InfoFromC reads the GstTensorSyncInfo (gsttensorsync.h) that p points
+// at, borrowed: for a cgo layer that parses the event in C
+// (gst_tensor_sync_event_parse) and hands the struct to Go. No allocation.
+func InfoFromC(p unsafe.Pointer) Info {
+	c := (*C.GstTensorSyncInfo)(p)
 	return Info{
 		Phase:  Phase(c.phase),
 		Access: Access(c.access),
@@ -199,7 +207,7 @@ func ParseC(ev unsafe.Pointer) (info Info, ok bool) {
 		Offset: uint64(c.offset),
 		PTS:    uint64(c.pts),
 		Seqnum: uint32(c.seqnum),
-	}, true
+	}
 }
 
 func gboolean(b bool) int {

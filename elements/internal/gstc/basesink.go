@@ -1,118 +1,32 @@
 package gstc
 
+// basesink.go: GstBaseSink subclassing — render and GstTensorSync begin
+// events through this package's own allocation-free trampolines, the
+// parent-class query chain-up, and waiting in preroll from render.
+
 /*
 #cgo noescape gstc_install_base_sink_render
 #cgo nocallback gstc_install_base_sink_render
 #cgo noescape gstc_install_base_sink_tensor_sync
 #cgo nocallback gstc_install_base_sink_tensor_sync
-#include "sinkext.h"
+#include "basesink.h"
 */
 import "C"
 
 import (
-	"fmt"
-	"os"
-	"runtime/debug"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
-
-// RawElement is a borrowed GstElement pointer (here: the element whose
-// vfunc is running). It holds no reference and has no finalizer, so
-// making and using one allocates nothing; it is valid for the duration of
-// the call it was handed to. The zero RawElement is nil.
-type RawElement struct{ p *C.GstElement }
-
-// IsNil reports whether e points at no element.
-func (e RawElement) IsNil() bool { return e.p == nil }
-
-// Unsafe returns the GstElement pointer, for go-gst's wrapping functions
-// (glib.WithPointerTransferOriginal for a borrowed wrapper) on rare paths.
-func (e RawElement) Unsafe() unsafe.Pointer { return unsafe.Pointer(e.p) }
-
-// RawBuffer is a borrowed GstBuffer pointer, e.g. the buffer handed to a
-// render vfunc: no reference, no finalizer, no allocation. It is valid
-// only while its owner holds the buffer (for render: until the call
-// returns); LeaseRawBuffer keeps it longer. The zero RawBuffer is nil.
-type RawBuffer struct{ p *C.GstBuffer }
-
-// IsNil reports whether b points at no buffer.
-func (b RawBuffer) IsNil() bool { return b.p == nil }
-
-// Unsafe returns the GstBuffer pointer, for gst.ToGstBuffer (a borrowed
-// wrapper; it allocates) on rare paths.
-func (b RawBuffer) Unsafe() unsafe.Pointer { return unsafe.Pointer(b.p) }
-
-// BorrowBuffer returns a RawBuffer for buf without taking a reference.
-func BorrowBuffer(buf *gst.Buffer) RawBuffer {
-	if buf == nil {
-		return RawBuffer{}
-	}
-	return RawBuffer{bufC(buf)}
-}
-
-// LeaseRawBuffer is LeaseBuffer for a borrowed RawBuffer.
-func LeaseRawBuffer(b RawBuffer) Lease {
-	return Lease{p: C.gst_buffer_ref(b.p)}
-}
-
-// ReadRawBufferInfo is ReadBufferInfo for a borrowed RawBuffer.
-func ReadRawBufferInfo(b RawBuffer) BufferInfo {
-	info := BufferInfo{
-		NMemory:  int(C.gst_buffer_n_memory(b.p)),
-		Size:     int(C.gst_buffer_get_size(b.p)),
-		PTS:      uint64(b.p.pts),
-		Duration: uint64(b.p.duration),
-	}
-	if m := C.gst_buffer_get_video_meta(b.p); m != nil {
-		info.HasVideoMeta = true
-		info.MetaOffset = int(m.offset[0])
-		info.MetaStride = int(m.stride[0])
-		info.MetaWidth = int(m.width)
-		info.MetaHeight = int(m.height)
-	}
-	return info
-}
-
-// PeekRawMemory is PeekMemory for a borrowed RawBuffer.
-func PeekRawMemory(b RawBuffer, idx int) Mem {
-	if idx < 0 || idx >= int(C.gst_buffer_n_memory(b.p)) {
-		return Mem{}
-	}
-	return Mem{C.gst_buffer_peek_memory(b.p, C.guint(idx))}
-}
-
-// ExtractRawBuffer is ExtractBuffer for a borrowed RawBuffer.
-func ExtractRawBuffer(b RawBuffer, dst []byte) int {
-	if len(dst) == 0 {
-		return 0
-	}
-	return int(C.gst_buffer_extract(b.p, 0, C.gpointer(unsafe.Pointer(&dst[0])), C.gsize(len(dst))))
-}
-
-// BaseSinkWaitPreroll is gst_base_sink_wait_preroll on the GstBaseSink
-// self, for a render that was woken by the unlock vfunc: it waits (the
-// sink counts as prerolled meanwhile) until the sink goes back to PLAYING
-// — then FlowOK, and render may wait again — or flushes or stops —
-// FlowFlushing. Call it only from render (GstBaseSink holds its preroll
-// lock there). self is borrowed.
-func BaseSinkWaitPreroll(self RawElement) gst.FlowReturn {
-	return gst.FlowReturn(C.gst_base_sink_wait_preroll((*C.GstBaseSink)(unsafe.Pointer(self.p))))
-}
-
-// PostErrorRaw is PostError from a borrowed RawElement.
-func PostErrorRaw(elem RawElement, code ErrorCode, text, debug string) {
-	if elem.p != nil {
-		postMessageC(elem.p, 2, C.GST_MESSAGE_ERROR, code, text, debug)
-	}
-}
 
 // RawRenderer is implemented by a Go GstBaseSink subclass that renders
 // from raw pointers (see InstallBaseSinkRender). RenderRaw runs on the
 // streaming thread; self and buf are borrowed for the call (take a
-// LeaseRawBuffer to keep the buffer).
+// LeaseBuffer to keep the buffer).
 type RawRenderer interface {
 	RenderRaw(self RawElement, buf RawBuffer) gst.FlowReturn
 }
@@ -121,7 +35,7 @@ type RawRenderer interface {
 // receives GstTensorSync phase=begin events already parsed (see
 // InstallBaseSinkTensorSync). Its return value is the event vfunc's.
 type TensorSyncBeginHandler interface {
-	TensorSyncBegin(self RawElement, ts TensorSync) bool
+	TensorSyncBegin(self RawElement, ts tensorsync.Info) bool
 }
 
 // InstallBaseSinkRender makes GstBaseSinkClass.render call the element's
@@ -136,8 +50,8 @@ func InstallBaseSinkRender(klass *glib.ObjectClass) {
 }
 
 // InstallBaseSinkTensorSync makes GstBaseSinkClass.event hand GstTensorSync
-// phase=begin events (any custom event type, as ParseTensorSyncEvent
-// accepts) to the element's TensorSyncBegin, parsed in C without
+// phase=begin events (any custom event type, as tensorsync.Parse accepts)
+// to the element's TensorSyncBegin, parsed in C (gsttensorsync.h) without
 // allocating, and consume them; every other event goes to the event
 // function the class had when this was called — go-gst's trampoline to the
 // element's Event, so call it from ClassInit (which go-glib runs after
@@ -148,26 +62,27 @@ func InstallBaseSinkTensorSync(klass *glib.ObjectClass) {
 	C.gstc_install_base_sink_tensor_sync(C.gpointer(klass.Unsafe()))
 }
 
-// recoverRaw turns a panic in an exported trampoline into an error
-// message (or, without an element, a line on stderr).
-func recoverRaw(self RawElement, what string, r any) {
-	if !self.IsNil() {
-		PostErrorRaw(self, CoreFailed, fmt.Sprintf("internal error: %v", r), string(debug.Stack()))
-		return
-	}
-	fmt.Fprintf(os.Stderr, "gstc: panic in %s: %v\n", what, r)
+// BaseSinkParentQuery chains a query up to the parent
+// GstBaseSinkClass.query. q is borrowed. (For events, go-gst has
+// base.GstBaseSink.ParentEvent, which consumes the event.)
+func BaseSinkParentQuery(sink *base.GstBaseSink, q *gst.Query) bool {
+	return gobool(C.gstc_base_sink_parent_query((*C.GstBaseSink)(sink.Unsafe()), querC(q)))
+}
+
+// BaseSinkWaitPreroll is gst_base_sink_wait_preroll on the GstBaseSink
+// self, for a render that was woken by the unlock vfunc: it waits (the
+// sink counts as prerolled meanwhile) until the sink goes back to PLAYING
+// — then FlowOK, and render may wait again — or flushes or stops —
+// FlowFlushing. Call it only from render (GstBaseSink holds its preroll
+// lock there). self is borrowed.
+func BaseSinkWaitPreroll(self RawElement) gst.FlowReturn {
+	return gst.FlowReturn(C.gst_base_sink_wait_preroll((*C.GstBaseSink)(unsafe.Pointer(self.p))))
 }
 
 //export gstcGoBaseSinkRender
 func gstcGoBaseSinkRender(sink *C.GstBaseSink, buf *C.GstBuffer) (ret C.GstFlowReturn) {
-	ret = C.GST_FLOW_ERROR
-	self := RawElement{(*C.GstElement)(unsafe.Pointer(sink))}
-	defer func() {
-		if r := recover(); r != nil {
-			ret = C.GST_FLOW_ERROR
-			recoverRaw(self, "render", r)
-		}
-	}()
+	self := rawElement(unsafe.Pointer(sink))
+	defer recoverTrampoline(self, "render", &ret, C.GST_FLOW_ERROR)
 	// FromObjectUnsafePrivate is a private-data read and a map lookup under
 	// a read lock: no allocation.
 	r, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(sink)).(RawRenderer)
@@ -179,22 +94,21 @@ func gstcGoBaseSinkRender(sink *C.GstBaseSink, buf *C.GstBuffer) (ret C.GstFlowR
 }
 
 //export gstcGoBaseSinkTensorSyncBegin
-func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, c *C.GstcTensorSync) (ret C.gboolean) {
-	ret = C.FALSE
-	self := RawElement{(*C.GstElement)(unsafe.Pointer(sink))}
-	defer func() {
-		if r := recover(); r != nil {
-			ret = C.FALSE
-			recoverRaw(self, "event", r)
-		}
-	}()
-	h, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(sink)).(TensorSyncBeginHandler)
+func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, c *C.GstTensorSyncInfo) C.gboolean {
+	return tensorSyncTrampoline(unsafe.Pointer(sink), unsafe.Pointer(c), TensorSyncBeginHandler.TensorSyncBegin)
+}
+
+// tensorSyncTrampoline is the Go side of the GstTensorSync event
+// trampolines (gstcGoBaseSinkTensorSyncBegin, gstcGoBaseSrcTensorSyncEnd):
+// elem's Go instance handles the GstTensorSyncInfo at info (parsed in C,
+// borrowed) if it implements H; otherwise the event is not handled.
+func tensorSyncTrampoline[H any](elem, info unsafe.Pointer, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
+	self := rawElement(elem)
+	defer recoverTrampoline(self, "event", &ret, C.FALSE)
+	// A private-data read and a map lookup under a read lock: no allocation.
+	h, ok := glib.FromObjectUnsafePrivate(elem).(H)
 	if !ok {
 		return C.FALSE
 	}
-	ts := tensorSyncFromC(c)
-	if h.TensorSyncBegin(self, ts) {
-		return C.TRUE
-	}
-	return C.FALSE
+	return cbool(handle(h, self, tensorsync.InfoFromC(info)))
 }

@@ -1,34 +1,68 @@
 // Package gstc is the small cgo layer the tensorpin elements need and
 // go-gst v1.4.0 lacks: fd/DMA-BUF GstMemory that never closes our fds and
-// reports its own free, per-memory qdata for the pin cache, the
-// GstTensorSync custom event, GstVideoMeta, error posting that keeps its
-// text, and a few subclassing helpers (a working GstPushSrc create, parent
-// chain-ups, element signals with arguments, structure properties).
+// reports its own free, per-memory qdata for the pin cache, GstVideoMeta,
+// error posting that keeps its text, allocation-free base-sink and
+// base-src trampolines (render, create, GstTensorSync events), parent
+// chain-ups, element signals with arguments, structure and fraction
+// properties — and, in one clearly named part, tensorsrc's recyclable ring
+// memory. The GstTensorSync event itself is package tensorsync's (its C
+// side, gsttensorsync.h, is included by the C files here).
 //
-// It interoperates with go-gst: functions take and return *gst.Memory,
-// *gst.Buffer, *gst.Element, *gst.Event, *gst.Message and *gst.Structure,
-// converting through unsafe.Pointer(x.Instance()).
+// # Map
+//
+// Each GStreamer concept has one Go file and, where it needs C, a .c and
+// a .h of the same name beside it:
+//
+//	cgo.go, cgo.h               build flags, common includes, go-gst wrapper → C conversions
+//	element.go, element.h       RawElement, panic recovery of trampolines, vfunc override/chain
+//	handles.go                  Go values referenced from C by handle; their destroy notify
+//	qdata.go, qdata.[ch]        Go values attached to a GstMemory as qdata (QdataKey)
+//	buffer.go                   RawBuffer, Lease, BufferInfo, peek/extract/unref/append, ClockTimeNone
+//	memory.go                   RawMemory (borrowed GstMemory) and its map
+//	fdmem.go, fdmem.[ch]        fd/DMA-BUF memory wrapping the caller's fd, the two allocators
+//	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
+//	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
+//	message.go, message.[ch]    error codes, PostError/PostErrorRaw, ParseErrorMessage, element messages
+//	signals.go, signals.[ch]    NewSignal/EmitSignal with typed arguments
+//	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values
+//	basesink.go, basesink.[ch]  render and begin-event trampolines, query chain-up, wait preroll
+//	basesrc.go, basesrc.[ch]    create and end-event trampolines, chain-ups, negotiate, live get_times
+//	planes.go                   a frame's planes: every plane of a GstVideoMeta, the memory a
+//	                            plane lies in, the planes structure the new-frame signal carries
+//	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers
+//	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
+//	held.go                     an element and pad kept without wrappers (Held)
+//	release.go                  deterministic release of go-gst caps and pad wrappers
+//
+// It interoperates with go-gst: functions on the per-frame path take the
+// borrowed RawElement, RawBuffer and RawMemory (no wrapper, no
+// allocation; BorrowBuffer and BorrowMemory make them from go-gst
+// wrappers), the rest take *gst.Element, *gst.Caps, *gst.Pad,
+// *gst.Message and *gst.Structure, converting through
+// unsafe.Pointer(x.Instance()).
 //
 // # Ownership rules
 //
 // Every function states who owns each fd, memory, event and reference, in
 // the style of GStreamer's gstfdmemory.c. The general rules are:
 //
-//   - A go-gst wrapper returned by this package (*gst.Memory, *gst.Event)
-//     owns one reference, dropped by go-gst's finalizer at garbage
-//     collection. Because a GC can be arbitrarily late, anything whose
-//     release matters (fd memory, buffers from a ring) should be handed on
-//     with AppendMemory or dropped with UnrefMemory/UnrefBuffer, which
-//     transfer or drop the wrapper's reference now and clear the finalizer.
-//   - Mem is a borrowed pointer: no reference, no finalizer, no allocation.
-//     It is valid only while something else holds the memory (typically
-//     the buffer it was peeked from, for the duration of render/chain).
+//   - A go-gst wrapper returned by this package (*gst.Memory) owns one
+//     reference, dropped by go-gst's finalizer at garbage collection.
+//     Because a GC can be arbitrarily late, anything whose release matters
+//     (fd memory, buffers from a ring) should be handed on with
+//     AppendMemory or dropped with UnrefBuffer, which transfer or drop the
+//     wrapper's reference now and clear the finalizer.
+//   - RawElement, RawBuffer and RawMemory are borrowed pointers: no
+//     reference, no finalizer, no allocation. They are valid only while
+//     something else holds the object (typically the vfunc's caller, for
+//     the duration of render or create), except where a function says the
+//     value carries an owned reference (NewFrameBuffer, MemRing.Wrap).
 //   - File descriptors are never closed by this package or by GStreamer on
 //     its behalf: fd memory is created with GST_FD_MEMORY_FLAG_DONT_CLOSE,
 //     and FD returns a borrowed fd. The caller keeps the fd open until the
 //     memory's release callback has run.
-//   - Go callbacks invoked from C (release functions, qdata release, the
-//     push-src create trampoline) may run on any thread, including
+//   - Go callbacks invoked from C (release functions, qdata release, ring
+//     returns, the trampolines) may run on any thread, including
 //     GStreamer streaming threads and the Go finalizer goroutine. They must
 //     not block, and a panic in them is recovered and reported instead of
 //     crossing into C.

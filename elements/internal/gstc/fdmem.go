@@ -1,7 +1,11 @@
 package gstc
 
+// fdmem.go: fd and DMA-BUF GstMemory wrapping an fd the caller keeps, from
+// two process-lifetime allocators, with a release callback run when the
+// memory is freed.
+
 /*
-#include "gstc.h"
+#include "fdmem.h"
 */
 import "C"
 
@@ -15,19 +19,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// FdFlags are extra GstFdMemoryFlags for WrapFd.
+// fdFlags are extra GstFdMemoryFlags for wrapFd.
 // GST_FD_MEMORY_FLAG_DONT_CLOSE is always added.
-type FdFlags int
+type fdFlags int
 
-const (
-	// KeepMapped keeps the allocator's mmap from the first
-	// gst_memory_map until the memory is freed, instead of munmapping on
-	// the last gst_memory_unmap, so elements that map every frame do not
-	// mmap every frame.
-	KeepMapped FdFlags = C.GST_FD_MEMORY_FLAG_KEEP_MAPPED
-	// MapPrivate maps MAP_PRIVATE instead of MAP_SHARED.
-	MapPrivate FdFlags = C.GST_FD_MEMORY_FLAG_MAP_PRIVATE
-)
+// keepMapped keeps the allocator's mmap from the first gst_memory_map
+// until the memory is freed, instead of munmapping on the last
+// gst_memory_unmap, so elements that map every frame do not mmap every
+// frame.
+const keepMapped fdFlags = C.GST_FD_MEMORY_FLAG_KEEP_MAPPED
 
 // The allocators are created once and kept for the life of the process:
 // every memory holds a reference on its allocator anyway, and GStreamer
@@ -52,26 +52,19 @@ func allocators() {
 }
 
 // NewFdMemory wraps fd as a GstMemory of size bytes from a GstFdAllocator
-// (gst_fd_allocator_alloc with GST_FD_MEMORY_FLAG_DONT_CLOSE).
-// See WrapFd for ownership.
+// (gst_fd_allocator_alloc with GST_FD_MEMORY_FLAG_DONT_CLOSE); see wrapFd
+// for ownership. The elements wrap their fds through MemRing.Wrap;
+// tensorpinsink's tests push fd memory built with this (see
+// AppendMemory), hence the export.
 func NewFdMemory(fd, size int, release func()) (*gst.Memory, error) {
-	return WrapFd(false, fd, size, 0, release)
+	return wrapFd(false, fd, size, 0, release)
 }
 
-// NewDmabufMemory wraps fd as a GstMemory of size bytes from a
-// GstDmaBufAllocator (gst_dmabuf_allocator_alloc_with_flags with
-// GST_FD_MEMORY_FLAG_DONT_CLOSE), so downstream sees DMA-BUF memory.
-// Note that GStreamer 1.22's dmabuf allocator issues DMA_BUF_IOCTL_SYNC
-// itself around every gst_memory_map/unmap (logging at WARNING level,
-// not failing, when the fd is not a real dma-buf). See WrapFd for
-// ownership.
-func NewDmabufMemory(fd, size int, release func()) (*gst.Memory, error) {
-	return WrapFd(true, fd, size, 0, release)
-}
-
-// WrapFd wraps fd as fd memory (DMA-BUF memory if dmabuf) of size bytes,
+// wrapFd wraps fd as fd memory (DMA-BUF memory if dmabuf) of size bytes,
 // offset 0, mappable by any element through gst_memory_map (an mmap of fd
-// by the allocator).
+// by the allocator). GStreamer 1.22's dmabuf allocator issues
+// DMA_BUF_IOCTL_SYNC itself around every gst_memory_map/unmap (logging at
+// WARNING level, not failing, when the fd is not a real dma-buf).
 //
 // Ownership: the fd stays the caller's. GStreamer never closes it
 // (GST_FD_MEMORY_FLAG_DONT_CLOSE), and the caller must keep it open until
@@ -81,24 +74,24 @@ func NewDmabufMemory(fd, size int, release func()) (*gst.Memory, error) {
 // thread drops it; GStreamer may still munmap its own mapping right after
 // release returns, which does not need the fd. The returned wrapper owns
 // the single reference: hand it to a buffer with AppendMemory or drop it
-// with UnrefMemory, or release waits for a garbage collection.
+// with unrefMemory, or release waits for a garbage collection.
 //
 // On error nothing is created, release is never called, and the fd is
 // untouched. fd must be open; if it is a regular file or memfd, size must
 // not exceed its length (mapping past the end would SIGBUS readers).
-func WrapFd(dmabuf bool, fd, size int, flags FdFlags, release func()) (*gst.Memory, error) {
+func wrapFd(dmabuf bool, fd, size int, flags fdFlags, release func()) (*gst.Memory, error) {
 	if fd < 0 {
-		return nil, fmt.Errorf("gstc: WrapFd: invalid fd %d", fd)
+		return nil, fmt.Errorf("gstc: wrapFd: invalid fd %d", fd)
 	}
 	if size <= 0 {
-		return nil, fmt.Errorf("gstc: WrapFd: invalid size %d", size)
+		return nil, fmt.Errorf("gstc: wrapFd: invalid size %d", size)
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("gstc: WrapFd: fd %d: %w", fd, err)
+		return nil, fmt.Errorf("gstc: wrapFd: fd %d: %w", fd, err)
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFREG && int64(size) > st.Size {
-		return nil, fmt.Errorf("gstc: WrapFd: size %d exceeds file length %d", size, st.Size)
+		return nil, fmt.Errorf("gstc: wrapFd: size %d exceeds file length %d", size, st.Size)
 	}
 	allocators()
 	alloc, isDmabuf := fdAlloc, C.int(0)
@@ -114,12 +107,7 @@ func WrapFd(dmabuf bool, fd, size int, flags FdFlags, release func()) (*gst.Memo
 		if h != 0 {
 			takeHandle(h)
 		}
-		return nil, errors.New("gstc: WrapFd: allocator returned no memory")
+		return nil, errors.New("gstc: wrapFd: allocator returned no memory")
 	}
 	return gst.FromGstMemoryUnsafeFull(unsafe.Pointer(mem)), nil
 }
-
-// releaseFunc adapts a plain func to the handle-destroy protocol.
-type releaseFunc func()
-
-func (f releaseFunc) release() { f() }

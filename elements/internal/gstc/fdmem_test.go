@@ -23,35 +23,35 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 			defer unix.Close(fd)
 
 			var released atomic.Int32
-			mem, err := WrapFd(dmabuf, fd, size, 0, func() { released.Add(1) })
+			mem, err := wrapFd(dmabuf, fd, size, 0, func() { released.Add(1) })
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := Borrow(mem)
-			if !m.IsFd() || !IsFdMemory(mem) {
+			m := BorrowMemory(mem)
+			if !m.IsFd() {
 				t.Error("not recognised as fd memory")
 			}
-			if m.IsDmabuf() != dmabuf || IsDmabufMemory(mem) != dmabuf {
+			if m.IsDmabuf() != dmabuf {
 				t.Errorf("IsDmabuf = %v, want %v", m.IsDmabuf(), dmabuf)
 			}
-			if got := FdMemoryFD(mem); got != fd {
+			if got := m.FD(); got != fd {
 				t.Errorf("FD = %d, want %d (the same fd, not a dup)", got, fd)
 			}
-			if m.Offset() != 0 || m.Size() != size || m.MaxSize() != size {
-				t.Errorf("offset/size/maxsize = %d/%d/%d", m.Offset(), m.Size(), m.MaxSize())
+			if m.Offset() != 0 || m.Size() != size || m.maxSize() != size {
+				t.Errorf("offset/size/maxsize = %d/%d/%d", m.Offset(), m.Size(), m.maxSize())
 			}
 
 			// gst_memory_map goes through the allocator's mmap of our fd.
-			mp, err := MapMemory(m, true)
+			mp, err := mapMemory(m, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(mp.Bytes(), data) {
+			if !bytes.Equal(mp.bytes(), data) {
 				t.Error("mapped bytes differ from bytes written through the fd")
 			}
-			mp.Bytes()[5] = 0xAB // MAP_SHARED: visible through the fd
-			mp.Unmap()
-			mp.Unmap() // idempotent
+			mp.bytes()[5] = 0xAB // MAP_SHARED: visible through the fd
+			mp.unmap()
+			mp.unmap() // idempotent
 			one := make([]byte, 1)
 			if _, err := unix.Pread(fd, one, 5); err != nil || one[0] != 0xAB {
 				t.Errorf("write through the mapping not seen through the fd: %x %v", one, err)
@@ -72,13 +72,13 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 			// A second buffer sharing the memory and a direct reference:
 			// release must wait for the last of the three.
 			buf2 := buf.Copy()
-			extra := PeekMemory(buf, 0).Ref()
+			extra := PeekMemory(BorrowBuffer(buf), 0).ref()
 			UnrefBuffer(buf)
 			UnrefBuffer(buf2)
 			if n := released.Load(); n != 0 {
 				t.Fatalf("released %d times while a reference is still held", n)
 			}
-			UnrefMemory(extra)
+			unrefMemory(extra)
 			if n := released.Load(); n != 1 {
 				t.Fatalf("released %d times after the last unref, want 1", n)
 			}
@@ -93,7 +93,7 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 	}
 }
 
-// Without UnrefMemory/AppendMemory the go-gst finalizer drops the last
+// Without unrefMemory/AppendMemory the go-gst finalizer drops the last
 // reference: release still runs, once, but only after a GC.
 func TestFdMemoryReleasedByFinalizer(t *testing.T) {
 	checkFds(t)
@@ -133,7 +133,7 @@ func TestWrapFdErrors(t *testing.T) {
 		{"past end of file", fd, 4097},
 	}
 	for _, c := range cases {
-		if mem, err := NewDmabufMemory(c.fd, c.size, rel); err == nil {
+		if mem, err := wrapFd(true, c.fd, c.size, 0, rel); err == nil {
 			t.Errorf("%s: got memory %v, want error", c.name, mem)
 		}
 	}
@@ -151,38 +151,23 @@ func TestFdMemoryKeepMapped(t *testing.T) {
 	checkFds(t)
 	fd := newMemfd(t, pattern(8192))
 	defer unix.Close(fd)
-	mem, err := WrapFd(false, fd, 8192, KeepMapped, nil)
+	mem, err := wrapFd(false, fd, 8192, keepMapped, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer UnrefMemory(mem)
-	a, err := MapMemory(Borrow(mem), true)
+	defer unrefMemory(mem)
+	a, err := mapMemory(BorrowMemory(mem), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p1 := &a.Bytes()[0]
-	a.Unmap()
-	b, err := MapMemory(Borrow(mem), false)
+	p1 := &a.bytes()[0]
+	a.unmap()
+	b, err := mapMemory(BorrowMemory(mem), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if &b.Bytes()[0] != p1 {
+	if &b.bytes()[0] != p1 {
 		t.Error("KeepMapped memory was mapped again")
 	}
-	b.Unmap()
-}
-
-func TestPeekMemoryOutOfRange(t *testing.T) {
-	buf := gst.NewBufferWithSize(16)
-	defer UnrefBuffer(buf)
-	if !PeekMemory(buf, 1).IsNil() || !PeekMemory(buf, -1).IsNil() {
-		t.Error("out-of-range PeekMemory returned memory")
-	}
-	m := PeekMemory(buf, 0)
-	if m.IsNil() || m.IsFd() || m.FD() != -1 {
-		t.Errorf("system memory: nil=%v fd=%v FD=%d", m.IsNil(), m.IsFd(), m.FD())
-	}
-	if n := testing.AllocsPerRun(100, func() { _ = PeekMemory(buf, 0).IsFd() }); n != 0 {
-		t.Errorf("PeekMemory+IsFd allocates %v times", n)
-	}
+	b.unmap()
 }

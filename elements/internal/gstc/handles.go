@@ -1,16 +1,32 @@
 package gstc
 
+// handles.go: Go values referenced from C (release callbacks, qdata
+// entries, rings) by a small integer handle, and the destroy notify that
+// hands a handle back to Go (gstc_handle_destroy in qdata.c).
+
+/*
+#include "qdata.h"
+*/
+import "C"
+
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// Go values given to C (release callbacks, qdata entries) are referenced
-// from C by a small integer handle, as with runtime/cgo.Handle. We keep
-// our own table instead of cgo.Handle because cgo.Handle.Value panics on
-// a deleted handle, and a qdata Get racing a Set or Delete on the same
-// memory can legitimately see a handle that is being deleted: here that
-// lookup just misses.
+// releaser is what a handle stored in C points at: something to run once
+// when GStreamer destroys the data.
+type releaser interface{ release() }
+
+// releaseFunc adapts a plain func to the handle-destroy protocol.
+type releaseFunc func()
+
+func (f releaseFunc) release() { f() }
+
+// The table works like runtime/cgo.Handle. We keep our own instead of
+// cgo.Handle because cgo.Handle.Value panics on a deleted handle, and a
+// qdata Get racing a Set or remove on the same memory can legitimately see
+// a handle that is being deleted: here that lookup just misses.
 var (
 	handleTable sync.Map // uintptr -> releaser
 	handleNext  atomic.Uintptr
@@ -48,4 +64,14 @@ func liveHandles() int {
 	n := 0
 	handleTable.Range(func(any, any) bool { n++; return true })
 	return n
+}
+
+// gstcGoHandleDestroy is the GDestroyNotify for every handle this package
+// gives to C. It deletes the handle and runs its release exactly once.
+//
+//export gstcGoHandleDestroy
+func gstcGoHandleDestroy(h C.uintptr_t) {
+	if r, ok := takeHandle(uintptr(h)); ok {
+		safeCall("release callback", r.release)
+	}
 }

@@ -1,7 +1,11 @@
 package gstc
 
+// held.go: an element and its pad kept alive without go-gst wrappers, for
+// work that outlives the element's streaming state (tensorpinsink's frames
+// released after stop: their GstTensorSync end events, warnings, stats).
+
 /*
-#include "gstc.h"
+#include "cgo.h"
 */
 import "C"
 
@@ -9,6 +13,8 @@ import (
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // Held is a strong reference on an element and one of its static pads,
@@ -43,11 +49,12 @@ func (h Held) Release() {
 
 // PushTensorSync sends a GstTensorSync event through the held pad (from a
 // sink pad: upstream). It reports whether the event was handled.
-func (h Held) PushTensorSync(dir Direction, ts TensorSync) bool {
-	if h.pad == nil || !checkTensorSync(dir, ts) {
+// ts is built with tensorsync.NewEventC; an invalid one is not sent.
+func (h Held) PushTensorSync(dir tensorsync.Direction, ts tensorsync.Info) bool {
+	if h.pad == nil {
 		return false
 	}
-	ev := newTensorSync(dir, ts)
+	ev := (*C.GstEvent)(tensorsync.NewEventC(dir, ts))
 	if ev == nil {
 		return false
 	}
@@ -67,6 +74,5 @@ func (h Held) PostElementMessage(st *gst.Structure) bool {
 	if h.elem == nil {
 		return false
 	}
-	msg := C.gst_message_new_element((*C.GstObject)(unsafe.Pointer(h.elem)), structC(st))
-	return gobool(C.gst_element_post_message(h.elem, msg))
+	return postElementMessageC(h.elem, st)
 }

@@ -1,7 +1,11 @@
 package gstc
 
+// message.go: error, warning and info messages posted with their text
+// kept (what go-gst v1.4.0 gets wrong), their GError read back with domain
+// and code, and element messages.
+
 /*
-#include "gstc.h"
+#include "message.h"
 */
 import "C"
 
@@ -112,8 +116,17 @@ func PostError(elem *gst.Element, code ErrorCode, text, debug string) {
 	postMessage(elem, C.GST_MESSAGE_ERROR, code, text, debug)
 }
 
-// PostWarning is PostError for GST_MESSAGE_WARNING.
-func PostWarning(elem *gst.Element, code ErrorCode, text, debug string) {
+// PostErrorRaw is PostError from a borrowed RawElement (from a
+// trampoline's Go side, without a go-gst wrapper).
+func PostErrorRaw(elem RawElement, code ErrorCode, text, debug string) {
+	if elem.p != nil {
+		postMessageC(elem.p, 2, C.GST_MESSAGE_ERROR, code, text, debug)
+	}
+}
+
+// postWarning is PostError for GST_MESSAGE_WARNING (the elements post
+// warnings through Held.PostWarning; the tests through this).
+func postWarning(elem *gst.Element, code ErrorCode, text, debug string) {
 	postMessage(elem, C.GST_MESSAGE_WARNING, code, text, debug)
 }
 
@@ -155,7 +168,9 @@ func (e *GError) Error() string { return e.Message }
 
 // ParseErrorMessage extracts the GError of an ERROR, WARNING or INFO
 // message, including domain and code, which go-gst's Message.ParseError
-// drops. msg is borrowed. ok is false for other message types.
+// drops. msg is borrowed. ok is false for other message types. The
+// elements only post; the tests of every element package check what they
+// posted with this, hence the export.
 func ParseErrorMessage(msg *gst.Message) (*GError, bool) {
 	var q C.GQuark
 	var code C.int
@@ -181,7 +196,10 @@ func ParseErrorMessage(msg *gst.Message) (*GError, bool) {
 // fresh gst.NewStructure leaks nothing). elem is borrowed. It returns
 // false if elem has no bus to post to (the message is then dropped).
 func PostElementMessage(elem *gst.Element, st *gst.Structure) bool {
-	e := elemC(elem)
+	return postElementMessageC(elemC(elem), st)
+}
+
+func postElementMessageC(e *C.GstElement, st *gst.Structure) bool {
 	msg := C.gst_message_new_element((*C.GstObject)(unsafe.Pointer(e)), structC(st))
 	return gobool(C.gst_element_post_message(e, msg))
 }

@@ -1,15 +1,16 @@
 package gstc
 
+// qdata.go: Go values attached to a GstMemory as GstMiniObject qdata (the
+// sink's pin cache keeps its entries there), referenced from C by handle.
+
 /*
-#include "gstc.h"
+#include "qdata.h"
 */
 import "C"
 
 import (
 	"sync"
 	"unsafe"
-
-	"github.com/go-gst/go-gst/gst"
 )
 
 // quark interns key (g_quark_from_string: GLib keeps it forever).
@@ -67,19 +68,19 @@ func (e *qdataEntry) release() {
 // value. The memory does not own value in the Go sense; it holds a
 // handle to it. release, if not nil, runs exactly once with value
 // when the entry goes away: the memory is freed, or the entry is replaced
-// or deleted. It runs on whichever thread does that, must not block, and
-// must not call Set or Delete on the same memory and key. m is borrowed:
+// or removed. It runs on whichever thread does that, must not block, and
+// must not call Set or remove on the same memory and key. m is borrowed:
 // no reference is taken, so the entry lives exactly as long as the
 // memory.
-func (k QdataKey) Set(m Mem, value any, release func(any)) {
+func (k QdataKey) Set(m RawMemory, value any, release func(any)) {
 	h := newHandle(&qdataEntry{value: value, onRelease: release})
 	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, C.uintptr_t(h))
 }
 
 // Get returns the value attached to m under k. It performs no syscall and
-// no allocation. m is borrowed. A Get racing a Set or Delete of the same
+// no allocation. m is borrowed. A Get racing a Set or remove of the same
 // key on the same memory returns the old value, the new one, or none.
-func (k QdataKey) Get(m Mem) (any, bool) {
+func (k QdataKey) Get(m RawMemory) (any, bool) {
 	h := C.gstc_get_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q)
 	if h == 0 {
 		return nil, false
@@ -95,20 +96,9 @@ func (k QdataKey) Get(m Mem) (any, bool) {
 	return e.value, true
 }
 
-// Delete removes k's entry from m, running its release now. It does
-// nothing if there is none.
-func (k QdataKey) Delete(m Mem) {
+// remove removes k's entry from m, running its release now. It does
+// nothing if there is none. (The elements let entries go with their
+// memory; the tests remove them.)
+func (k QdataKey) remove(m RawMemory) {
 	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, 0)
-}
-
-// SetMemoryQdata is QdataKey.Set with a string key and no release
-// callback; see there for ownership.
-func SetMemoryQdata(mem *gst.Memory, key string, value any) {
-	NewQdataKey(key).Set(Borrow(mem), value, nil)
-}
-
-// GetMemoryQdata is QdataKey.Get with a string key (one extra map lookup,
-// still allocation-free). Prefer a QdataKey variable on hot paths.
-func GetMemoryQdata(mem *gst.Memory, key string) (any, bool) {
-	return NewQdataKey(key).Get(Borrow(mem))
 }

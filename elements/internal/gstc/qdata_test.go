@@ -16,11 +16,11 @@ func TestQdataLifecycle(t *testing.T) {
 	checkFds(t)
 	fd := newMemfd(t, pattern(4096))
 	defer unix.Close(fd)
-	mem, err := NewDmabufMemory(fd, 4096, nil)
+	mem, err := wrapFd(true, fd, 4096, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Borrow(mem)
+	m := BorrowMemory(mem)
 
 	var mu sync.Mutex
 	var releasedVals []any
@@ -42,20 +42,20 @@ func TestQdataLifecycle(t *testing.T) {
 	if r := released(); len(r) != 1 || r[0] != "pin-1" {
 		t.Fatalf("released after replace: %v", r)
 	}
-	// Delete releases now; a second Delete does nothing.
-	testKey.Delete(m)
-	testKey.Delete(m)
+	// remove releases now; a second remove does nothing.
+	testKey.remove(m)
+	testKey.remove(m)
 	if _, ok := testKey.Get(m); ok {
-		t.Fatal("hit after Delete")
+		t.Fatal("hit after remove")
 	}
 	if r := released(); len(r) != 2 || r[1] != "pin-2" {
-		t.Fatalf("released after delete: %v", r)
+		t.Fatalf("released after remove: %v", r)
 	}
 	// Freeing the memory releases the current value exactly once.
 	testKey.Set(m, "pin-3", rel)
 	other := NewQdataKey("gstc-test-other")
 	other.Set(m, 42, rel)
-	UnrefMemory(mem)
+	unrefMemory(mem)
 	drainFinalizers()
 	r := released()
 	if len(r) != 4 {
@@ -70,23 +70,22 @@ func TestQdataLifecycle(t *testing.T) {
 	}
 }
 
-func TestQdataStringAPI(t *testing.T) {
+// Keys made from the same name share the slot: a key looked up again by
+// name sees what another key of that name set.
+func TestQdataKeyByName(t *testing.T) {
 	buf := gst.NewBufferWithSize(64)
 	defer UnrefBuffer(buf)
-	mem := PeekMemory(buf, 0).Ref()
-	defer UnrefMemory(mem)
-	SetMemoryQdata(mem, "gstc-test-string", "x")
-	if v, ok := GetMemoryQdata(mem, "gstc-test-string"); !ok || v != "x" {
-		t.Fatalf("GetMemoryQdata = %v, %v", v, ok)
+	m := PeekMemory(BorrowBuffer(buf), 0)
+	NewQdataKey("gstc-test-string").Set(m, "x", nil)
+	mem := m.ref() // another wrapper of the same GstMemory
+	defer unrefMemory(mem)
+	if v, ok := NewQdataKey("gstc-test-string").Get(BorrowMemory(mem)); !ok || v != "x" {
+		t.Fatalf("Get by name = %v, %v", v, ok)
 	}
-	// Same slot as the typed key of the same name, seen from another
-	// wrapper of the same GstMemory.
-	if v, ok := NewQdataKey("gstc-test-string").Get(PeekMemory(buf, 0)); !ok || v != "x" {
-		t.Fatalf("key Get = %v, %v", v, ok)
-	}
-	if _, ok := GetMemoryQdata(mem, "gstc-test-absent"); ok {
+	if _, ok := NewQdataKey("gstc-test-absent").Get(m); ok {
 		t.Fatal("hit on absent key")
 	}
+	NewQdataKey("gstc-test-string").remove(m)
 }
 
 // The pin cache's hit path: peek the memory of a buffer, look up its
@@ -94,15 +93,16 @@ func TestQdataStringAPI(t *testing.T) {
 func TestQdataHitPathAllocs(t *testing.T) {
 	buf := gst.NewBufferWithSize(64)
 	defer UnrefBuffer(buf)
-	testKey.Set(PeekMemory(buf, 0), &struct{ addr uintptr }{1}, nil)
-	mem := PeekMemory(buf, 0).Ref()
-	defer UnrefMemory(mem)
+	b := BorrowBuffer(buf)
+	testKey.Set(PeekMemory(b, 0), &struct{ addr uintptr }{1}, nil)
+	mem := PeekMemory(b, 0).ref()
+	defer unrefMemory(mem)
 	var sink any
 	cases := map[string]func(){
-		"PeekMemory+QdataKey.Get": func() { sink, _ = testKey.Get(PeekMemory(buf, 0)) },
-		"QdataKey.Get":            func() { sink, _ = testKey.Get(Borrow(mem)) },
-		"GetMemoryQdata":          func() { sink, _ = GetMemoryQdata(mem, "gstc-test-pin") },
-		"miss":                    func() { sink, _ = NewQdataKey("gstc-test-miss").Get(Borrow(mem)) },
+		"PeekMemory+QdataKey.Get": func() { sink, _ = testKey.Get(PeekMemory(b, 0)) },
+		"QdataKey.Get":            func() { sink, _ = testKey.Get(BorrowMemory(mem)) },
+		"NewQdataKey+Get":         func() { sink, _ = NewQdataKey("gstc-test-pin").Get(BorrowMemory(mem)) },
+		"miss":                    func() { sink, _ = NewQdataKey("gstc-test-miss").Get(BorrowMemory(mem)) },
 	}
 	for name, f := range cases {
 		if n := testing.AllocsPerRun(1000, f); n != 0 {
@@ -112,7 +112,7 @@ func TestQdataHitPathAllocs(t *testing.T) {
 	_ = sink
 }
 
-// Gets racing Sets and Deletes on the same memory never panic and only
+// Gets racing Sets and removes on the same memory never panic and only
 // ever see a value that was set.
 func TestQdataConcurrent(t *testing.T) {
 	buf := gst.NewBufferWithSize(64)
@@ -126,7 +126,7 @@ func TestQdataConcurrent(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < n; i++ {
-				m := PeekMemory(buf, 0)
+				m := PeekMemory(BorrowBuffer(buf), 0)
 				switch i % 3 {
 				case 0:
 					testKey.Set(m, fmt.Sprint(w, i), rel)
@@ -137,13 +137,13 @@ func TestQdataConcurrent(t *testing.T) {
 						}
 					}
 				case 2:
-					testKey.Delete(m)
+					testKey.remove(m)
 				}
 			}
 		}(w)
 	}
 	wg.Wait()
-	testKey.Delete(PeekMemory(buf, 0))
+	testKey.remove(PeekMemory(BorrowBuffer(buf), 0))
 	sets := int64(4 * ((n + 2) / 3))
 	if got := releases.Load(); got != sets {
 		t.Fatalf("%d releases for %d sets", got, sets)
@@ -153,10 +153,10 @@ func TestQdataConcurrent(t *testing.T) {
 func BenchmarkQdataHit(b *testing.B) {
 	buf := gst.NewBufferWithSize(64)
 	defer UnrefBuffer(buf)
-	testKey.Set(PeekMemory(buf, 0), 1, nil)
+	testKey.Set(PeekMemory(BorrowBuffer(buf), 0), 1, nil)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, ok := testKey.Get(PeekMemory(buf, 0)); !ok {
+		if _, ok := testKey.Get(PeekMemory(BorrowBuffer(buf), 0)); !ok {
 			b.Fatal("miss")
 		}
 	}
@@ -167,9 +167,9 @@ func BenchmarkQdataHit(b *testing.B) {
 func TestReleasePanicContained(t *testing.T) {
 	buf := gst.NewBufferWithSize(8)
 	defer UnrefBuffer(buf)
-	testKey.Set(PeekMemory(buf, 0), 1, func(any) { panic("release panics") })
-	testKey.Delete(PeekMemory(buf, 0)) // prints "gstc: panic in release callback"
-	if _, ok := testKey.Get(PeekMemory(buf, 0)); ok {
+	testKey.Set(PeekMemory(BorrowBuffer(buf), 0), 1, func(any) { panic("release panics") })
+	testKey.remove(PeekMemory(BorrowBuffer(buf), 0)) // prints "gstc: panic in release callback"
+	if _, ok := testKey.Get(PeekMemory(BorrowBuffer(buf), 0)); ok {
 		t.Error("entry survived")
 	}
 }

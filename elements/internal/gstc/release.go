@@ -1,7 +1,11 @@
 package gstc
 
+// release.go: deterministic release of the references go-gst wrappers own
+// (caps, pads), which go-gst would otherwise drop at some garbage
+// collection.
+
 /*
-#include "gstc.h"
+#include "cgo.h"
 */
 import "C"
 

@@ -1,7 +1,13 @@
 package gstc
 
+// ringmem.go: tensorsrc's recyclable ring memory. This part of the layer
+// is tensorsrc's, not a general GStreamer wrapper: fd memories that come
+// back to the source's ring when their last holder drops them (a
+// GstMiniObject dispose hook), the frame buffer around one, and the pad
+// probe that announces each frame with a GstTensorSync begin event.
+
 /*
-#include "srcext.h"
+#include "ringmem.h"
 */
 import "C"
 
@@ -12,6 +18,8 @@ import (
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // A source that owns a ring of memories (tensorsrc) needs, per frame and
@@ -34,10 +42,10 @@ import (
 // the last reference of one of its memories is dropped (on whichever
 // thread drops it, with the memory and its fd still valid), seqnum being
 // the one given to the memory's last NewFrameBuffer. Returning true takes
-// the memory back: the caller owns one reference again (the same Mem).
-// That reference is taken before onReturn runs, so onReturn may hand the
-// memory to another thread at once. Returning false lets it be freed
-// (its WrapFd release runs). onReturn must not drop a reference of any
+// the memory back: the caller owns one reference again (the same
+// RawMemory). That reference is taken before onReturn runs, so onReturn
+// may hand the memory to another thread at once. Returning false lets it
+// be freed (its Wrap release runs). onReturn must not drop a reference of any
 // memory of the ring, nor take a lock held by code that does.
 //
 // The ring stays registered until it is closed and every memory it
@@ -70,20 +78,20 @@ func (r *MemRing) unref() {
 // call onReturn. Call it once.
 func (r *MemRing) Close() { r.unref() }
 
-// Wrap wraps fd like WrapFd (see there for the fd's ownership and
-// release) as memory slot of the ring and returns it as a Mem that owns
-// the one reference (no Go wrapper, no finalizer): hand it to
-// NewFrameBuffer, or drop it with UnrefRingMemory.
-func (r *MemRing) Wrap(dmabuf bool, fd, size, slot int, release func()) (Mem, error) {
+// Wrap wraps fd as fd memory (DMA-BUF memory if dmabuf; see wrapFd for
+// the fd's ownership and release) as memory slot of the ring and returns
+// it as a RawMemory that owns the one reference (no Go wrapper, no
+// finalizer): hand it to NewFrameBuffer, or drop it with UnrefRingMemory.
+func (r *MemRing) Wrap(dmabuf bool, fd, size, slot int, release func()) (RawMemory, error) {
 	if r.refs.Load() <= 0 {
-		return Mem{}, errors.New("gstc: MemRing.Wrap after Close")
+		return RawMemory{}, errors.New("gstc: MemRing.Wrap after Close")
 	}
-	mem, err := WrapFd(dmabuf, fd, size, 0, release)
+	mem, err := wrapFd(dmabuf, fd, size, 0, release)
 	if err != nil {
-		return Mem{}, err
+		return RawMemory{}, err
 	}
 	r.refs.Add(1)
-	m := Borrow(mem)
+	m := BorrowMemory(mem)
 	C.gstc_ring_mem_attach(m.p, C.uintptr_t(r.h), C.int(slot))
 	runtime.SetFinalizer(mem, nil)
 	return m, nil
@@ -92,7 +100,7 @@ func (r *MemRing) Wrap(dmabuf bool, fd, size, slot int, release func()) (Mem, er
 // UnrefRingMemory drops the reference the caller owns of a ring memory
 // (from Wrap, or taken back by onReturn). If it was the last one,
 // onReturn runs now, on this goroutine.
-func UnrefRingMemory(m Mem) {
+func UnrefRingMemory(m RawMemory) {
 	if m.p != nil {
 		C.gst_memory_unref(m.p)
 	}
@@ -105,35 +113,30 @@ func UnrefRingMemory(m Mem) {
 // probe of InstallTensorSyncAnnouncer pushes ts (with the buffer's PTS at
 // push time) as a GstTensorSync event right before the buffer.
 //
-// The returned wrapper owns the buffer's only reference and has no
-// finalizer: return it from CreateBuffer (which transfers it to
-// GStreamer) or drop it with UnrefBuffer. No Go allocation but the
-// wrapper.
-func NewFrameBuffer(m Mem, pts, duration, offset uint64, ts TensorSync, announce bool) *gst.Buffer {
+// The returned RawBuffer owns the buffer's only reference (no Go wrapper,
+// no allocation): return it from CreateRaw (which transfers it to
+// GStreamer) or drop it with UnrefRawBuffer.
+func NewFrameBuffer(m RawMemory, pts, duration, offset uint64, ts tensorsync.Info, announce bool) RawBuffer {
 	ann := C.int(0)
 	if announce {
 		ann = 1
 	}
-	b := C.gstc_ring_frame_new(m.p, C.guint64(pts), C.guint64(duration), C.guint64(offset), ann,
+	return RawBuffer{C.gstc_ring_frame_new(m.p, C.guint64(pts), C.guint64(duration), C.guint64(offset), ann,
 		C.int(ts.Phase), C.int(ts.Access), C.guint64(ts.Dev), C.guint64(ts.Ino),
-		C.guint64(ts.Offset), C.guint(ts.Seqnum))
-	return gst.ToGstBuffer(unsafe.Pointer(b))
+		C.guint64(ts.Offset), C.guint(ts.Seqnum))}
 }
 
-// RingMemoryState reads the ring state of m (borrowed): its slot, the
+// ringMemoryState reads the ring state of m (borrowed): its slot, the
 // bracket of its current frame, and whether its announcement is still
-// pending. ok is false if m is not a MemRing memory.
-func RingMemoryState(m Mem) (slot int, ts TensorSync, announcePending, ok bool) {
-	var c C.GstcTensorSync
+// pending. ok is false if m is not a MemRing memory. For tests.
+func ringMemoryState(m RawMemory) (slot int, ts tensorsync.Info, announcePending, ok bool) {
+	var c C.GstTensorSyncInfo
 	var s, a C.int
 	if m.p == nil || !gobool(C.gstc_ring_mem_get(m.p, &s, &c, &a)) {
-		return 0, TensorSync{}, false, false
+		return 0, tensorsync.Info{}, false, false
 	}
-	return int(s), tensorSyncFromC(&c), a != 0, true
+	return int(s), tensorsync.InfoFromC(unsafe.Pointer(&c)), a != 0, true
 }
-
-// RefCount returns m's reference count (for tests and assertions).
-func (m Mem) RefCount() int { return int(m.p.mini_object.refcount) }
 
 //export gstcGoRingMemReturned
 func gstcGoRingMemReturned(owner C.uintptr_t, slot C.int, seqnum C.guint) (keep C.gboolean) {
@@ -171,10 +174,10 @@ func gstcGoRingMemFreed(owner C.uintptr_t) {
 // (basesrc drops a created buffer when it is flushing or at a pending
 // EOS). It returns the probe id for RemoveProbe. pad is borrowed.
 func InstallTensorSyncAnnouncer(pad *gst.Pad) uint64 {
-	return uint64(C.gstc_add_announcer((*C.GstPad)(pad.Unsafe())))
+	return uint64(C.gstc_add_announcer(padC(pad)))
 }
 
 // RemoveProbe removes probe id from pad (gst_pad_remove_probe).
 func RemoveProbe(pad *gst.Pad, id uint64) {
-	C.gst_pad_remove_probe((*C.GstPad)(pad.Unsafe()), C.gulong(id))
+	C.gst_pad_remove_probe(padC(pad), C.gulong(id))
 }

@@ -2,10 +2,20 @@ package gstc
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
 )
+
+// addVideoMeta prepares the layout and attaches it to buf (borrowed).
+func addVideoMeta(buf *gst.Buffer, format string, width, height int, strides, offsets []int) error {
+	l, err := PrepareVideoMeta(format, width, height, strides, offsets)
+	if err != nil {
+		return err
+	}
+	return AddVideoMeta(BorrowBuffer(buf), l)
+}
 
 func TestVideoMetaRoundTrip(t *testing.T) {
 	// NV12 320x240 with rows padded to 384 bytes, as a V4L2 driver or
@@ -15,20 +25,21 @@ func TestVideoMetaRoundTrip(t *testing.T) {
 	strides := []int{stride, stride}
 	buf := gst.NewBufferWithSize(int64(stride*h + stride*h/2))
 	defer UnrefBuffer(buf)
-	if _, _, _, ok := VideoMetaStrides(buf); ok {
+	if _, ok := GetVideoMeta(BorrowBuffer(buf)); ok {
 		t.Fatal("meta on a fresh buffer")
 	}
-	if err := AddVideoMeta(buf, "NV12", w, h, strides, offsets); err != nil {
+	if err := addVideoMeta(buf, "NV12", w, h, strides, offsets); err != nil {
 		t.Fatal(err)
 	}
-	vm, ok := GetVideoMeta(buf)
+	vm, ok := GetVideoMeta(BorrowBuffer(buf))
 	want := VideoMeta{Format: "NV12", Width: w, Height: h, NPlanes: 2, Offsets: offsets, Strides: strides}
 	if !ok || !reflect.DeepEqual(vm, want) {
 		t.Fatalf("got %+v, want %+v", vm, want)
 	}
-	s, o, n, ok := VideoMetaStrides(buf)
-	if !ok || n != 2 || !reflect.DeepEqual(s, strides) || !reflect.DeepEqual(o, offsets) {
-		t.Errorf("VideoMetaStrides = %v %v %d %v", s, o, n, ok)
+	// What a sink reads per frame: plane 0.
+	info := ReadBufferInfo(BorrowBuffer(buf))
+	if !info.HasVideoMeta || info.MetaOffset != 0 || info.MetaStride != stride || info.MetaWidth != w || info.MetaHeight != h {
+		t.Errorf("ReadBufferInfo %+v", info)
 	}
 	// go-gst sees the meta under the API type we hand to allocation
 	// queries.
@@ -37,16 +48,33 @@ func TestVideoMetaRoundTrip(t *testing.T) {
 	}
 }
 
+// A prepared layout is attached without allocating.
+func TestAddVideoMetaAllocationFree(t *testing.T) {
+	rgba, err := PrepareVideoMeta("RGBA", 4, 2, []int{20}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := gst.NewBufferWithSize(36)
+	defer UnrefBuffer(fresh)
+	if n := testing.AllocsPerRun(1, func() {
+		if err := AddVideoMeta(BorrowBuffer(fresh), rgba); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("AddVideoMeta allocates %v objects", n)
+	}
+}
+
 func TestVideoMetaTightLastRow(t *testing.T) {
 	// RGBA 4x2 with stride 20: the last row needs only 16 bytes.
 	buf := gst.NewBufferWithSize(20 + 16)
 	defer UnrefBuffer(buf)
-	if err := AddVideoMeta(buf, "RGBA", 4, 2, []int{20}, []int{0}); err != nil {
+	if err := addVideoMeta(buf, "RGBA", 4, 2, []int{20}, []int{0}); err != nil {
 		t.Fatal(err)
 	}
 	short := gst.NewBufferWithSize(20 + 15)
 	defer UnrefBuffer(short)
-	if err := AddVideoMeta(short, "RGBA", 4, 2, []int{20}, []int{0}); err == nil {
+	if err := addVideoMeta(short, "RGBA", 4, 2, []int{20}, []int{0}); err == nil {
 		t.Error("accepted a buffer one byte short")
 	}
 }
@@ -54,30 +82,34 @@ func TestVideoMetaTightLastRow(t *testing.T) {
 func TestVideoMetaErrors(t *testing.T) {
 	buf := gst.NewBufferWithSize(384 * 360)
 	defer UnrefBuffer(buf)
-	cases := map[string]func() error{
-		"unknown format": func() error { return AddVideoMeta(buf, "NOPE", 320, 240, []int{384}, []int{0}) },
-		"plane count":    func() error { return AddVideoMeta(buf, "NV12", 320, 240, []int{384}, []int{0}) },
-		"lengths":        func() error { return AddVideoMeta(buf, "NV12", 320, 240, []int{384}, []int{0, 92160}) },
-		"stride < row":   func() error { return AddVideoMeta(buf, "RGBA", 320, 240, []int{100}, []int{0}) },
-		"zero stride":    func() error { return AddVideoMeta(buf, "GRAY8", 320, 240, []int{0}, []int{0}) },
-		"offset too far": func() error { return AddVideoMeta(buf, "NV12", 320, 240, []int{384, 384}, []int{0, 384 * 300}) },
-		"zero width":     func() error { return AddVideoMeta(buf, "GRAY8", 0, 240, []int{384}, []int{0}) },
-		"negative off":   func() error { return AddVideoMeta(buf, "GRAY8", 320, 240, []int{384}, []int{-1}) },
+	cases := []struct {
+		name, format     string
+		width, height    int
+		strides, offsets []int
+		want             string // in the error
+	}{
+		{"unknown format", "NOPE", 320, 240, []int{384}, []int{0}, `unknown video format "NOPE"`},
+		{"plane count", "NV12", 320, 240, []int{384}, []int{0}, "does not have 1 planes"},
+		{"lengths", "NV12", 320, 240, []int{384}, []int{0, 92160}, "2 offsets and 1 strides"},
+		{"stride < row", "RGBA", 320, 240, []int{100}, []int{0}, "shorter than a row of RGBA"},
+		{"zero stride", "GRAY8", 320, 240, []int{0}, []int{0}, "plane 0: offset 0 stride 0"},
+		{"offset too far", "NV12", 320, 240, []int{384, 384}, []int{0, 384 * 300}, "do not fit a 138240-byte buffer"},
+		{"zero width", "GRAY8", 0, 240, []int{384}, []int{0}, "invalid size 0x240"},
+		{"negative off", "GRAY8", 320, 240, []int{384}, []int{-1}, "plane 0: offset -1"},
 	}
-	for name, f := range cases {
-		if err := f(); err == nil {
-			t.Errorf("%s: no error", name)
-		} else {
-			t.Logf("%s: %v", name, err)
+	for _, c := range cases {
+		err := addVideoMeta(buf, c.format, c.width, c.height, c.strides, c.offsets)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
 	}
 	// A buffer with two owners is not writable.
 	extra := buf.Ref()
-	if err := AddVideoMeta(buf, "GRAY8", 320, 240, []int{384}, []int{0}); err == nil {
-		t.Error("added meta to a shared buffer")
+	if err := addVideoMeta(buf, "GRAY8", 320, 240, []int{384}, []int{0}); err == nil || !strings.Contains(err.Error(), "not writable") {
+		t.Errorf("shared buffer: error %v", err)
 	}
 	UnrefBuffer(extra)
-	if _, ok := GetVideoMeta(buf); ok {
+	if _, ok := GetVideoMeta(BorrowBuffer(buf)); ok {
 		t.Error("a failed AddVideoMeta left a meta behind")
 	}
 }

@@ -1,7 +1,10 @@
 package gstc
 
+// signals.go: element signals with typed arguments (a GstBuffer among
+// them), registered on the element's own class and emitted synchronously.
+
 /*
-#include "gstc.h"
+#include "signals.h"
 */
 import "C"
 
@@ -89,6 +92,7 @@ func EmitSignal(elem *gst.Element, id uint, args ...any) error {
 func setValue(v *C.GValue, want C.GType, a any) error {
 	var have C.GType
 	var boxed unsafe.Pointer
+	orig := a // uint32 and int32 are stored as uint and int
 	switch x := a.(type) {
 	case *gst.Buffer:
 		have, boxed = C.gst_buffer_get_type(), unsafe.Pointer(x.Instance())
@@ -104,9 +108,13 @@ func setValue(v *C.GValue, want C.GType, a any) error {
 		have = C.GType(glib.TYPE_UINT64)
 	case int64:
 		have = C.GType(glib.TYPE_INT64)
-	case uint32, uint:
+	case uint32:
+		a, have = uint(x), C.GType(glib.TYPE_UINT)
+	case uint:
 		have = C.GType(glib.TYPE_UINT)
-	case int32, int:
+	case int32:
+		a, have = int(x), C.GType(glib.TYPE_INT)
+	case int:
 		have = C.GType(glib.TYPE_INT)
 	case bool:
 		have = C.GType(glib.TYPE_BOOLEAN)
@@ -117,10 +125,10 @@ func setValue(v *C.GValue, want C.GType, a any) error {
 	case unsafe.Pointer:
 		have = C.GType(glib.TYPE_POINTER)
 	default:
-		return fmt.Errorf("unsupported type %T", a)
+		return fmt.Errorf("unsupported type %T", orig)
 	}
 	if !gobool(C.g_type_is_a(have, want)) {
-		return fmt.Errorf("%T is %s, signal wants %s", a,
+		return fmt.Errorf("%T is %s, signal wants %s", orig,
 			C.GoString(C.g_type_name(have)), C.GoString(C.g_type_name(want)))
 	}
 	C.g_value_init(v, have)
@@ -129,25 +137,17 @@ func setValue(v *C.GValue, want C.GType, a any) error {
 		C.g_value_set_uint64(v, C.guint64(x))
 	case int64:
 		C.g_value_set_int64(v, C.gint64(x))
-	case uint32:
+	case uint: // and uint32
 		C.g_value_set_uint(v, C.guint(x))
-	case uint:
-		C.g_value_set_uint(v, C.guint(x))
-	case int32:
-		C.g_value_set_int(v, C.gint(x))
-	case int:
+	case int: // and int32
 		C.g_value_set_int(v, C.gint(x))
 	case bool:
-		b := C.gboolean(0)
-		if x {
-			b = 1
-		}
-		C.g_value_set_boolean(v, b)
+		C.g_value_set_boolean(v, cbool(x))
 	case float64:
 		C.g_value_set_double(v, C.gdouble(x))
 	case string:
 		cs := C.CString(x)
-		C.g_value_take_string(v, (*C.gchar)(C.g_strdup(cs)))
+		C.g_value_set_string(v, cs) // copies
 		C.free(unsafe.Pointer(cs))
 	case unsafe.Pointer:
 		C.g_value_set_pointer(v, C.gpointer(x))

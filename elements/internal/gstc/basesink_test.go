@@ -9,6 +9,8 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // testSink is a GstBaseSink rendering through InstallBaseSinkRender and
@@ -21,7 +23,7 @@ var sinkHarness struct {
 	panicAt   int
 	renders   int
 	sizes     []int
-	begins    []TensorSync
+	begins    []tensorsync.Info
 	eventSync int // GstTensorSync begin events that reached Event (want 0)
 	eos       int
 }
@@ -41,25 +43,25 @@ func (s *testSink) RenderRaw(self RawElement, buf RawBuffer) gst.FlowReturn {
 	h.mu.Lock()
 	h.renders++
 	n, panicAt := h.renders, h.panicAt
-	h.sizes = append(h.sizes, ReadRawBufferInfo(buf).Size)
+	h.sizes = append(h.sizes, ReadBufferInfo(buf).Size)
 	h.mu.Unlock()
 	if n == panicAt {
 		panic(fmt.Sprintf("sink boom at frame %d", n))
 	}
-	if !PeekRawMemory(buf, 0).IsDmabuf() || !PeekRawMemory(buf, 1).IsNil() {
+	if !PeekMemory(buf, 0).IsDmabuf() || !PeekMemory(buf, 1).IsNil() {
 		PostErrorRaw(self, StreamFormat, "not one dma-buf memory", "")
 		return gst.FlowError
 	}
-	l := LeaseRawBuffer(buf)
+	l := LeaseBuffer(buf)
 	dst := make([]byte, 8)
-	if ExtractRawBuffer(buf, dst) != len(dst) {
+	if ExtractBuffer(buf, dst) != len(dst) {
 		PostErrorRaw(self, StreamFailed, "short extract", "")
 	}
 	l.Release()
 	return gst.FlowOK
 }
 
-func (s *testSink) TensorSyncBegin(self RawElement, ts TensorSync) bool {
+func (s *testSink) TensorSyncBegin(self RawElement, ts tensorsync.Info) bool {
 	sinkHarness.mu.Lock()
 	sinkHarness.begins = append(sinkHarness.begins, ts)
 	sinkHarness.mu.Unlock()
@@ -68,7 +70,7 @@ func (s *testSink) TensorSyncBegin(self RawElement, ts TensorSync) bool {
 
 func (s *testSink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
 	sinkHarness.mu.Lock()
-	if ts, ok := ParseTensorSyncEvent(ev); ok && ts.Phase == PhaseBegin {
+	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		sinkHarness.eventSync++
 	}
 	if ev.Type() == gst.EventTypeEOS {
@@ -97,12 +99,7 @@ func TestBaseSinkTrampolines(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 0)()
 	setupSink(t, 0)
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=4 ! gstctestsink sync=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=4 ! gstctestsink sync=false")
 	if msg.Type() != gst.MessageEOS {
 		e, _ := ParseErrorMessage(msg)
 		t.Fatalf("got %v (%+v), want EOS", msg.Type(), e)
@@ -115,7 +112,7 @@ func TestBaseSinkTrampolines(t *testing.T) {
 			h.renders, len(h.begins), h.eventSync, h.eos)
 	}
 	for i, ts := range h.begins {
-		if ts.Phase != PhaseBegin || ts.Access != AccessRead || ts.Seqnum != uint32(i+1) ||
+		if ts.Phase != tensorsync.PhaseBegin || ts.Access != tensorsync.AccessRead || ts.Seqnum != uint32(i+1) ||
 			ts.Dev != srcHarness.dev || ts.Ino != srcHarness.ino {
 			t.Errorf("begin %d: %+v", i, ts)
 		}
@@ -132,12 +129,7 @@ func TestBaseSinkRenderPanicRecovered(t *testing.T) {
 	checkFds(t)
 	defer setupSrc(t, 0, 0)()
 	setupSink(t, 2)
-	p, err := gst.NewPipelineFromString("gstctestsrc num-buffers=5 ! gstctestsink sync=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg := runToEnd(t, p)
-	p.SetState(gst.StateNull)
+	msg := runLaunch(t, "gstctestsrc num-buffers=5 ! gstctestsink sync=false")
 	e, ok := ParseErrorMessage(msg)
 	if !ok || e.Domain != DomainCore || e.Code != int(CoreFailed) || !strings.Contains(e.Message, "sink boom at frame 2") {
 		t.Fatalf("got %+v", e)

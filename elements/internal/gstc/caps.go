@@ -1,20 +1,20 @@
 package gstc
 
+// caps.go: caps fixation toward per-field targets (what a source's fixate
+// vfunc does) and fraction fields of caps.
+
 /*
-#include "srcext.h"
+#include "caps.h"
 */
 import "C"
 
 import (
-	"errors"
 	"maps"
 	"runtime"
 	"slices"
 	"unsafe"
 
-	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/base"
 )
 
 // FixateTarget is the value each field of a caps structure is fixated
@@ -42,7 +42,7 @@ type FixateTarget struct {
 // unchanged.
 func FixateCaps(caps *gst.Caps, targets map[string]FixateTarget) *gst.Caps {
 	runtime.SetFinalizer(caps, nil)
-	c := (*C.GstCaps)(caps.Unsafe())
+	c := capsC(caps)
 	if gobool(C.gst_caps_is_empty(c)) || gobool(C.gst_caps_is_any(c)) {
 		return gst.ToGstCaps(unsafe.Pointer(c))
 	}
@@ -86,68 +86,8 @@ func CapsFraction(caps *gst.Caps, idx int, field string) (num, den int, ok bool)
 	cf := C.CString(field)
 	defer C.free(unsafe.Pointer(cf))
 	var n, d C.int
-	if !gobool(C.gstc_caps_get_fraction((*C.GstCaps)(caps.Unsafe()), C.guint(idx), cf, &n, &d)) {
+	if !gobool(C.gstc_caps_get_fraction(capsC(caps), C.guint(idx), cf, &n, &d)) {
 		return 0, 0, false
 	}
 	return int(n), int(d), true
-}
-
-// NewFractionParam returns a GstParamSpecFraction (gst_param_spec_fraction)
-// for InstallProperties: go-glib has no fraction parameter. Read the value
-// in SetProperty with ValueFraction and build it for GetProperty with
-// NewFractionValue.
-func NewFractionParam(name, nick, blurb string, min, max, def [2]int, flags glib.ParameterFlags) *glib.ParamSpec {
-	cn, ck, cb := C.CString(name), C.CString(nick), C.CString(blurb)
-	defer func() {
-		for _, p := range []*C.char{cn, ck, cb} {
-			C.free(unsafe.Pointer(p))
-		}
-	}()
-	ps := C.gstc_param_spec_fraction(cn, ck, cb, C.int(min[0]), C.int(min[1]), C.int(max[0]), C.int(max[1]),
-		C.int(def[0]), C.int(def[1]), C.int(flags))
-	return glib.ToParamSpec(unsafe.Pointer(ps))
-}
-
-// ValueFraction reads a GST_TYPE_FRACTION GValue (borrowed); ok is false
-// for any other type.
-func ValueFraction(v *glib.Value) (num, den int, ok bool) {
-	if v == nil {
-		return 0, 0, false
-	}
-	var n, d C.int
-	if !gobool(C.gstc_value_get_fraction((*C.GValue)(v.Unsafe()), &n, &d)) {
-		return 0, 0, false
-	}
-	return int(n), int(d), true
-}
-
-// NewFractionValue returns a GST_TYPE_FRACTION GValue holding num/den
-// (den must not be 0), e.g. for a GetProperty implementation.
-func NewFractionValue(num, den int) (*glib.Value, error) {
-	if den == 0 {
-		return nil, errors.New("gstc: NewFractionValue: zero denominator")
-	}
-	v, err := glib.ValueInit(gst.TypeFraction)
-	if err != nil {
-		return nil, err
-	}
-	C.gstc_value_set_fraction((*C.GValue)(v.Unsafe()), C.int(num), C.int(den))
-	return v, nil
-}
-
-// BaseSrcParentNegotiate chains up to the parent GstBaseSrcClass.negotiate
-// (the default: query and intersect caps, fixate, set them), for a
-// Negotiate override that checks something first. go-gst v1.4.0 has no
-// base-src chain-ups.
-func BaseSrcParentNegotiate(src *base.GstBaseSrc) bool {
-	return gobool(C.gstc_base_src_parent_negotiate((*C.GstBaseSrc)(src.Unsafe())))
-}
-
-// InstallLiveGetTimes sets GstBaseSrcClass.get_times (call it from
-// ClassInit) to the pseudo-live rule of videotestsrc: when the source is
-// live, basesrc waits on the clock until each buffer's PTS (and reports
-// PTS+duration as its end); otherwise it does not sync. It is plain C,
-// so it costs no Go call per frame, unlike a go-gst GetTimes override.
-func InstallLiveGetTimes(klass *glib.ObjectClass) {
-	C.gstc_install_live_get_times(C.gpointer(klass.Unsafe()))
 }

@@ -1,0 +1,55 @@
+/* basesink.c: C definitions of basesink.go (see there for the ownership
+ * rules). */
+#include "basesink.h"
+#include "element.h"
+#include "_cgo_export.h"
+
+typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
+
+static GstFlowReturn
+base_sink_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  return gstcGoBaseSinkRender (sink, buf);
+}
+
+void
+gstc_install_base_sink_render (gpointer klass)
+{
+  GST_BASE_SINK_CLASS (klass)->render = base_sink_render;
+}
+
+static gboolean
+base_sink_event (GstBaseSink * sink, GstEvent * ev)
+{
+  GstTensorSyncInfo ts;
+  GstcSinkEventFunc prev;
+
+  if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
+    gboolean ret = gstcGoBaseSinkTensorSyncBegin (sink, &ts);
+    /* The base-sink event vfunc is transfer full. */
+    gst_event_unref (ev);
+    return ret;
+  }
+  prev = (GstcSinkEventFunc) gstc_vfunc_overridden (sink,
+      gstc_prev_event_quark ());
+  if (prev == NULL) {
+    gst_event_unref (ev);
+    return FALSE;
+  }
+  return prev (sink, ev);
+}
+
+void
+gstc_install_base_sink_tensor_sync (gpointer klass)
+{
+  gstc_vfunc_override (klass, gstc_prev_event_quark (),
+      (gpointer *) & GST_BASE_SINK_CLASS (klass)->event,
+      (gpointer) base_sink_event);
+}
+
+gboolean
+gstc_base_sink_parent_query (GstBaseSink * sink, GstQuery * q)
+{
+  GstBaseSinkClass *p = GST_BASE_SINK_CLASS (GSTC_PARENT_CLASS (sink));
+  return p->query ? p->query (sink, q) : FALSE;
+}

@@ -1,0 +1,96 @@
+/* basesrc.c: C definitions of basesrc.go (see there for the ownership
+ * rules). */
+#include "basesrc.h"
+#include "element.h"
+#include "_cgo_export.h"
+
+typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
+
+static GstFlowReturn
+push_src_create (GstPushSrc * src, GstBuffer ** buf)
+{
+  return gstcGoPushSrcCreateRaw (src, buf);
+}
+
+void
+gstc_install_push_src_create (gpointer klass)
+{
+  GST_PUSH_SRC_CLASS (klass)->create = push_src_create;
+}
+
+static gboolean
+base_src_event (GstBaseSrc * src, GstEvent * ev)
+{
+  GstTensorSyncInfo ts;
+  GstcSrcEventFunc prev;
+
+  /* The base-src event vfunc is transfer none: the pad's event function
+   * unrefs ev afterwards, whoever handles it. */
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM
+      && gst_tensor_sync_event_parse (ev, &ts)
+      && ts.phase == GST_TENSOR_SYNC_END)
+    return gstcGoBaseSrcTensorSyncEnd (src, &ts);
+  prev = (GstcSrcEventFunc) gstc_vfunc_overridden (src,
+      gstc_prev_event_quark ());
+  if (prev == NULL)
+    return FALSE;
+  return prev (src, ev);
+}
+
+void
+gstc_install_base_src_tensor_sync (gpointer klass)
+{
+  gstc_vfunc_override (klass, gstc_prev_event_quark (),
+      (gpointer *) & GST_BASE_SRC_CLASS (klass)->event,
+      (gpointer) base_src_event);
+}
+
+#define PARENT_SRC_CLASS(src) GST_BASE_SRC_CLASS (GSTC_PARENT_CLASS (src))
+
+gboolean
+gstc_base_src_parent_event (GstBaseSrc * src, GstEvent * ev)
+{
+  GstBaseSrcClass *p = PARENT_SRC_CLASS (src);
+  return p->event ? p->event (src, ev) : FALSE;
+}
+
+gboolean
+gstc_base_src_parent_query (GstBaseSrc * src, GstQuery * q)
+{
+  GstBaseSrcClass *p = PARENT_SRC_CLASS (src);
+  return p->query ? p->query (src, q) : FALSE;
+}
+
+gboolean
+gstc_base_src_parent_decide_allocation (GstBaseSrc * src, GstQuery * q)
+{
+  GstBaseSrcClass *p = PARENT_SRC_CLASS (src);
+  return p->decide_allocation ? p->decide_allocation (src, q) : TRUE;
+}
+
+gboolean
+gstc_base_src_parent_negotiate (GstBaseSrc * src)
+{
+  GstBaseSrcClass *p = PARENT_SRC_CLASS (src);
+  return p->negotiate ? p->negotiate (src) : TRUE;
+}
+
+/* get_times of a pseudo-live source (what videotestsrc does): sync each
+ * buffer on its PTS..PTS+duration when live, not at all otherwise. */
+static void
+live_get_times (GstBaseSrc * src, GstBuffer * buf, GstClockTime * start,
+    GstClockTime * end)
+{
+  *start = *end = GST_CLOCK_TIME_NONE;
+  if (gst_base_src_is_live (src) && GST_BUFFER_PTS_IS_VALID (buf)) {
+    *start = GST_BUFFER_PTS (buf);
+    if (GST_BUFFER_DURATION_IS_VALID (buf))
+      *end = *start + GST_BUFFER_DURATION (buf);
+  }
+}
+
+void
+gstc_install_live_get_times (gpointer klass)
+{
+  GST_BASE_SRC_CLASS (klass)->get_times = live_get_times;
+}

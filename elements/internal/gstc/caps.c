@@ -1,0 +1,49 @@
+/* caps.c: C definitions of caps.go (see there for the ownership rules). */
+#include "caps.h"
+
+GstCaps *
+gstc_caps_prepare_fixate (GstCaps * caps)
+{
+  /* Both take and return ownership. */
+  caps = gst_caps_make_writable (caps);
+  return gst_caps_truncate (caps);
+}
+
+void
+gstc_structure_fixate_int (GstStructure * s, const char *field, int target)
+{
+  if (!gst_structure_has_field (s, field))
+    gst_structure_set (s, field, G_TYPE_INT, target, NULL);
+  else
+    gst_structure_fixate_field_nearest_int (s, field, target);
+}
+
+void
+gstc_structure_fixate_fraction (GstStructure * s, const char *field, int num,
+    int den)
+{
+  if (!gst_structure_has_field (s, field))
+    gst_structure_set (s, field, GST_TYPE_FRACTION, num, den, NULL);
+  else
+    gst_structure_fixate_field_nearest_fraction (s, field, num, den);
+}
+
+void
+gstc_structure_fixate_string (GstStructure * s, const char *field,
+    const char *target)
+{
+  if (!gst_structure_has_field (s, field))
+    gst_structure_set (s, field, G_TYPE_STRING, target, NULL);
+  else
+    gst_structure_fixate_field_string (s, field, target);
+}
+
+gboolean
+gstc_caps_get_fraction (GstCaps * caps, guint idx, const char *field,
+    int *num, int *den)
+{
+  if (idx >= gst_caps_get_size (caps))
+    return FALSE;
+  return gst_structure_get_fraction (gst_caps_get_structure (caps, idx),
+      field, num, den);
+}

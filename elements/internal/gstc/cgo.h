@@ -1,0 +1,32 @@
+/* cgo.h: what every C file of package gstc includes — the GStreamer
+ * headers the layer wraps, and gstc_quark. Each concept has its own
+ * header next to its Go file (buffer memory in fdmem.h, events of the
+ * base classes in basesink.h/basesrc.h, ...); those headers hold
+ * declarations and static inline helpers only, so that the Go files
+ * carrying //export directives can include them. */
+#ifndef GSTC_CGO_H
+#define GSTC_CGO_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <gst/gst.h>
+#include <gst/allocators/allocators.h>
+#include <gst/base/base.h>
+#include <gst/video/video.h>
+
+/* gstc_quark returns the quark of name (a static string), interned on the
+ * first call and cached in *cache: no lock on later calls. Two threads
+ * racing on the first call store the same value. */
+static inline GQuark
+gstc_quark (GQuark * cache, const char *name)
+{
+  GQuark q = (GQuark) g_atomic_int_get ((gint *) cache);
+
+  if (q == 0) {
+    q = g_quark_from_static_string (name);
+    g_atomic_int_set ((gint *) cache, (gint) q);
+  }
+  return q;
+}
+
+#endif /* GSTC_CGO_H */

@@ -1,0 +1,59 @@
+package gstc
+
+// element.go: the borrowed element pointer the trampolines hand to Go, and
+// the panic recovery every trampoline and callback called from C uses.
+
+/*
+#include "element.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"unsafe"
+)
+
+// RawElement is a borrowed GstElement pointer (here: the element whose
+// vfunc is running). It holds no reference and has no finalizer, so
+// making and using one allocates nothing; it is valid for the duration of
+// the call it was handed to. The zero RawElement is nil.
+type RawElement struct{ p *C.GstElement }
+
+// rawElement borrows the GstElement at p (any GstElement subclass).
+func rawElement(p unsafe.Pointer) RawElement { return RawElement{(*C.GstElement)(p)} }
+
+// IsNil reports whether e points at no element.
+func (e RawElement) IsNil() bool { return e.p == nil }
+
+// Unsafe returns the GstElement pointer, for go-gst's wrapping functions
+// (glib.WithPointerTransferOriginal for a borrowed wrapper) on rare paths.
+func (e RawElement) Unsafe() unsafe.Pointer { return unsafe.Pointer(e.p) }
+
+// recoverTrampoline is deferred by every vfunc trampoline (as
+// `defer recoverTrampoline(self, "render", &ret, C.GST_FLOW_ERROR)`): a
+// panic in the Go code it called is stopped before it unwinds into C,
+// where it would abort the process with no useful trace, and becomes fail
+// as the vfunc's return value and an error message posted from self (or,
+// without an element, a line on stderr).
+func recoverTrampoline[T any](self RawElement, what string, ret *T, fail T) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	*ret = fail
+	if !self.IsNil() {
+		PostErrorRaw(self, CoreFailed, fmt.Sprintf("internal error: %v", r), string(debug.Stack()))
+		return
+	}
+	fmt.Fprintf(os.Stderr, "gstc: panic in %s: %v\n", what, r)
+}
+
+// safeCall runs f, a callback called from C with no element to post to
+// (a release function, a ring's return), and stops a panic from unwinding
+// into C; the panic is reported on stderr.
+func safeCall(what string, f func()) {
+	defer recoverTrampoline(RawElement{}, what, new(struct{}), struct{}{})
+	f()
+}

@@ -1,0 +1,155 @@
+/* ringmem.c: C definitions of ringmem.go (see there for the ownership
+ * rules). */
+#include "ringmem.h"
+#include "_cgo_export.h"
+
+/* The ring state of a recyclable memory, attached to it as qdata. When
+ * the memory's last reference is dropped its dispose asks Go whether the
+ * ring keeps it; if so it is resurrected (same object, same qdata). */
+typedef struct
+{
+  uintptr_t owner;              /* Go handle of the MemRing */
+  int slot;
+  int announce;                 /* the next push of this memory is announced */
+  gsize offset, size;           /* the memory's region when wrapped: a
+                                 * downstream gst_buffer_resize changes it
+                                 * in place, and each frame starts from it */
+  GstTensorSyncInfo ts;         /* bracket of the current frame */
+} GstcRingMem;
+
+static GQuark
+ring_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-ring-memory");
+}
+
+static GstcRingMem *
+ring_mem (GstMemory * mem)
+{
+  return gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), ring_quark ());
+}
+
+static gboolean
+ring_mem_dispose (GstMiniObject * obj)
+{
+  GstcRingMem *rm = ring_mem ((GstMemory *) obj);
+
+  if (rm == NULL)
+    return TRUE;
+  /* Resurrect first, as GstBufferPool does for buffers: once Go marks the
+   * slot free, the streaming thread may put the memory in a new buffer at
+   * once, and gst_buffer_append_memory refs and unrefs it — at refcount 0
+   * that would dispose it again. The reference is the ring's. */
+  gst_mini_object_ref (obj);
+  /* Go answers whether the ring takes the memory back. It must not drop
+   * a reference of this memory: we are inside its last unref. */
+  if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum))
+    return FALSE;               /* same object, qdata (a sink's pin cache) intact */
+  /* The ring is retired: undo the resurrection without re-entering
+   * dispose (no one else can hold a reference: the slot was not
+   * published) and let the memory be freed (qdata destroy notifies run). */
+  g_atomic_int_add (&obj->refcount, -1);
+  return TRUE;
+}
+
+static void
+ring_mem_free (gpointer data)
+{
+  GstcRingMem *rm = data;
+
+  gstcGoRingMemFreed (rm->owner);
+  g_free (rm);
+}
+
+void
+gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot)
+{
+  GstcRingMem *rm = g_new0 (GstcRingMem, 1);
+
+  rm->owner = owner;
+  rm->slot = slot;
+  rm->offset = mem->offset;
+  rm->size = mem->size;
+  gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), ring_quark (), rm,
+      ring_mem_free);
+  /* GstMemory leaves dispose unset (gst_memory_init passes NULL). */
+  GST_MINI_OBJECT_CAST (mem)->dispose = ring_mem_dispose;
+}
+
+GstBuffer *
+gstc_ring_frame_new (GstMemory * mem, guint64 pts,
+    guint64 duration, guint64 offset, int announce, int phase, int access,
+    guint64 dev, guint64 ino, guint64 moffset, guint seqnum)
+{
+  GstcRingMem *rm = ring_mem (mem);
+  GstBuffer *buf;
+
+  if (rm != NULL) {
+    rm->announce = announce;
+    rm->ts.phase = phase;
+    rm->ts.access = access;
+    rm->ts.dev = dev;
+    rm->ts.ino = ino;
+    rm->ts.offset = moffset;
+    rm->ts.pts = pts;
+    rm->ts.seqnum = seqnum;
+    /* The caller holds the only reference: undo a resize done downstream
+     * on an earlier frame (the memory is the same object every cycle). */
+    mem->offset = rm->offset;
+    mem->size = rm->size;
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);  /* takes the caller's reference */
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = duration;
+  GST_BUFFER_OFFSET (buf) = offset;
+  GST_BUFFER_OFFSET_END (buf) = offset + 1;
+  return buf;
+}
+
+gboolean
+gstc_ring_mem_get (GstMemory * mem, int *slot, GstTensorSyncInfo * ts,
+    int *announce)
+{
+  GstcRingMem *rm = ring_mem (mem);
+
+  if (rm == NULL)
+    return FALSE;
+  *slot = rm->slot;
+  *ts = rm->ts;
+  *announce = rm->announce;
+  return TRUE;
+}
+
+static GstPadProbeReturn
+announce_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstcRingMem *rm;
+  GstTensorSyncInfo ts;
+
+  if (buf == NULL || gst_buffer_n_memory (buf) < 1)
+    return GST_PAD_PROBE_OK;
+  rm = ring_mem (gst_buffer_peek_memory (buf, 0));
+  if (rm == NULL || !rm->announce)
+    return GST_PAD_PROBE_OK;
+  rm->announce = 0;
+  ts = rm->ts;
+  /* The PTS the buffer really carries (basesrc may have shifted it). The
+   * probe runs inside gst_pad_push, after the sticky events (stream-start,
+   * caps, segment) went out, with the pad's object lock released: the
+   * event goes downstream right before the buffer. */
+  ts.pts = GST_BUFFER_PTS (buf);
+  rm->ts.pts = ts.pts;
+  gst_pad_push_event (pad, gst_tensor_sync_event_new (FALSE, &ts));
+  return GST_PAD_PROBE_OK;
+}
+
+gulong
+gstc_add_announcer (GstPad * pad)
+{
+  return gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, announce_probe,
+      NULL, NULL);
+}
