@@ -16,7 +16,7 @@ import (
 // address.
 func Example() {
 	p, err := pipelines.Parse("tensorsrc num-buffers=12 pool-size=3 ! " +
-		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false")
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false max-leases=2")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -93,7 +93,7 @@ func TestCancelTimesOutWhenFramesAreHeld(t *testing.T) {
 // goes on as soon as one is released.
 func TestTensorSrcRoundTripAndBackPressure(t *testing.T) {
 	p, err := pipelines.Parse("tensorsrc name=src pool-size=2 ! " + tensorCaps(3, 8, 4) +
-		" ! tensorpinsink name=sink sync=false max-leases=4")
+		" ! tensorpinsink name=sink sync=false max-leases=4 propose-pool=false") // no min-buffers: the ring stays at pool-size
 	if err != nil {
 		t.Fatal(err)
 	}

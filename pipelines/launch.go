@@ -17,8 +17,12 @@ var launchFiles embed.FS
 const (
 	// Demo: tensorsrc → queue → tensorpinsink, 300 frames.
 	Demo = "demo"
-	// CopyPath: videotestsrc system memory copied into pinned memory.
+	// CopyPath: a producer that declines the sink's pool; its memory is
+	// copied into pinned memory.
 	CopyPath = "copy-path"
+	// PinnedPool: videotestsrc writing into the pinned pool the sink
+	// proposes: no copy.
+	PinnedPool = "pinned-pool"
 	// Tensors: other/tensors caps between tensorsrc and tensorpinsink.
 	Tensors = "tensors"
 	// Chain: a bracket spanning queue → identity → queue.

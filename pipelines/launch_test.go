@@ -9,7 +9,7 @@ import (
 
 func TestLaunchDescriptions(t *testing.T) {
 	names := pipelines.LaunchNames()
-	for _, want := range []string{pipelines.Demo, pipelines.CopyPath, pipelines.Tensors, pipelines.Chain} {
+	for _, want := range []string{pipelines.Demo, pipelines.CopyPath, pipelines.PinnedPool, pipelines.Tensors, pipelines.Chain} {
 		d, err := pipelines.Launch(want)
 		if err != nil {
 			t.Fatal(err)
@@ -18,7 +18,7 @@ func TestLaunchDescriptions(t *testing.T) {
 			t.Errorf("%s: %q", want, d)
 		}
 	}
-	if len(names) != 4 {
+	if len(names) != 5 {
 		t.Errorf("launch files %v: each needs a named constant", names)
 	}
 	if _, err := pipelines.Launch("nope"); err == nil {

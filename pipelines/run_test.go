@@ -19,7 +19,7 @@ import (
 // with that address, and a clone taken in OnSlot stays readable after the
 // pipeline has stopped.
 func TestRunToEOSStableSlots(t *testing.T) {
-	p2, err := pipelines.ParseLaunch(pipelines.Tensors) // 100 frames 224x224 RGB, pool of 4
+	p2, err := pipelines.ParseLaunch(pipelines.Tensors) // 100 frames 224x224 RGB, pool-size 4
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +59,14 @@ func TestRunToEOSStableSlots(t *testing.T) {
 	if r.frames != 100 || r.moved != 0 || r.copied != 0 || len(r.problems) > 0 {
 		t.Fatalf("%d frames, %d moved, %d copied, problems %v", r.frames, r.moved, r.copied, r.problems)
 	}
-	if len(bound) != 4 || sink.Slots() != 4 || len(r.addr) != 4 {
-		t.Errorf("slots: %d bound, %d counted, %d seen; want 4 (pool-size)", len(bound), sink.Slots(), len(r.addr))
+	// tensorsrc's ring: pool-size 4, grown to the sink's min-buffers
+	// (max-leases 4 + 1).
+	if len(bound) != 5 || sink.Slots() != 5 || len(r.addr) != 5 {
+		t.Errorf("slots: %d bound, %d counted, %d seen; want 5 (the ring)", len(bound), sink.Slots(), len(r.addr))
 	}
 	s := sink.Stats()
-	if s.Mmaps != 4 || s.Copies != 0 || s.Frames != 100 || s.BracketsClosedAtStop != 0 {
-		t.Errorf("sink stats %+v: want 100 frames, 4 mmaps, no copies, no bracket closed at stop", s)
+	if s.Mmaps != 5 || s.Copies != 0 || s.Frames != 100 || s.BracketsClosedAtStop != 0 {
+		t.Errorf("sink stats %+v: want 100 frames, 5 mmaps, no copies, no bracket closed at stop", s)
 	}
 	// The pipeline is stopped and its pin cache gone; the clones keep
 	// the mappings.

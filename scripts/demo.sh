@@ -20,11 +20,12 @@ run() {
 	out=$(gst-launch-1.0 -m $desc 2>&1) || { echo "$out" | tail -20; exit 1; }
 	local s; s=$(grep -o 'tensorpinsink-stats, .*' <<<"$out" | head -1)
 	local src; src=$(grep -o 'tensorsrc-stats, .*' <<<"$out" | head -1 || true)
-	printf '   frames %s | pinned buffers (cache misses) %s, cache hits %s | mmaps %s | sync brackets: adopted from upstream %s, opened by the sink %s | copies %s (%s bytes)\n' \
+	printf '   frames %s | pinned buffers (cache misses) %s, cache hits %s | mmaps %s | bracket halves %s, frames in the source'"'"'s bracket %s | copies %s (%s bytes) | pools proposed %s\n' \
 		"$(field frames "$s")" "$(field cache-misses "$s")" "$(field cache-hits "$s")" "$(field mmaps "$s")" \
-		"$(field brackets-adopted "$s")" "$(( $(field syncs "$s") - $(field frames "$s") ))" "$(field copies "$s")" "$(field bytes-copied "$s")"
+		"$(field syncs "$s")" "$(field brackets-joined "$s")" "$(field copies "$s")" "$(field bytes-copied "$s")" "$(field pools-proposed "$s")"
 	[ -z "$src" ] || echo "   source: ${src%;}"
 }
 
 run "tensorsrc → queue → tensorpinsink: zero copies, one mmap per pool buffer" demo
-run "videotestsrc (system memory) → tensorpinsink: the copy path, counted" copy-path
+run "videotestsrc → tensorpinsink through the pinned pool it proposes: zero copies" pinned-pool
+run "videotestsrc refusing the pool (propose-pool=false) → tensorpinsink: the copy path, counted" copy-path

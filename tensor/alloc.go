@@ -32,6 +32,16 @@ const (
 // source: "dma-heap", "udmabuf", "memfd" (or "shm") or "heap".
 const BackendEnv = "TENSORPIN_BACKEND"
 
+// DeviceUsable reports why the device at path (DMAHeapPath, UdmabufPath)
+// cannot be opened for allocation, or nil when it can.
+func DeviceUsable(path string) error {
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	return unix.Close(fd)
+}
+
 // DMAHeapPath is the heap Alloc uses for SourceDMAHeap.
 var DMAHeapPath = "/dev/dma_heap/system"
 

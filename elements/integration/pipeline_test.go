@@ -57,7 +57,7 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	seen := 0
 	before := tensor.ReadStats()
 	_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=%d pattern=counter ! "+
-		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false", frames, pool),
+		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! queue ! tensorpinsink name=sink sync=false max-leases=3", frames, pool),
 		func(f tensorpinsink.Frame) {
 			defer f.Release()
 			mu.Lock()

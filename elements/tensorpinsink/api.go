@@ -54,7 +54,10 @@ type Stats struct {
 	BeginsMatched, BeginsExpired        uint64
 	Copies, BytesCopied, Dropped        uint64
 	BracketsClosedAtStop, WaitsForLease uint64
-	LeasesOutstanding                   int64
+	// PoolsProposed counts the pinned pools offered upstream
+	// (propose-pool).
+	PoolsProposed     uint64
+	LeasesOutstanding int64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -69,7 +72,7 @@ func (k *Sink) Stats() Stats {
 		BracketsJoined: c.joined.Load(), BeginsMatched: c.beginsMatched.Load(), BeginsExpired: c.beginsExpired.Load(),
 		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load(),
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
-		WaitsForLease:     c.waitsForLease.Load(),
+		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		LeasesOutstanding: c.leases.Load(),
 	}
 }

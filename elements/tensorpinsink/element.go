@@ -32,6 +32,7 @@ type settings struct {
 	drop             bool
 	emitSignals      bool
 	postSyncMessages bool
+	proposePool      bool
 }
 
 // props is the element's property table (see package proptable): the
@@ -52,6 +53,9 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	proptable.Bool("post-sync-messages", "Post sync messages",
 		"Post each frame's bracket phases (begin at delivery, end at release) on the bus as GstTensorSync element messages.",
 		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.postSyncMessages }),
+	proptable.Bool("propose-pool", "Propose pool",
+		"Offer upstream a pool of fd memory (dma-heap where present, else memfd) that the sink pins once per buffer, so producers that take it write into pinned memory without a copy.",
+		true, proptable.ReadWrite, func(s *sink) *bool { return &s.settings.proposePool }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched and expired, copies, bytes copied, leases, drops.",

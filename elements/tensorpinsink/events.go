@@ -6,8 +6,10 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // Event posts the statistics at EOS, expires the pending begins at EOS
@@ -57,11 +59,41 @@ func (s *sink) expireBegins() {
 	}
 }
 
-// ProposeAllocation tells upstream the sink reads GstVideoMeta, so
-// producers may send padded strides instead of copying to the default
-// layout.
+// ProposeAllocation answers upstream's ALLOCATION query. The sink reads
+// GstVideoMeta, so producers may send padded strides instead of copying
+// to the default layout; and (propose-pool) it offers a pool of fd memory
+// — a dma-heap buffer per memory where /dev/dma_heap/system opens, else a
+// memfd — that it pins once per buffer: a producer that takes it (video
+// test sources, converters, scalers, software decoders) writes straight
+// into memory the sink imports without a copy. min-buffers is max-leases
+// + 1, so the producer (and a camera or decoder pool upstream of it)
+// learns how many buffers the application may hold. A producer that
+// declines keeps the copy path, counted as before.
 func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) bool {
 	query.AddAllocationMeta(gstc.VideoMetaAPIType(), nil)
+	set := s.readSettings()
+	if !set.proposePool {
+		return true
+	}
+	caps, _ := gstc.AllocationCaps(query)
+	if caps == nil {
+		return true
+	}
+	f, err := capslayout.FromCaps(caps)
+	if err != nil || len(f.Planes) != 1 && f.Media == capslayout.MediaTensors {
+		// Several tensors are several memories per buffer: a pool of
+		// one-memory buffers would not fit them.
+		return true
+	}
+	mem := gstc.PoolMemfd
+	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
+		mem = gstc.PoolDMAHeap
+	}
+	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem); err != nil {
+		cat.LogWarning("no pool proposed: "+err.Error(), self.Object)
+		return true
+	}
+	s.stats.poolsProposed.Add(1)
 	return true
 }
 

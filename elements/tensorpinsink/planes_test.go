@@ -227,38 +227,48 @@ func TestSeveralTensorsOneMemoryEach(t *testing.T) {
 	}
 }
 
-// A system-memory producer of planar video (videotestsrc) goes through
-// the copy path: the planes come out of the sink's copy at the offsets
-// GStreamer gave them.
-func TestPlanarCopyPath(t *testing.T) {
+// A system-memory producer of planar video (videotestsrc): through the
+// pinned pool the sink proposes it writes every plane into pinned memory
+// (no copy); refused (propose-pool=false) the sink copies, and the planes
+// come out of its copy at the offsets GStreamer gave them.
+func TestPlanarThroughPoolAndCopy(t *testing.T) {
 	for _, format := range []string{"NV12", "I420", "Y444", "P010_10LE"} {
-		t.Run(format, func(t *testing.T) {
-			p, k := pipeline(t, "videotestsrc num-buffers=3 pattern=black ! video/x-raw,format="+format+",width=32,height=16 ! tensorpinsink name=sink")
-			var msg string
-			var planes int
-			k.OnFrame(func(f tensorpinsink.Frame) {
-				defer f.Release()
-				planes = f.Planes()
-				if !f.Copied() && msg == "" {
-					msg = "not copied"
-				}
-				for i := 0; i < f.Planes(); i++ {
-					if f.PlaneTensor(i) == nil || len(f.PlaneBytes(i)) == 0 {
-						msg = fmt.Sprintf("plane %d empty", i)
+		for _, pool := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/pool=%v", format, pool), func(t *testing.T) {
+				p, k := pipeline(t, fmt.Sprintf("videotestsrc num-buffers=3 pattern=black ! video/x-raw,format=%s,width=32,height=16 ! "+
+					"tensorpinsink name=sink propose-pool=%v", format, pool))
+				var msg string
+				var planes int
+				k.OnFrame(func(f tensorpinsink.Frame) {
+					defer f.Release()
+					planes = f.Planes()
+					if f.Copied() == pool && msg == "" {
+						msg = fmt.Sprintf("copied %v", f.Copied())
 					}
+					for i := 0; i < f.Planes(); i++ {
+						if f.PlaneTensor(i) == nil || len(f.PlaneBytes(i)) == 0 {
+							msg = fmt.Sprintf("plane %d empty", i)
+						}
+					}
+					// Black: luma 16 (8-bit) in every pixel of the first row.
+					if format != "P010_10LE" && msg == "" {
+						row := f.PlaneBytes(0)[:32]
+						if bytes.Count(row, []byte{16}) != 32 {
+							msg = fmt.Sprintf("luma row % x, want 16 (black)", row)
+						}
+					}
+				})
+				if e := run(t, p); e != "" {
+					t.Fatal(e)
 				}
-				// Black: luma 16 (8-bit) everywhere in the first row.
-				if format != "P010_10LE" && f.PlaneBytes(0)[0] != 16 && msg == "" {
-					msg = fmt.Sprintf("luma %d, want 16 (black)", f.PlaneBytes(0)[0])
+				want := map[string]int{"NV12": 2, "I420": 3, "Y444": 3, "P010_10LE": 2}[format]
+				if msg != "" || planes != want {
+					t.Fatalf("%s: %s; %d planes, want %d", format, msg, planes, want)
+				}
+				if s := k.Stats(); pool && (s.Copies != 0 || s.PoolsProposed != 1) || !pool && s.Copies != 3 {
+					t.Errorf("stats %+v", s)
 				}
 			})
-			if e := run(t, p); e != "" {
-				t.Fatal(e)
-			}
-			want := map[string]int{"NV12": 2, "I420": 3, "Y444": 3, "P010_10LE": 2}[format]
-			if msg != "" || planes != want {
-				t.Fatalf("%s: %s; %d planes, want %d", format, msg, planes, want)
-			}
-		})
+		}
 	}
 }

@@ -174,7 +174,7 @@ func TestStateCyclesReturnToBaseline(t *testing.T) {
 
 // The stats property and the new-frame signal serve non-Go users.
 func TestStatsPropertyAndSignal(t *testing.T) {
-	p, _ := pipeline(t, "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=8,height=8 ! tensorpinsink name=sink emit-signals=true")
+	p, _ := pipeline(t, "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=8,height=8 ! tensorpinsink name=sink emit-signals=true propose-pool=false")
 	e, _ := p.GetElementByName("sink")
 	// The sink keeps no buffer beyond the frames it hands out.
 	if v, err := e.GetProperty("enable-last-sample"); err != nil || v != false {

@@ -72,7 +72,7 @@ func TestFdMemoryPoolIsPinnedOncePerBuffer(t *testing.T) {
 // own pinned memory, counted, with the right bytes.
 func TestSystemMemoryIsCopiedAndCounted(t *testing.T) {
 	p, k := pipeline(t, "videotestsrc num-buffers=30 pattern=solid-color foreground-color=0xff102030 ! "+
-		"video/x-raw,format=RGB,width=64,height=48 ! tensorpinsink name=sink")
+		"video/x-raw,format=RGB,width=64,height=48 ! tensorpinsink name=sink propose-pool=false")
 	var wrong int
 	var shape []int
 	k.OnFrame(func(f tensorpinsink.Frame) {

@@ -16,13 +16,14 @@ type counters struct {
 	syncs, joined                              atomic.Uint64
 	beginsMatched, beginsExpired               atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
-	waitsForLease                              atomic.Uint64
+	waitsForLease, poolsProposed               atomic.Uint64
 	leases                                     atomic.Int64
 }
 
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
-		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease} {
+		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
+		&c.poolsProposed} {
 		u.Store(0)
 	}
 }
@@ -39,7 +40,7 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"brackets-joined", &c.joined}, {"begins-matched", &c.beginsMatched}, {"begins-expired", &c.beginsExpired},
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
-		{"waits-for-lease", &c.waitsForLease},
+		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}

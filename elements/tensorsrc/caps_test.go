@@ -184,7 +184,7 @@ func TestDMAHeapBackend(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src backend=dma-heap num-buffers=50 ! fakesink name=sink enable-last-sample=false")
 	rec := &recorder{pattern: patternCounter, check: frameRGB}
 	rec.attach(t, p, "sink")
-	available := deviceUsable(tensor.DMAHeapPath) == nil
+	available := tensor.DeviceUsable(tensor.DMAHeapPath) == nil
 	before := tensor.ReadStats()
 	ge := play(t, p)
 	st := stats(t, src)

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/go-gst/go-gst/gst/base"
-	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
@@ -56,7 +55,7 @@ func resolveBackend(name string, probe bool) (backendChoice, error) {
 			}
 			return resolveBackend(env, probe)
 		}
-		if deviceUsable(tensor.DMAHeapPath) == nil {
+		if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
 			return backendChoice{"dma-heap", tensor.SourceDMAHeap, true}, nil
 		}
 		return backendChoice{"memfd", tensor.SourceMemfd, false}, nil
@@ -70,7 +69,7 @@ func resolveBackend(name string, probe bool) (backendChoice, error) {
 			path = tensor.UdmabufPath
 		}
 		if probe {
-			if err := deviceUsable(path); err != nil {
+			if err := tensor.DeviceUsable(path); err != nil {
 				return c, fmt.Errorf("backend %s needs %s, which cannot be opened (%v): %w; use backend=memfd or backend=auto",
 					name, path, err, errUnavailable)
 			}
@@ -78,14 +77,6 @@ func resolveBackend(name string, probe bool) (backendChoice, error) {
 		return c, nil
 	}
 	return backendChoice{}, fmt.Errorf("unknown backend %q: want auto, dma-heap, udmabuf or memfd", name)
-}
-
-func deviceUsable(path string) error {
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	return unix.Close(fd)
 }
 
 // state exists from Start to Stop.

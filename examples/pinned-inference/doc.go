@@ -10,8 +10,9 @@
 //	    'v4l2src io-mode=dmabuf ! videoconvert ! videoscale ! video/x-raw,format=RGB,width=64,height=64 ! tensorpinsink name=sink'
 //
 // The default source is tensorsrc ! other/tensors (uint8 [1 64 64 3]) !
-// queue ! tensorpinsink: a ring of 4 memfd (or dma-heap) tensors, which
-// the sink pins in place — 4 mmaps for the stream, 0 copies. The model
+// queue ! tensorpinsink: a ring of memfd (or dma-heap) tensors — pool-size
+// 4, grown to 5 by the sink's ALLOCATION answer (max-leases 4 + 1) — which
+// the sink pins in place: 5 mmaps for the stream, 0 copies. The model
 // (model/model.onnx, 1 KB, written by model/make_model.py) is uint8 image
 // → scale → 3×3 conv → ReLU → mean → Gemm → 3 scores; every output is
 // checked against the same network computed in Go on the frame's bytes

@@ -1,0 +1,188 @@
+/* pinpool.c: fd-backed allocators (a new memfd, or a new dma-heap buffer,
+ * per memory) and the buffer pool tensorpinsink proposes with them. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/dma-heap.h>
+#include <gst/allocators/allocators.h>
+#include <gst/video/video.h>
+#include "pinpool.h"
+
+/* ---- memfd: a GstFdAllocator making one sealed memfd per memory ---- */
+
+typedef struct
+{
+  GstFdAllocator parent;
+} GstcMemfdAllocator;
+
+typedef struct
+{
+  GstFdAllocatorClass parent_class;
+} GstcMemfdAllocatorClass;
+
+GType gstc_memfd_allocator_get_type (void);
+G_DEFINE_TYPE (GstcMemfdAllocator, gstc_memfd_allocator, GST_TYPE_FD_ALLOCATOR);
+
+static GstMemory *
+memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
+{
+  gsize total = params->prefix + size + params->padding;
+  GstMemory *mem;
+  int fd;
+
+  /* mmap is page aligned: any align up to a page holds. */
+  fd = memfd_create ("tensorpin-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return NULL;
+  if (ftruncate (fd, total) < 0) {
+    close (fd);
+    return NULL;
+  }
+  /* The capacity the sink reads at import stays true. */
+  fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
+  /* The memory owns fd from here (closed when it is freed); the mapping a
+   * producer makes is kept across map/unmap. */
+  mem = gst_fd_allocator_alloc (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+  if (mem == NULL) {
+    close (fd);
+    return NULL;
+  }
+  if (params->prefix)
+    gst_memory_resize (mem, params->prefix, size);
+  return mem;
+}
+
+static void
+gstc_memfd_allocator_class_init (GstcMemfdAllocatorClass * klass)
+{
+  GST_ALLOCATOR_CLASS (klass)->alloc = memfd_alloc;
+}
+
+static void
+gstc_memfd_allocator_init (GstcMemfdAllocator * self)
+{
+  /* A generic alloc exists: producers may use it through the pool. */
+  GST_OBJECT_FLAG_UNSET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+/* ---- dma-heap: a GstDmaBufAllocator making one heap buffer per memory ---- */
+
+typedef struct
+{
+  GstDmaBufAllocator parent;
+  int heap;                     /* /dev/dma_heap/system, or -1 */
+} GstcHeapAllocator;
+
+typedef struct
+{
+  GstDmaBufAllocatorClass parent_class;
+} GstcHeapAllocatorClass;
+
+GType gstc_heap_allocator_get_type (void);
+G_DEFINE_TYPE (GstcHeapAllocator, gstc_heap_allocator,
+    GST_TYPE_DMABUF_ALLOCATOR);
+
+static GstMemory *
+heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
+{
+  GstcHeapAllocator *self = (GstcHeapAllocator *) a;
+  struct dma_heap_allocation_data data = { 0 };
+  gsize total = params->prefix + size + params->padding;
+  GstMemory *mem;
+
+  if (self->heap < 0)
+    return NULL;
+  data.len = total;
+  data.fd_flags = O_RDWR | O_CLOEXEC;
+  while (ioctl (self->heap, DMA_HEAP_IOCTL_ALLOC, &data) < 0) {
+    if (errno != EINTR && errno != EAGAIN)
+      return NULL;
+  }
+  mem = gst_dmabuf_allocator_alloc_with_flags (a, data.fd, total,
+      GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+  if (mem == NULL) {
+    close (data.fd);
+    return NULL;
+  }
+  if (params->prefix)
+    gst_memory_resize (mem, params->prefix, size);
+  return mem;
+}
+
+static void
+heap_finalize (GObject * obj)
+{
+  GstcHeapAllocator *self = (GstcHeapAllocator *) obj;
+
+  if (self->heap >= 0)
+    close (self->heap);
+  G_OBJECT_CLASS (gstc_heap_allocator_parent_class)->finalize (obj);
+}
+
+static void
+gstc_heap_allocator_class_init (GstcHeapAllocatorClass * klass)
+{
+  GST_ALLOCATOR_CLASS (klass)->alloc = heap_alloc;
+  G_OBJECT_CLASS (klass)->finalize = heap_finalize;
+}
+
+static void
+gstc_heap_allocator_init (GstcHeapAllocator * self)
+{
+  self->heap = open ("/dev/dma_heap/system", O_RDWR | O_CLOEXEC);
+  GST_OBJECT_FLAG_UNSET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+/* ---- the proposal ---- */
+
+GstCaps *
+gstc_allocation_caps (GstQuery * q, gboolean * need_pool)
+{
+  GstCaps *caps = NULL;
+
+  gst_query_parse_allocation (q, &caps, need_pool);
+  return caps;                  /* borrowed from the query */
+}
+
+int
+gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
+    guint min_buffers, int kind)
+{
+  GstAllocationParams params;
+  GstAllocator *alloc;
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCaps *caps;
+  gboolean need_pool = FALSE;
+
+  gst_query_parse_allocation (q, &caps, &need_pool);
+  if (kind == GSTC_PINPOOL_DMA_HEAP)
+    alloc = g_object_new (gstc_heap_allocator_get_type (), NULL);
+  else
+    alloc = g_object_new (gstc_memfd_allocator_get_type (), NULL);
+  gst_object_ref_sink (alloc);
+  gst_allocation_params_init (&params);
+  params.align = 63;            /* 64-byte aligned: what TFLite asks */
+  if (need_pool && caps != NULL) {
+    pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
+    gst_buffer_pool_config_set_allocator (config, alloc, &params);
+    if (video)
+      gst_buffer_pool_config_add_option (config,
+          GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      gst_object_unref (pool);
+      gst_object_unref (alloc);
+      return 0;
+    }
+    gst_query_add_allocation_pool (q, pool, size, min_buffers, 0);
+    gst_object_unref (pool);
+  }
+  gst_query_add_allocation_param (q, alloc, &params);
+  gst_object_unref (alloc);
+  return 1;
+}
