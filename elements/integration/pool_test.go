@@ -47,14 +47,20 @@ func poolRun(t *testing.T, desc string, backend tensor.Backend, row []byte) tens
 
 // videotestsrc writes into the pool tensorpinsink proposes: its frames
 // reach the application pinned, with no copy — and so does a scaler and a
-// converter before the sink, which take their output pool from it. memfd
-// stands in for dma-bufs here (the guest test below uses the DMA heap).
+// converter before the sink, which take their output pool from it. On
+// this host memfd stands in for dma-bufs (in the guest the pool is on the
+// DMA heap).
 func TestPinnedPoolTakesSystemMemoryProducers(t *testing.T) {
 	row := make([]byte, 4*320)
 	for i := 0; i < len(row); i += 4 {
 		copy(row[i:], []byte{0x10, 0x20, 0x30, 0xff}) // solid colour 0xff102030 as RGBA
 	}
+	// The pool allocates from the DMA heap where it opens (the QEMU
+	// guest), else memfd.
 	backend := tensor.BackendSHM
+	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
+		backend = tensor.BackendDMABuf
+	}
 	for name, desc := range map[string]string{
 		"direct": "videotestsrc num-buffers=60 pattern=solid-color foreground-color=0xff102030 ! " +
 			"video/x-raw,format=RGBA,width=320,height=240 ! tensorpinsink name=sink sync=false",

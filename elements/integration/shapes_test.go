@@ -68,10 +68,12 @@ var shapes = []shape{
 	// opens and ends its own.
 	{name: "handoff-close", desc: "tensorsrc name=src handoff=close %s ! " + shapeCaps + " ! queue ! tensorpinsink name=sink sync=false",
 		sinks: 1, syncsPerFrame: 4, sinkOpens: true},
-	// A converter reads the source's buffer inside its bracket and hands
-	// the sink system memory (copied into the sink's memfd: no ioctl).
+	// A converter reads the source's buffer inside its bracket and writes
+	// into the pool the sink proposes (dma-heap where it opens): the sink
+	// brackets that buffer itself — 2 ioctls for the source's frame, 2
+	// for the converter's (where the pool is memfd, the sink's are none).
 	{name: "converter-between", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! video/x-raw,format=BGRA ! tensorpinsink name=sink sync=false",
-		sinks: 1, syncsPerFrame: 2, expired: true, sinkOpens: true},
+		sinks: 1, syncsPerFrame: 4, expired: true, sinkOpens: true},
 }
 
 // shapeResult is what one run of a shape counted.

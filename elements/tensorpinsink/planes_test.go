@@ -186,16 +186,17 @@ func TestI420InThreeMemories(t *testing.T) {
 	}
 }
 
-// other/tensors with two tensors, one memory each (NNStreamer's layout).
+// other/tensors with three tensors, one memory each (NNStreamer's layout).
 func TestSeveralTensorsOneMemoryEach(t *testing.T) {
-	a, b := memfdPool(t, 1, 3*4*4)[0], memfdPool(t, 1, 10*4)[0]
+	a, b, c := memfdPool(t, 1, 3*4*4)[0], memfdPool(t, 1, 10*4)[0], memfdPool(t, 1, 2*5*2)[0]
 	pwrite(a, bytes.Repeat([]byte{0x41}, 3*4*4))
 	pwrite(b, bytes.Repeat([]byte{0x42}, 10*4))
-	p, k := pipeline(t, `appsrc name=src format=time caps="other/tensors,format=static,num_tensors=2,dimensions=(string)\"3:4:4,10\",types=(string)\"uint8,float32\",framerate=0/1" ! tensorpinsink name=sink`)
+	pwrite(c, bytes.Repeat([]byte{0x43}, 2*5*2))
+	p, k := pipeline(t, `appsrc name=src format=time caps="other/tensors,format=static,num_tensors=3,dimensions=(string)\"3:4:4,10,2:5\",types=(string)\"uint8,float32,uint16\",framerate=0/1" ! tensorpinsink name=sink`)
 	var msg string
 	k.OnFrame(func(f tensorpinsink.Frame) {
 		defer f.Release()
-		if m := checkPlanes(f, []planeCheck{{[]int{4, 4, 3}, 12, 0x41}, {[]int{10}, 40, 0x42}}); m != "" && msg == "" {
+		if m := checkPlanes(f, []planeCheck{{[]int{4, 4, 3}, 12, 0x41}, {[]int{10}, 40, 0x42}, {[]int{5, 2}, 4, 0x43}}); m != "" && msg == "" {
 			msg = m
 		}
 		if f.PlaneTensor(1).DType() != tensor.F32 && msg == "" {
@@ -205,7 +206,7 @@ func TestSeveralTensorsOneMemoryEach(t *testing.T) {
 	src := appSrc(t, p)
 	go func() {
 		buf := gst.NewEmptyBuffer()
-		for _, m := range []struct{ fd, n int }{{a, 48}, {b, 40}} {
+		for _, m := range []struct{ fd, n int }{{a, 48}, {b, 40}, {c, 20}} {
 			mem, err := gstc.NewFdMemory(m.fd, m.n, nil)
 			if err != nil {
 				t.Error(err)
@@ -222,8 +223,8 @@ func TestSeveralTensorsOneMemoryEach(t *testing.T) {
 	if msg != "" {
 		t.Fatal(msg)
 	}
-	if s := k.Stats(); s.Frames != 1 || s.Copies != 0 || s.Mmaps != 2 {
-		t.Errorf("stats %+v: want 1 frame, no copy, 2 mmaps", s)
+	if s := k.Stats(); s.Frames != 1 || s.Copies != 0 || s.Mmaps != 3 {
+		t.Errorf("stats %+v: want 1 frame, no copy, 3 mmaps", s)
 	}
 }
 

@@ -75,9 +75,11 @@ func VideoFormats() string { return "{ " + strings.Join(singlePlane, ", ") + " }
 
 // AllVideoFormats returns every raw video format this package maps, the
 // multi-plane ones (NV12, I420, …) included, as a caps list.
-func AllVideoFormats() string {
-	return "{ " + strings.Join(singlePlane, ", ") + ", " + strings.Join(multiPlane, ", ") + " }"
-}
+func AllVideoFormats() string { return "{ " + strings.Join(Formats(), ", ") + " }" }
+
+// Formats returns every raw video format this package maps, single-plane
+// first (a new slice).
+func Formats() []string { return append(append([]string(nil), singlePlane...), multiPlane...) }
 
 // NumPlanes returns the number of planes of a supported video format
 // (0 if unsupported).
