@@ -113,6 +113,24 @@ func TestPinnedInferenceVideoCaps(t *testing.T) {
 	}
 }
 
+// A system-memory producer with a scaler before the model, as real
+// pipelines have: videoscale writes into the pool tensorpinsink proposes,
+// so ONNX Runtime reads each frame where the scaler wrote it — 0 copies,
+// each pool buffer bound once.
+func TestPinnedInferenceThroughThePool(t *testing.T) {
+	lib := ortLib(t)
+	desc := "videotestsrc num-buffers=40 pattern=ball ! video/x-raw,width=160,height=120 ! videoscale ! " +
+		"video/x-raw,format=RGB,width=64,height=64 ! tensorpinsink name=sink sync=false"
+	rep, err := run(context.Background(), config{ortLib: lib, frames: 40, pipeline: desc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Frames != 40 || rep.Matched != 40 || rep.AtPin != 40 || rep.Sink.Copies != 0 || rep.Sink.PoolsProposed == 0 ||
+		len(rep.Bindings) == 0 || len(rep.Bindings) != int(rep.Sink.Mmaps) {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
 // A frame the model cannot take is an error that says why, not a crash.
 func TestWrongFrameSize(t *testing.T) {
 	lib := ortLib(t)
