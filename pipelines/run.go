@@ -80,13 +80,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 		if msg == nil {
 			continue
 		}
-		t := p.handle(msg)
-		var e *Error
-		if t == gst.MessageError {
-			e, _ = ErrorFromMessage(msg)
-		}
-		// A message holds its source: dropped now, not at a GC.
-		releaseMessage(msg)
+		t, e := p.consume(msg)
 		switch t {
 		case gst.MessageEOS:
 			p.drain(time.Now().Add(p.ShutdownTimeout))
@@ -156,12 +150,7 @@ func (p *Pipeline) cancel(ctx context.Context, gp *gst.Pipeline, bus *gst.Bus) e
 		if msg == nil {
 			continue
 		}
-		t := p.handle(msg)
-		var e *Error
-		if t == gst.MessageError {
-			e, _ = ErrorFromMessage(msg)
-		}
-		releaseMessage(msg)
+		t, e := p.consume(msg)
 		switch t {
 		case gst.MessageEOS:
 			<-sent
@@ -171,6 +160,19 @@ func (p *Pipeline) cancel(ctx context.Context, gp *gst.Pipeline, bus *gst.Bus) e
 			return errors.Join(cause, e)
 		}
 	}
+}
+
+// consume handles a popped message and releases it (a message holds its
+// source: dropped now, not at a GC), returning its type and, for an
+// error, the error it carried.
+func (p *Pipeline) consume(msg *gst.Message) (gst.MessageType, *Error) {
+	t := p.handle(msg)
+	var e *Error
+	if t == gst.MessageError {
+		e, _ = ErrorFromMessage(msg)
+	}
+	releaseMessage(msg)
+	return t, e
 }
 
 // drain runs after EOS: every frame has been delivered, so the channels

@@ -48,23 +48,20 @@ gstc_array_begin (GstStructure * s, const char *name)
   return arr;
 }
 
+// gstc_array_append appends v to arr as a guint64, or a guint when
+// narrow.
 static void
-gstc_array_append_uint64 (GValue * arr, guint64 v)
+gstc_array_append (GValue * arr, guint64 v, gboolean narrow)
 {
   GValue x = G_VALUE_INIT;
 
-  g_value_init (&x, G_TYPE_UINT64);
-  g_value_set_uint64 (&x, v);
-  gst_value_array_append_and_take_value (arr, &x);
-}
-
-static void
-gstc_array_append_uint (GValue * arr, guint v)
-{
-  GValue x = G_VALUE_INIT;
-
-  g_value_init (&x, G_TYPE_UINT);
-  g_value_set_uint (&x, v);
+  if (narrow) {
+    g_value_init (&x, G_TYPE_UINT);
+    g_value_set_uint (&x, (guint) v);
+  } else {
+    g_value_init (&x, G_TYPE_UINT64);
+    g_value_set_uint64 (&x, v);
+  }
   gst_value_array_append_and_take_value (arr, &x);
 }
 
@@ -154,9 +151,9 @@ func NewPlanesStructure(name string, planes []PlaneInfo) *gst.Structure {
 		arr := C.gstc_array_begin(cst, cname)
 		for _, p := range planes {
 			if f.u64 != nil {
-				C.gstc_array_append_uint64(arr, C.guint64(f.u64(p)))
+				C.gstc_array_append(arr, C.guint64(f.u64(p)), 0)
 			} else {
-				C.gstc_array_append_uint(arr, C.guint(f.u32(p)))
+				C.gstc_array_append(arr, C.guint64(f.u32(p)), 1)
 			}
 		}
 		C.gstc_array_end(cst, cname, arr)
