@@ -75,6 +75,17 @@ func fstatfs(fd int, fs *unix.Statfs_t) error {
 	return unix.Fstatfs(fd, fs)
 }
 
+// IdentityOf returns the identity (st_dev, st_ino) of the file fd refers
+// to — one fstat, no classification — for looking an imported buffer up
+// by identity. fd is borrowed.
+func IdentityOf(fd int) (Identity, error) {
+	var st unix.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		return Identity{}, fmt.Errorf("fstat fd %d: %w", fd, err)
+	}
+	return Identity{Dev: st.Dev, Ino: st.Ino}, nil
+}
+
 func fstat(fd int, st *unix.Stat_t) error {
 	if e := faultinject.Fault(faultinject.Fstat); e != 0 {
 		return e

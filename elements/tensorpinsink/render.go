@@ -7,7 +7,6 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
-	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
@@ -205,11 +204,14 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 		}
 	}
 	fd := mem.FD()
-	var sb unix.Stat_t
-	if fd < 0 || unix.Fstat(fd, &sb) != nil {
+	if fd < 0 {
 		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
 	}
-	key := pincache.Key{ID: tensor.Identity{Dev: sb.Dev, Ino: sb.Ino}, Offset: off, Size: size}
+	id, err := tensor.IdentityOf(fd)
+	if err != nil {
+		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd: %v", err)
+	}
+	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := st.cache.Lookup(key); e != nil {
 		s.stats.hits.Add(1)
 		s.qkey.Set(mem, e, nil)
