@@ -119,12 +119,16 @@ func sinkCaps() *gst.Caps {
 }
 
 func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
+	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, s, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
 }
 
-func (s *sink) GetProperty(_ *glib.Object, id uint) *glib.Value { return props.Get(s, id) }
+func (s *sink) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
+	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	return props.Get(s, id)
+}
 
 func (s *sink) readSettings() settings {
 	s.settingsMu.Lock()

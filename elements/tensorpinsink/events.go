@@ -18,7 +18,8 @@ import (
 // gstc's event trampoline (gstc.InstallBaseSinkTensorSync) parses them and
 // calls TensorSyncBegin without allocating, and hands every other event
 // to go-gst's trampoline, which calls Event.
-func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) bool {
+func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
+	defer gstc.Guard(self.Element, "event", &ret, false)
 	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		// Not reached while the trampoline is installed; kept equivalent.
 		s.tensorSyncBegin(ts)
@@ -69,7 +70,8 @@ func (s *sink) expireBegins() {
 // + 1, so the producer (and a camera or decoder pool upstream of it)
 // learns how many buffers the application may hold. A producer that
 // declines keeps the copy path, counted as before.
-func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) bool {
+func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret bool) {
+	defer gstc.Guard(self.Element, "propose-allocation", &ret, false)
 	query.AddAllocationMeta(gstc.VideoMetaAPIType(), nil)
 	set := s.readSettings()
 	if !set.proposePool {

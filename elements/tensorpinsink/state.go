@@ -31,7 +31,8 @@ type streamState struct {
 	begins pendingBegins
 }
 
-func (s *sink) Start(self *base.GstBaseSink) bool {
+func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
+	defer gstc.Guard(self.Element, "start", &ret, false)
 	set := s.readSettings()
 	s.stats.reset()
 	st := &streamState{
@@ -46,7 +47,8 @@ func (s *sink) Start(self *base.GstBaseSink) bool {
 	return true
 }
 
-func (s *sink) Stop(self *base.GstBaseSink) bool {
+func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
+	defer gstc.Guard(self.Element, "stop", &ret, false)
 	s.stateMu.Lock()
 	st := s.state
 	s.state = nil
@@ -67,14 +69,16 @@ func (s *sink) Stop(self *base.GstBaseSink) bool {
 	return true
 }
 
-func (s *sink) Unlock(self *base.GstBaseSink) bool {
+func (s *sink) Unlock(self *base.GstBaseSink) (ret bool) {
+	defer gstc.Guard(self.Element, "unlock", &ret, false)
 	if st := s.current(); st != nil {
 		st.leases.setFlushing(true)
 	}
 	return true
 }
 
-func (s *sink) UnlockStop(self *base.GstBaseSink) bool {
+func (s *sink) UnlockStop(self *base.GstBaseSink) (ret bool) {
+	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
 	if st := s.current(); st != nil {
 		st.leases.setFlushing(false)
 	}
@@ -94,7 +98,8 @@ func (s *sink) recordCache(st *streamState) {
 
 // SetCaps reads the negotiated caps; a change of format releases every
 // cache entry (the buffers of the old format are not coming back).
-func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) bool {
+func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
+	defer gstc.Guard(self.Element, "set-caps", &ret, false)
 	st := s.current()
 	if st == nil {
 		return false

@@ -32,7 +32,8 @@ func templateCaps(dmabuf bool) string {
 // produces dma-bufs. It returns a reference for the caller (go-gst hands
 // Instance() to C, which takes ownership; GiveCaps disarms the wrapper's
 // finalizer so the reference is not dropped twice, nor late).
-func (e *element) GetCaps(self *base.GstBaseSrc, filter *gst.Caps) *gst.Caps {
+func (e *element) GetCaps(self *base.GstBaseSrc, filter *gst.Caps) (ret *gst.Caps) {
+	defer gstc.Guard(self.Element, "get-caps", &ret, nil)
 	b, err := e.backend()
 	caps := gst.NewCapsFromString(templateCaps(err == nil && b.dmabuf))
 	// go-gst wraps a NULL filter in a non-nil *Caps.
@@ -57,7 +58,8 @@ func (e *element) backend() (backendChoice, error) {
 
 // Fixate fixates toward the width, height, format, framerate, dimensions
 // and type properties. caps is transfer full and so is the result.
-func (e *element) Fixate(self *base.GstBaseSrc, caps *gst.Caps) *gst.Caps {
+func (e *element) Fixate(self *base.GstBaseSrc, caps *gst.Caps) (ret *gst.Caps) {
+	defer gstc.Guard(self.Element, "fixate", &ret, nil)
 	s := e.snapshot()
 	fps := s.framerate
 	return gstc.FixateCaps(caps, map[string]gstc.FixateTarget{
@@ -94,7 +96,8 @@ func (s settings) tensorDimensions() string {
 // "not-negotiated": when downstream accepts none of our caps it posts an
 // error saying what each side offers (and that memory:DMABuf needs a
 // dma-buf backend), then chains up to the default negotiation.
-func (e *element) Negotiate(self *base.GstBaseSrc) bool {
+func (e *element) Negotiate(self *base.GstBaseSrc) (ret bool) {
+	defer gstc.Guard(self.Element, "negotiate", &ret, false)
 	pad := self.GetStaticPad("src")
 	defer gstc.ReleasePad(pad)
 	ours := pad.QueryCaps(nil)
@@ -130,7 +133,8 @@ func wantsDMABuf(caps *gst.Caps) bool {
 
 // SetCaps reads the negotiated format; DecideAllocation allocates the
 // ring for it.
-func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) bool {
+func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) (ret bool) {
+	defer gstc.Guard(self.Element, "set-caps", &ret, false)
 	f, err := capslayout.FromCaps(caps)
 	if err != nil {
 		gstc.PostError(self.Element, gstc.CoreNegotiation, fmt.Sprintf("cannot produce %v: %v", caps, err), "")
@@ -213,7 +217,8 @@ const maxRing = 64
 // downstream will hold that many buffers at once (queues, a sink's
 // leases), and a smaller ring would stall it, so the ring has
 // max(pool-size, min-buffers) tensors (up to 64).
-func (e *element) DecideAllocation(self *base.GstBaseSrc, query *gst.Query) bool {
+func (e *element) DecideAllocation(self *base.GstBaseSrc, query *gst.Query) (ret bool) {
+	defer gstc.Guard(self.Element, "decide-allocation", &ret, false)
 	ans := gstc.DeclineAllocation(query)
 	if ans.Pools+ans.Allocators > 0 {
 		cat.LogInfo(fmt.Sprintf("declined %d pool(s) and %d allocator(s) proposed downstream: tensorsrc pushes its own pinned ring",

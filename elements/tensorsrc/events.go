@@ -17,7 +17,8 @@ import (
 // event trampoline (gstc.InstallBaseSrcTensorSync) parses them and calls
 // TensorSyncEnd without allocating, and hands every other event to
 // go-gst's trampoline, which calls Event.
-func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) bool {
+func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) (ret bool) {
+	defer gstc.Guard(self.Element, "event", &ret, false)
 	if ev.Type() != gst.EventTypeCustomUpstream {
 		return gstc.BaseSrcParentEvent(self, ev)
 	}

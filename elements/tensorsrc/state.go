@@ -104,7 +104,8 @@ type state struct {
 
 // Start checks the settings and creates the streaming state; the ring is
 // allocated when caps are set.
-func (e *element) Start(self *base.GstBaseSrc) bool {
+func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
+	defer gstc.Guard(self.Element, "start", &ret, false)
 	s := e.snapshot()
 	pat, ok := patternNames[s.pattern]
 	if !ok {
@@ -157,7 +158,8 @@ func (e *element) Start(self *base.GstBaseSrc) bool {
 // alive (the buffer holds a reference on the memory) and have their open
 // bracket closed when the buffer is freed; slots acquired by the
 // application are released when it pushes or discards them.
-func (e *element) Stop(self *base.GstBaseSrc) bool {
+func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
+	defer gstc.Guard(self.Element, "stop", &ret, false)
 	e.mu.Lock()
 	st := e.st
 	e.st = nil
@@ -182,7 +184,8 @@ func (e *element) Stop(self *base.GstBaseSrc) bool {
 
 // Unlock wakes a create waiting for a free slot or an application push;
 // it returns FLUSHING until UnlockStop.
-func (e *element) Unlock(self *base.GstBaseSrc) bool {
+func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
+	defer gstc.Guard(self.Element, "unlock", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = true
@@ -193,7 +196,8 @@ func (e *element) Unlock(self *base.GstBaseSrc) bool {
 }
 
 // UnlockStop ends the flushing started by Unlock.
-func (e *element) UnlockStop(self *base.GstBaseSrc) bool {
+func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
+	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = false

@@ -13,6 +13,8 @@ import (
 	"os"
 	"runtime/debug"
 	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
 )
 
 // RawElement is a borrowed GstElement pointer (here: the element whose
@@ -56,4 +58,31 @@ func recoverTrampoline[T any](self RawElement, what string, ret *T, fail T) {
 func safeCall(what string, f func()) {
 	defer recoverTrampoline(RawElement{}, what, new(struct{}), struct{}{})
 	f()
+}
+
+// Guard is recoverTrampoline for the Go vfuncs go-gst and go-glib call
+// from C (start, stop, set_caps, event, allocation, properties, …), whose
+// trampolines recover nothing: each such method defers
+//
+//	defer gstc.Guard(elem, "start", &ok, false)
+//
+// with a named result, so a panic in it becomes fail — a refused state
+// change or event, a NULL caps, a property left alone — and an error
+// message naming what panicked, instead of aborting the host process.
+// ret may be nil for methods without a result. elem (borrowed, possibly
+// nil) is the element to post from.
+func Guard[T any](elem *gst.Element, what string, ret *T, fail T) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if ret != nil {
+		*ret = fail
+	}
+	text := fmt.Sprintf("internal error in %s: %v", what, r)
+	if elem != nil {
+		PostError(elem, CoreFailed, text, string(debug.Stack()))
+		return
+	}
+	fmt.Fprintf(os.Stderr, "gstc: %s\n", text)
 }
