@@ -12,7 +12,7 @@ DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	meson ninja-build pkg-config gcc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps test vet unit bench plugin smoke demo
+.PHONY: deps test vet unit bench plugin smoke demo soak fuzz
 
 # Meson's build directory: libgsttensorpin.so lands here.
 BUILD := build
@@ -40,6 +40,20 @@ unit: deps
 	$(GO) test -race -count=1 ./...
 
 test: vet unit smoke
+
+# soak runs the long reliability runs (docs/reliability.md): 100k frames
+# per pipeline shape, 200 state cycles of each kind, 50 renegotiations;
+# `make test` runs a short slice of the same tests.
+soak: deps
+	TENSORPIN_SOAK=full $(GO) test -count=1 -run Soak -v -timeout 60m ./elements/integration | grep -E 'soak:|^(---|ok|FAIL|PASS)'
+
+# fuzz runs each fuzz target for FUZZTIME (the seed corpora run in
+# `make test`).
+FUZZTIME ?= 60s
+fuzz: deps
+	$(GO) test -run '^$$' -fuzz FuzzSinkCaps -fuzztime $(FUZZTIME) ./elements/tensorpinsink
+	$(GO) test -run '^$$' -fuzz FuzzSourceCaps -fuzztime $(FUZZTIME) ./elements/tensorsrc
+	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/ ./elements/...
