@@ -142,4 +142,3 @@ func FuzzSinkBuffers(f *testing.F) {
 		})
 	})
 }
-
