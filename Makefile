@@ -54,6 +54,7 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzSinkCaps -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzSourceCaps -fuzztime $(FUZZTIME) ./elements/tensorsrc
 	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
+	$(GO) test -run '^$$' -fuzz FuzzSinkEvents -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/ ./elements/...

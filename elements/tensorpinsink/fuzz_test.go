@@ -1,6 +1,7 @@
 package tensorpinsink_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -140,5 +142,111 @@ func FuzzSinkBuffers(f *testing.F) {
 			}
 			push(buf)
 		})
+	})
+}
+
+// Random GstTensorSync event sequences around the buffers of
+// `appsrc ! queue ! tensorpinsink`: per buffer, a begin that matches it,
+// one for an unknown dma-buf, a duplicated begin, a seqnum at the wrap,
+// and the application holding the frame past EOS and NULL. Invariants:
+// the stream ends, every frame is delivered, begins either match or
+// expire (none is lost), no lease is left out, brackets balance.
+func FuzzSinkEvents(f *testing.F) {
+	f.Add([]byte{1, 1, 1, 1})
+	f.Add([]byte{0, 2, 4, 8, 16, 31})
+	f.Add([]byte{5, 5, 5, 5, 5, 5, 5, 5})
+	f.Add([]byte{17, 17, 17})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) == 0 || len(ops) > 32 {
+			return
+		}
+		fds := memfdPool(t, 2, 256)
+		ids := make([]tensorsync.Info, 2)
+		for i, fd := range fds {
+			var st unix.Stat_t
+			unix.Fstat(fd, &st)
+			ids[i] = tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: st.Dev, Ino: st.Ino}
+		}
+		p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! queue ! tensorpinsink name=sink max-leases=64")
+		defer p.SetState(gst.StateNull)
+		var mu sync.Mutex
+		var held []tensorpinsink.Frame
+		k.OnFrame(func(fr tensorpinsink.Frame) {
+			mu.Lock()
+			defer mu.Unlock()
+			if ops[int(fr.PTS()/time.Millisecond)%len(ops)]&16 != 0 {
+				held = append(held, fr)
+				return
+			}
+			fr.Release()
+		})
+		srcEl, _ := p.GetElementByName("src")
+		pad := srcEl.GetStaticPad("src")
+		defer gstc.ReleasePad(pad)
+		n := 0
+		pad.AddProbe(gst.PadProbeTypeBuffer, func(pd *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+			op := ops[n%len(ops)]
+			ts := ids[n%2]
+			ts.Seqnum = uint32(n)
+			if op&8 != 0 {
+				ts.Seqnum = ^uint32(0)
+			}
+			n++
+			send := func(x tensorsync.Info) {
+				if ev, err := tensorsync.NewEvent(tensorsync.Downstream, x); err == nil {
+					pd.PushEvent(ev)
+				}
+			}
+			if op&2 != 0 {
+				u := ts
+				u.Ino ^= 0x5a5a5a5a
+				send(u)
+			}
+			if op&1 != 0 {
+				send(ts)
+				if op&4 != 0 {
+					send(ts)
+				}
+			}
+			return gst.PadProbeOK
+		})
+		before := tensor.ReadStats()
+		src := appSrc(t, p)
+		p.SetState(gst.StatePaused)
+		for i := range ops {
+			pushFD(t, src, fds[i%2], 256, time.Duration(i)*time.Millisecond)
+		}
+		src.EndStream()
+		if msg := run(t, p); msg != "" {
+			t.Fatalf("ops %v: %s", ops, msg)
+		}
+		s := k.Stats()
+		mu.Lock()
+		for _, fr := range held {
+			fr.Release()
+		}
+		mu.Unlock()
+		after := tensor.ReadStats()
+		if s.Frames != uint64(len(ops)) || k.Stats().LeasesOutstanding != 0 {
+			t.Fatalf("ops %v: %d frames of %d, %d leases out", ops, s.Frames, len(ops), k.Stats().LeasesOutstanding)
+		}
+		if after.UnbalancedSyncs != before.UnbalancedSyncs || after.BracketsOpened-before.BracketsOpened != after.BracketsClosed-before.BracketsClosed {
+			t.Fatalf("ops %v: brackets unbalanced", ops)
+		}
+		sent := uint64(0)
+		for _, op := range ops {
+			if op&1 != 0 {
+				sent++
+				if op&4 != 0 {
+					sent++
+				}
+			}
+			if op&2 != 0 {
+				sent++
+			}
+		}
+		if s.BeginsMatched+s.BeginsExpired != sent {
+			t.Fatalf("ops %v: %d begins sent, %d matched + %d expired", ops, sent, s.BeginsMatched, s.BeginsExpired)
+		}
 	})
 }
