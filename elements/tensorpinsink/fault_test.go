@@ -63,3 +63,51 @@ func TestFaultSinkImport(t *testing.T) {
 		}
 	}
 }
+
+// Faults at random calls and at every call, through a longer stream: the
+// first failure stops the pipeline with a named error, or — if no call
+// fails — every frame arrives; either way nothing leaks and the pipeline
+// runs again once the fault is gone.
+func TestFaultSinkImportRandomAndAlways(t *testing.T) {
+	for name, rule := range map[string]faultinject.Rule{
+		"dup-random":   faultinject.Random(faultinject.Dup, unix.EIO, 0.3, 7),
+		"mmap-random":  faultinject.Random(faultinject.Mmap, unix.ENOMEM, 0.3, 11),
+		"fstat-always": faultinject.Always(faultinject.Fstat, unix.EBADF),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fds := memfdPool(t, 8, 256)
+			p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! tensorpinsink name=sink")
+			base := pintest.Take()
+			delivered := 0
+			k.OnFrame(func(f tensorpinsink.Frame) { delivered++; f.Release() })
+			push := func() {
+				src := appSrc(t, p)
+				for i := 0; i < 40; i++ {
+					pushFD(t, src, fds[i%8], 256, time.Duration(i)*time.Millisecond)
+				}
+				src.EndStream()
+			}
+			plan, restore := faultinject.Install(rule)
+			p.SetState(gst.StatePaused)
+			push()
+			msg := run(t, p)
+			injected := plan.Injected(rule.Op)
+			restore()
+			switch {
+			case injected > 0 && !strings.Contains(msg, rule.Op.String()):
+				t.Fatalf("%d faults injected, error %q does not name %s", injected, msg, rule.Op)
+			case injected == 0 && (msg != "" || delivered != 40):
+				t.Fatalf("no fault injected, yet %q and %d frames", msg, delivered)
+			}
+			if leaks := base.Leaks(); leaks != "" {
+				t.Fatalf("after the faults: %s", leaks)
+			}
+			delivered = 0
+			p.SetState(gst.StatePaused)
+			push()
+			if msg := run(t, p); msg != "" || delivered != 40 {
+				t.Fatalf("rerun without the fault: %q, %d frames", msg, delivered)
+			}
+		})
+	}
+}
