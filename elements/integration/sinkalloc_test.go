@@ -29,6 +29,17 @@ func TestSinkPerFrameAllocationFree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("heap profiling at rate 1")
 	}
+	// other/tensors, and video whose every buffer carries a GstVideoMeta
+	// (read per frame, plane by plane) and an NV12 frame of two planes.
+	for _, caps := range []string{
+		"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8",
+		"video/x-raw,format=RGBA,width=32,height=32",
+	} {
+		t.Run(caps[:13], func(t *testing.T) { sinkAllocationFree(t, caps) })
+	}
+}
+
+func sinkAllocationFree(t *testing.T, caps string) {
 	old := runtime.MemProfileRate
 	runtime.MemProfileRate = 1
 	defer func() { runtime.MemProfileRate = old }()
@@ -36,7 +47,7 @@ func TestSinkPerFrameAllocationFree(t *testing.T) {
 	cost := func(frames int) int64 {
 		before := sinkAllocs()
 		_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=4 ! "+
-			"other/tensors,format=static,num_tensors=1,dimensions=3:32:32:1,types=uint8 ! tensorpinsink name=sink sync=false", frames),
+			"%s ! tensorpinsink name=sink sync=false", frames, caps),
 			func(f tensorpinsink.Frame) { f.Release() })
 		if s.Frames != uint64(frames) || s.BracketsJoined != uint64(frames) {
 			t.Fatalf("%d frames: stats %+v; want every frame delivered in an adopted bracket", frames, s)

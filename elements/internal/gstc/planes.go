@@ -1,6 +1,10 @@
 package gstc
 
 /*
+#cgo noescape gstc_video_meta_planes
+#cgo nocallback gstc_video_meta_planes
+#cgo noescape gstc_find_memory
+#cgo nocallback gstc_find_memory
 #include <stdlib.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
