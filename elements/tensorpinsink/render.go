@@ -182,7 +182,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 			if errors.Is(err, tensor.ErrFenceTimeout) {
 				s.stats.fenceTimeouts.Add(1)
 				return &errRender{code: gstc.ResourceSync,
-					err: fmt.Errorf("frame %d: memory %d: sync-timeout %d ms: %w", s.stats.frames.Load(), k, set.syncTimeout, err)}
+					err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
 			}
 			return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 		}
