@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
 
 // sync-timeout and on-sync-timeout: defaults, round trips, a refused
@@ -33,14 +35,13 @@ func TestFenceProperties(t *testing.T) {
 	if v, _ := e.GetProperty("on-sync-timeout"); v != "drop" {
 		t.Fatalf("on-sync-timeout %v after drop then a refused ignore", v)
 	}
-	v, err := e.GetProperty("stats")
+	// Not e.GetProperty: go-gst's Structure points into a GValue it frees
+	// at a garbage collection (see gstc.GetStructureProperty).
+	st, err := gstc.GetStructureProperty(e, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ok := v.(*gst.Structure)
-	if !ok {
-		t.Fatalf("stats is %T", v)
-	}
+	defer st.Free()
 	for _, k := range []string{"fence-waits", "fence-wait-total-ns", "fence-wait-max-ns", "fence-timeouts"} {
 		if _, err := st.GetValue(k); err != nil {
 			t.Errorf("stats has no %s: %v", k, err)
