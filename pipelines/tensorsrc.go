@@ -77,6 +77,14 @@ func (s *TensorSrc) Next(ctx context.Context) (*Slot, error) {
 // (negative: none).
 func (s *TensorSrc) Push(sl *Slot, pts time.Duration) error { return s.src.Push(sl, pts) }
 
+// SetWriteFence marks a slot from Next as written by a device: syncFD, a
+// sync_file signalled when the device's write is done, becomes the
+// slot's write fence, and the slot's CPU bracket is closed, so readers
+// downstream wait for the device (tensorpinsink's sync-timeout bounds
+// that wait). syncFD stays the caller's to close. Needs a dma-buf ring
+// (tensorsrc backend dma-heap or udmabuf). See tensorsrc.Source.SetWriteFence.
+func (s *TensorSrc) SetWriteFence(sl *Slot, syncFD int) error { return s.src.SetWriteFence(sl, syncFD) }
+
 // Discard gives a slot from Next back unsent.
 func (s *TensorSrc) Discard(sl *Slot) error { return s.src.Discard(sl) }
 

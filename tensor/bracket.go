@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"sync"
+	"time"
 )
 
 // One bracket per buffer, shared by every import in the process.
@@ -86,9 +87,25 @@ func (s *storage) sharesBrackets() bool {
 
 // enterShared opens or joins the buffer's bracket with access a. It
 // reports whether it joined one that was already open.
-func (s *storage) enterShared(a Access, doIoctl bool) (joined bool, err error) {
+//
+// With timeout > 0, when the call would issue a START (opening the
+// bracket, or widening it) it first waits for the buffer's fences with
+// the record's lock released — a stuck fence must not hold up joins of
+// other buffers' or this one's open bracket — and retakes it to decide
+// again, since the bracket may have been opened meanwhile (then it joins:
+// that wait was for nothing, but harmless). A failed wait gives the
+// record back: nothing is left open or recorded.
+func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (joined bool, waited time.Duration, err error) {
 	b := acquireBracket(s.id)
 	b.mu.Lock()
+	if doIoctl && timeout > 0 && (b.refs == 0 || b.access&a != a) {
+		b.mu.Unlock()
+		if waited, err = s.waitFences(a, timeout); err != nil {
+			releaseBracket(s.id, b)
+			return false, waited, err
+		}
+		b.mu.Lock()
+	}
 	switch {
 	case b.refs == 0:
 		if doIoctl {
@@ -122,7 +139,7 @@ func (s *storage) enterShared(a Access, doIoctl bool) (joined bool, err error) {
 	if err != nil {
 		releaseBracket(s.id, b)
 	}
-	return joined, err
+	return joined, waited, err
 }
 
 // leaveShared leaves the buffer's bracket; the last one out does the END

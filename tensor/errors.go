@@ -28,4 +28,7 @@ var (
 	ErrUnbalancedSync = errors.New("tensor: sync-for-device without a matching sync-for-cpu")
 	// ErrSync: DMA_BUF_IOCTL_SYNC failed (wrapped with the errno).
 	ErrSync = errors.New("tensor: dma-buf sync failed")
+	// ErrFenceTimeout: a dma-buf's fences were not all signalled within the
+	// time limit of BeginCPUAccessTimeout; no bracket was opened.
+	ErrFenceTimeout = errors.New("tensor: dma-buf fences not signalled in time")
 )

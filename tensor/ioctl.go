@@ -19,15 +19,25 @@ const (
 	dmaBufSyncStart = 0 << 2 // DMA_BUF_SYNC_START
 	dmaBufSyncEnd   = 1 << 2 // DMA_BUF_SYNC_END
 
-	dmaBufIoctlSync    = 0x40086200 // DMA_BUF_IOCTL_SYNC = _IOW('b', 0, struct dma_buf_sync)
-	dmaBufSetName      = 0x40086201 // DMA_BUF_SET_NAME_B = _IOW('b', 1, __u64)
-	dmaHeapIoctlAlloc  = 0xc0184800 // DMA_HEAP_IOCTL_ALLOC = _IOWR('H', 0, struct dma_heap_allocation_data)
-	udmabufCreate      = 0x40187542 // UDMABUF_CREATE = _IOW('u', 0x42, struct udmabuf_create)
-	dmaBufNameMaxBytes = 32         // DMA_BUF_NAME_LEN, including the NUL
+	dmaBufIoctlSync   = 0x40086200 // DMA_BUF_IOCTL_SYNC = _IOW('b', 0, struct dma_buf_sync)
+	dmaBufSetName     = 0x40086201 // DMA_BUF_SET_NAME_B = _IOW('b', 1, __u64)
+	dmaHeapIoctlAlloc = 0xc0184800 // DMA_HEAP_IOCTL_ALLOC = _IOWR('H', 0, struct dma_heap_allocation_data)
+	udmabufCreate     = 0x40187542 // UDMABUF_CREATE = _IOW('u', 0x42, struct udmabuf_create)
+
+	dmaBufIoctlExportSyncFile = 0xc0086202 // DMA_BUF_IOCTL_EXPORT_SYNC_FILE = _IOWR('b', 2, struct dma_buf_export_sync_file)
+	dmaBufIoctlImportSyncFile = 0x40086203 // DMA_BUF_IOCTL_IMPORT_SYNC_FILE = _IOW('b', 3, struct dma_buf_import_sync_file)
+	dmaBufNameMaxBytes        = 32         // DMA_BUF_NAME_LEN, including the NUL
 )
 
 // dmaBufSync is struct dma_buf_sync.
 type dmaBufSync struct{ flags uint64 }
+
+// dmaBufSyncFile is struct dma_buf_export_sync_file and struct
+// dma_buf_import_sync_file (the same layout: __u32 flags; __s32 fd).
+type dmaBufSyncFile struct {
+	flags uint32
+	fd    int32
+}
 
 // dmaHeapAllocationData is struct dma_heap_allocation_data.
 type dmaHeapAllocationData struct {

@@ -23,6 +23,11 @@ type Stats struct {
 	BracketsWidened uint64 // joins that needed more access than the bracket had (one more START)
 	BracketsClosed  uint64 // shared brackets closed (the last SyncForDevice on a buffer)
 	AllocFallbacks  uint64 // sources SourceAuto tried and went past because they failed (no dma-heap here, an ioctl error)
+	// Bounded fence waits (BeginCPUAccessTimeout): FenceWaits counts the
+	// waits that blocked (the buffer was not ready at once), including
+	// those that timed out; FenceWaitNanos their total time and
+	// FenceWaitMaxNanos the longest; FenceTimeouts the waits that gave up.
+	FenceWaits, FenceWaitNanos, FenceWaitMaxNanos, FenceTimeouts uint64
 }
 
 var counters struct {
@@ -30,6 +35,8 @@ var counters struct {
 	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
 	bracketsOpened, bracketsJoined, bracketsWidened         atomic.Uint64
 	bracketsClosed, allocFallbacks                          atomic.Uint64
+	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos           atomic.Uint64
+	fenceTimeouts                                           atomic.Uint64
 }
 
 // ReadStats returns the current counters.
@@ -51,5 +58,10 @@ func ReadStats() Stats {
 		BracketsWidened: counters.bracketsWidened.Load(),
 		BracketsClosed:  counters.bracketsClosed.Load(),
 		AllocFallbacks:  counters.allocFallbacks.Load(),
+
+		FenceWaits:        counters.fenceWaits.Load(),
+		FenceWaitNanos:    counters.fenceWaitNanos.Load(),
+		FenceWaitMaxNanos: counters.fenceWaitMaxNanos.Load(),
+		FenceTimeouts:     counters.fenceTimeouts.Load(),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -108,24 +109,37 @@ func (s *syncState) dmabufSync(fd int, flags uint64) error {
 // beginCPU opens (or, for fd-backed storage, joins) a CPU-access bracket
 // with access a and counts it on this storage. It reports whether it
 // joined a bracket another import had open.
-func (st *storage) beginCPU(a Access) (joined bool, err error) {
+// With timeout > 0 a dma-buf's fences are first waited for, at most that
+// long (waitFences), by the call that opens or widens the bracket; a join
+// does not wait (the opener did). It reports how long it blocked.
+func (st *storage) beginCPU(a Access, timeout time.Duration) (joined bool, waited time.Duration, err error) {
 	if !a.valid() {
-		return false, fmt.Errorf("sync for cpu with access %v: %w", a, ErrAccess)
+		return false, 0, fmt.Errorf("sync for cpu with access %v: %w", a, ErrAccess)
 	}
 	doIoctl := st.backend == BackendDMABuf
+	if doIoctl && timeout <= 0 {
+		timeout = 0 // no wait: the kernel's, inside START
+	} else if !doIoctl {
+		timeout = 0 // memfd and heap memory carry no fences
+	}
 	if st.sharesBrackets() {
-		joined, err = st.enterShared(a, doIoctl)
+		joined, waited, err = st.enterShared(a, doIoctl, timeout)
 	} else if doIoctl {
-		err = st.sync.dmabufSync(st.fd, uint64(a)|dmaBufSyncStart)
+		if timeout > 0 {
+			waited, err = st.waitFences(a, timeout)
+		}
+		if err == nil {
+			err = st.sync.dmabufSync(st.fd, uint64(a)|dmaBufSyncStart)
+		}
 	}
 	if err != nil {
-		return false, err
+		return false, waited, err
 	}
 	if !doIoctl {
 		counters.noopSyncs.Add(1)
 	}
 	st.sync.open[a].Add(1)
-	return joined, nil
+	return joined, waited, nil
 }
 
 // endCPU closes a bracket this storage opened with the same access: for

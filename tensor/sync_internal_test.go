@@ -20,10 +20,12 @@ const (
 
 func TestRequestCodesMatchKernelEncoding(t *testing.T) {
 	for name, c := range map[string]struct{ got, want uintptr }{
-		"DMA_BUF_IOCTL_SYNC":   {dmaBufIoctlSync, ioc(iocWrite, 'b', 0, unsafe.Sizeof(dmaBufSync{}))},
-		"DMA_BUF_SET_NAME_B":   {dmaBufSetName, ioc(iocWrite, 'b', 1, 8)},
-		"DMA_HEAP_IOCTL_ALLOC": {dmaHeapIoctlAlloc, ioc(iocRead|iocWrite, 'H', 0, unsafe.Sizeof(dmaHeapAllocationData{}))},
-		"UDMABUF_CREATE":       {udmabufCreate, ioc(iocWrite, 'u', 0x42, unsafe.Sizeof(udmabufCreateArg{}))},
+		"DMA_BUF_IOCTL_SYNC":             {dmaBufIoctlSync, ioc(iocWrite, 'b', 0, unsafe.Sizeof(dmaBufSync{}))},
+		"DMA_BUF_SET_NAME_B":             {dmaBufSetName, ioc(iocWrite, 'b', 1, 8)},
+		"DMA_HEAP_IOCTL_ALLOC":           {dmaHeapIoctlAlloc, ioc(iocRead|iocWrite, 'H', 0, unsafe.Sizeof(dmaHeapAllocationData{}))},
+		"UDMABUF_CREATE":                 {udmabufCreate, ioc(iocWrite, 'u', 0x42, unsafe.Sizeof(udmabufCreateArg{}))},
+		"DMA_BUF_IOCTL_EXPORT_SYNC_FILE": {dmaBufIoctlExportSyncFile, ioc(iocRead|iocWrite, 'b', 2, unsafe.Sizeof(dmaBufSyncFile{}))},
+		"DMA_BUF_IOCTL_IMPORT_SYNC_FILE": {dmaBufIoctlImportSyncFile, ioc(iocWrite, 'b', 3, unsafe.Sizeof(dmaBufSyncFile{}))},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %#x, want %#x", name, c.got, c.want)
@@ -33,7 +35,10 @@ func TestRequestCodesMatchKernelEncoding(t *testing.T) {
 	if dmaBufIoctlSync != 0x40086200 || dmaHeapIoctlAlloc != 0xc0184800 {
 		t.Error("request codes drifted from the kernel's")
 	}
-	if unsafe.Sizeof(dmaHeapAllocationData{}) != 24 || unsafe.Sizeof(udmabufCreateArg{}) != 24 {
+	if dmaBufIoctlExportSyncFile != 0xc0086202 || dmaBufIoctlImportSyncFile != 0x40086203 {
+		t.Error("sync_file request codes drifted from the kernel's")
+	}
+	if unsafe.Sizeof(dmaHeapAllocationData{}) != 24 || unsafe.Sizeof(udmabufCreateArg{}) != 24 || unsafe.Sizeof(dmaBufSyncFile{}) != 8 {
 		t.Error("ioctl argument structs have the wrong size")
 	}
 	if dmaBufSyncRead != 1 || dmaBufSyncWrite != 2 || dmaBufSyncEnd != 4 || dmaBufSyncStart != 0 {
@@ -188,7 +193,7 @@ func TestRealENOTTY(t *testing.T) {
 			t.Fatalf("%s: raw DMA_BUF_IOCTL_SYNC = %v, want ENOTTY", name, err)
 		}
 		st := rawDMABufStorage(t, fd)
-		if _, err := st.beginCPU(AccessRead); err != nil {
+		if _, _, err := st.beginCPU(AccessRead, 0); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !st.sync.coherent.Load() {
@@ -232,7 +237,7 @@ func BenchmarkSyncIoctlBracket(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		st.sync.coherent.Store(false)
-		st.beginCPU(AccessRead)
+		st.beginCPU(AccessRead, 0)
 		st.sync.coherent.Store(false)
 		st.endCPU(AccessRead)
 	}
@@ -242,11 +247,11 @@ func BenchmarkSyncBracketRemembered(b *testing.B) {
 	fd, _ := memfdAlloc(4096, "bench")
 	defer unix.Close(fd)
 	st := rawDMABufStorage(b, fd)
-	st.beginCPU(AccessRead)
+	st.beginCPU(AccessRead, 0)
 	st.endCPU(AccessRead)
 	b.ReportAllocs()
 	for b.Loop() {
-		st.beginCPU(AccessRead)
+		st.beginCPU(AccessRead, 0)
 		st.endCPU(AccessRead)
 	}
 }

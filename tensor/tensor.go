@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 )
@@ -165,10 +166,27 @@ func (t *Tensor) SyncForCPU(a Access) error {
 // BeginCPUAccess is SyncForCPU that also reports whether the call joined a
 // bracket already open on the buffer (no ioctl) rather than opening one.
 func (t *Tensor) BeginCPUAccess(a Access) (joined bool, err error) {
+	joined, _, err = t.BeginCPUAccessTimeout(a, 0)
+	return joined, err
+}
+
+// BeginCPUAccessTimeout is BeginCPUAccess that, for a dma-buf, first waits
+// at most timeout for the buffer's fences — poll() on its fd: for
+// AccessRead until its writers are done, for a write until every fence
+// has signalled — and only then issues the START ioctl, which then does
+// not block. timeout ≤ 0 does not wait here (the kernel waits inside
+// START, without a limit: BeginCPUAccess). Joining a bracket that is
+// already open with access a does not wait: its opener did. It reports
+// how long it blocked (0 when the fences had already signalled: one
+// poll, nothing counted). On timeout the error wraps ErrFenceTimeout,
+// names the buffer, the access and the time waited, and no bracket is
+// open — not on this tensor, not on the buffer. SHM and heap tensors have
+// no fences and never wait. Waits and timeouts are counted in Stats.
+func (t *Tensor) BeginCPUAccessTimeout(a Access, timeout time.Duration) (joined bool, waited time.Duration, err error) {
 	if err := t.usable("sync for cpu"); err != nil {
-		return false, err
+		return false, 0, err
 	}
-	return t.st.beginCPU(a)
+	return t.st.beginCPU(a, timeout)
 }
 
 // SyncForDevice closes a bracket opened by SyncForCPU with the same access.

@@ -56,8 +56,15 @@ type Stats struct {
 	BracketsClosedAtStop, WaitsForLease uint64
 	// PoolsProposed counts the pinned pools offered upstream
 	// (propose-pool).
-	PoolsProposed     uint64
-	LeasesOutstanding int64
+	PoolsProposed uint64
+	// FenceWaits counts the frames whose dma-buf fences had not signalled
+	// when the sink opened its bracket, so it waited (sync-timeout),
+	// timed-out waits included; FenceWaitNanos is their total time and
+	// FenceWaitMaxNanos the longest; FenceTimeouts the waits that gave up
+	// (the frame was dropped — counted in Dropped too — or an error posted,
+	// by on-sync-timeout).
+	FenceWaits, FenceWaitNanos, FenceWaitMaxNanos, FenceTimeouts uint64
+	LeasesOutstanding                                            int64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -73,6 +80,8 @@ func (k *Sink) Stats() Stats {
 		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load(),
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
+		FenceWaits: c.fenceWaits.Load(), FenceWaitNanos: c.fenceWaitNanos.Load(),
+		FenceWaitMaxNanos: c.fenceWaitMaxNanos.Load(), FenceTimeouts: c.fenceTimeouts.Load(),
 		LeasesOutstanding: c.leases.Load(),
 	}
 }

@@ -55,8 +55,18 @@
 // GstBaseSink's enable-last-sample is off by default: the last sample would
 // hold a buffer (a pool slot) after its frame was released.
 //
-// Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages
-// and the read-only stats (a GstStructure, also posted as an element
+// Fences: before opening a frame's bracket on a dma-buf (not when joining
+// one already open) the sink waits at most sync-timeout ms (default 1000;
+// 0 = the kernel's unbounded wait inside START) for the buffer's fences —
+// a device's unfinished write — with poll(); a frame whose fences do not
+// signal in time is dropped and counted (on-sync-timeout=drop) or becomes
+// a RESOURCE/SYNC error naming the dma-buf (dev:ino), the access and the
+// time waited (on-sync-timeout=error, the default). Either way nothing of
+// the frame stays held or open. Counted in stats: fence-waits,
+// fence-wait-total-ns, fence-wait-max-ns, fence-timeouts.
+//
+// Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages,
+// propose-pool, sync-timeout, on-sync-timeout and the read-only stats (a GstStructure, also posted as an element
 // message named "tensorpinsink-stats" at EOS). The new-frame signal
 // (buffer, address, size, slot of plane 0, and a "tensorpinsink-planes"
 // GstStructure: n-planes and per-plane arrays address, size, offset,

@@ -33,7 +33,19 @@ type settings struct {
 	emitSignals      bool
 	postSyncMessages bool
 	proposePool      bool
+	// syncTimeout bounds the wait for a dma-buf's fences before each
+	// frame's bracket opens (milliseconds; 0: no wait here, the kernel
+	// waits inside START without a limit); onSyncTimeout is "drop" or
+	// "error".
+	syncTimeout   uint
+	onSyncTimeout string
 }
+
+// On-sync-timeout choices.
+const (
+	onTimeoutDrop  = "drop"
+	onTimeoutError = "error"
+)
 
 // props is the element's property table (see package proptable): the
 // settings are read at start (cache-size, max-leases) and per frame.
@@ -56,9 +68,15 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	proptable.Bool("propose-pool", "Propose pool",
 		"Offer upstream a pool of fd memory (dma-heap where present, else memfd) that the sink pins once per buffer, so producers that take it write into pinned memory without a copy.",
 		true, proptable.ReadWrite, func(s *sink) *bool { return &s.settings.proposePool }),
+	proptable.Uint("sync-timeout", "Sync timeout",
+		"Milliseconds to wait at most for a dma-buf's fences (the producing device's unfinished work) before reading a frame; 0 waits inside the kernel without a limit. On timeout, on-sync-timeout decides.",
+		0, 3600000, 1000, proptable.ReadWrite, func(s *sink) *uint { return &s.settings.syncTimeout }),
+	proptable.String("on-sync-timeout", "On sync timeout",
+		"What a frame whose fences did not signal within sync-timeout becomes: \"drop\" (dropped and counted, streaming goes on) or \"error\" (an error naming the dma-buf, the access and the time waited).",
+		onTimeoutError, proptable.ReadWrite, func(s *sink) *string { return &s.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched and expired, copies, bytes copied, leases, drops.",
+			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched and expired, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(s *sink) (*glib.Value, error) {
 		return gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))

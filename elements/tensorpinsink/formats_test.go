@@ -23,7 +23,11 @@ func referenceFrame(t *testing.T, caps string) ([]byte, []capslayout.Plane) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.SetState(gst.StateNull)
+	// KeepAlive: go-gst's SetState does not keep its receiver alive across
+	// the cgo call, and p is not used after it, so a garbage collection
+	// during the state change could run the wrapper's finalizer (unref)
+	// and dispose the pipeline in READY, mid-change (seen under -race).
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	el, _ := p.GetElementByName("ref")
 	sink := app.SinkFromElement(el)
 	p.SetState(gst.StatePlaying)

@@ -3,6 +3,7 @@ package tensorpinsink_test
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -39,7 +40,8 @@ func pipeline(t *testing.T, desc string) (*gst.Pipeline, *tensorpinsink.Sink) {
 // EOS); it leaves p in NULL.
 func run(t *testing.T, p *gst.Pipeline) string {
 	t.Helper()
-	defer p.SetState(gst.StateNull)
+	// KeepAlive: see referenceFrame.
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		// The error message on the bus says why.
 		t.Logf("set PLAYING: %v", err)

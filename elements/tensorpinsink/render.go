@@ -3,6 +3,7 @@ package tensorpinsink
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
@@ -57,8 +58,14 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 			return ret
 		}
 	}
-	if err := s.fill(st, rec, buf); err != nil {
+	if err := s.fill(st, rec, buf, set); err != nil {
 		st.leases.abandon(rec)
+		if errors.Is(err, tensor.ErrFenceTimeout) && set.onSyncTimeout == onTimeoutDrop {
+			// fill gave everything back; the frame is skipped, the stream
+			// goes on (the next frame may well be ready).
+			s.stats.dropped.Add(1)
+			return gst.FlowOK
+		}
 		code := gstc.ErrorCode(gstc.StreamFailed)
 		var re *errRender
 		if errors.As(err, &re) {
@@ -78,7 +85,11 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 // CPU-access bracket — opened here or joined (the buffer's bracket is
 // already open: its producer's, or another reader's behind a tee). On an
 // error everything taken is given back.
-func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
+//
+// Each bracket first waits at most set.syncTimeout ms for the dma-buf's
+// fences (not when it joins an open bracket: the opener waited); a
+// timeout is an error wrapping tensor.ErrFenceTimeout, counted here.
+func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set settings) error {
 	info := gstc.ReadBufferInfo(buf)
 	fp := &st.fp
 	if err := fp.follow(&st.format, buf); err != nil {
@@ -152,8 +163,12 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset())); f.announced {
 		s.stats.beginsMatched.Add(1)
 	}
+	timeout := time.Duration(set.syncTimeout) * time.Millisecond
 	for k := 0; k < f.nmem; k++ {
-		joined, err := f.mems[k].Tensor().BeginCPUAccess(f.access)
+		joined, waited, err := f.mems[k].Tensor().BeginCPUAccessTimeout(f.access, timeout)
+		if waited > 0 {
+			s.stats.recordFenceWait(waited)
+		}
 		s.stats.syncs.Add(1)
 		if joined {
 			s.stats.joined.Add(1)
@@ -163,6 +178,11 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer) error {
 				f.mems[j].Tensor().SyncForDevice(f.access)
 			}
 			f.releasePlanes()
+			if errors.Is(err, tensor.ErrFenceTimeout) {
+				s.stats.fenceTimeouts.Add(1)
+				return &errRender{code: gstc.ResourceSync,
+					err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
+			}
 			return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 		}
 	}

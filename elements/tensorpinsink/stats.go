@@ -2,6 +2,7 @@ package tensorpinsink
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 )
@@ -17,13 +18,30 @@ type counters struct {
 	beginsMatched, beginsExpired               atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
 	waitsForLease, poolsProposed               atomic.Uint64
-	leases                                     atomic.Int64
+	// Fence waits before this sink's brackets (sync-timeout): those that
+	// blocked (timed-out ones included), their total and longest time in
+	// nanoseconds, and the timeouts.
+	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos, fenceTimeouts atomic.Uint64
+	leases                                                       atomic.Int64
+}
+
+// recordFenceWait counts one fence wait that blocked for d.
+func (c *counters) recordFenceWait(d time.Duration) {
+	ns := uint64(max(d, 0))
+	c.fenceWaits.Add(1)
+	c.fenceWaitNanos.Add(ns)
+	for {
+		m := c.fenceWaitMaxNanos.Load()
+		if ns <= m || c.fenceWaitMaxNanos.CompareAndSwap(m, ns) {
+			return
+		}
+	}
 }
 
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed} {
+		&c.poolsProposed, &c.fenceWaits, &c.fenceWaitNanos, &c.fenceWaitMaxNanos, &c.fenceTimeouts} {
 		u.Store(0)
 	}
 }
@@ -41,6 +59,8 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
+		{"fence-waits", &c.fenceWaits}, {"fence-wait-total-ns", &c.fenceWaitNanos},
+		{"fence-wait-max-ns", &c.fenceWaitMaxNanos}, {"fence-timeouts", &c.fenceTimeouts},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}

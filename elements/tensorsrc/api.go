@@ -84,11 +84,13 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 			}
 			if st.ring != nil {
 				if sl := st.ring.takeFreeLocked(); sl != nil {
-					if err := sl.t.SyncForCPU(tensor.AccessReadWrite); err != nil {
-						st.stats.syncErrors.Add(1)
+					// Under e.mu, as before: a wait here is bounded by
+					// sync-timeout (0: the kernel's, unbounded).
+					if err := st.beginWrite(sl); err != nil {
+						sl.state = slotFree
+						e.cond.Broadcast()
 						return nil, fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
 					}
-					st.stats.opened.Add(1)
 					sl.state, sl.open = slotApp, true
 					return sl, nil
 				}
@@ -182,6 +184,35 @@ func (s *Source) EndOfStream() error {
 	}
 	e.st.eos = true
 	e.cond.Broadcast()
+	return nil
+}
+
+// SetWriteFence marks an acquired slot as written by a device rather than
+// the CPU: it attaches the sync_file syncFD — the fence of the device's
+// write, signalled when the device is done — to the slot's dma-buf as a
+// write fence (DMA_BUF_IOCTL_IMPORT_SYNC_FILE), and closes the CPU bracket
+// Acquire opened, since CPU access must not overlap the device's write.
+// Push the slot as usual: downstream, tensorpinsink's bounded wait
+// (sync-timeout) covers the device's write, and the slot's next Acquire
+// waits for it too (this element's sync-timeout) if it is still pending.
+//
+// syncFD stays the caller's (the kernel takes its own reference on the
+// fences): close it when convenient. Only a dma-buf slot can carry a
+// fence (backend dma-heap or udmabuf, or auto where a dma-heap exists);
+// a memfd slot is tensor.ErrNotSupported. On error the slot is untouched
+// (still held, bracket still open). Slot not held: ErrNotAcquired.
+func (s *Source) SetWriteFence(sl *Slot, syncFD int) error {
+	e := s.el
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if sl == nil || sl.r.el != e || sl.state != slotApp {
+		return ErrNotAcquired
+	}
+	if err := sl.t.ImportSyncFile(tensor.AccessWrite, syncFD); err != nil {
+		return fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
+	}
+	sl.r.stats.fencesAttached.Add(1)
+	sl.closeBracketLocked()
 	return nil
 }
 

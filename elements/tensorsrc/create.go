@@ -8,7 +8,6 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // CreateRaw implements gstc.RawCreator (GstPushSrcClass.create, installed
@@ -47,21 +46,23 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	fpsN, fpsD := st.fpsN, st.fpsD
 	app := st.pattern == patternApp
 	closeAfterWrite := st.closeAfterWrite
+	// An app slot whose bracket is closed (SetWriteFence: a device wrote
+	// it) has no bracket to announce; readers open their own and wait for
+	// the device's fence.
+	announce := !closeAfterWrite && (!app || sl.open)
 	e.mu.Unlock()
 
 	if !app {
 		// The bracket opens before the CPU writes and stays open while the
 		// buffer travels: downstream readers (inference) run inside it.
-		if err := sl.t.SyncForCPU(tensor.AccessReadWrite); err != nil {
+		if err := st.beginWrite(sl); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
 			e.cond.Broadcast()
 			e.mu.Unlock()
-			st.stats.syncErrors.Add(1)
 			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
 			return gst.FlowError, gstc.RawBuffer{}
 		}
-		st.stats.opened.Add(1)
 		e.mu.Lock()
 		sl.open = true
 		e.mu.Unlock()
@@ -86,7 +87,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, tensorsync.Info{
 		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
-	}, !closeAfterWrite)
+	}, announce)
 	if r.hasVMeta {
 		err := r.vmetaErr
 		if err == nil {

@@ -29,11 +29,15 @@
 //	                               travels, shared by every CPU reader downstream, and ends
 //	                               when the buffer's last holder frees it; close: it ends
 //	                               right after the write (for device readers downstream)
+//	sync-timeout uint     1000     ms to wait at most for a slot's dma-buf fences before its
+//	                               bracket opens for writing (0: the kernel's unbounded wait);
+//	                               a timeout is an error (Acquire's, or a RESOURCE error)
 //	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
 //	                               brackets-opened, brackets-closed, brackets-ended-here,
 //	                               brackets-open, waits-for-free-slot, reader-end-events,
 //	                               other-end-events, sync-errors, ring-size,
-//	                               downstream-min-buffers
+//	                               downstream-min-buffers, fence-waits, fence-wait-total-ns,
+//	                               fence-wait-max-ns, fence-timeouts, fences-attached
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,

@@ -32,6 +32,9 @@ type settings struct {
 	framerate  [2]int // numerator, denominator
 	isLive     bool
 	handoff    string
+	// syncTimeout bounds (ms; 0: no bound) the wait for the fences a
+	// slot's dma-buf may still carry when its bracket opens for writing.
+	syncTimeout uint
 }
 
 // props is the element's property table (see package proptable).
@@ -66,9 +69,12 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.String("handoff", "Hand-off",
 		"How the CPU-access bracket of each frame ends: adopt (it stays open while the buffer travels and every CPU reader downstream shares it; it ends when the last holder frees the buffer) or close (the source ends it right after writing, so a device reader downstream sees flushed caches; CPU readers bracket their own reads)",
 		handoffAdopt, proptable.ReadWrite, func(e *element) *string { return &e.settings.handoff }, handoffAdopt, handoffClose),
+	proptable.Uint("sync-timeout", "Sync timeout",
+		"Milliseconds to wait at most for a slot's dma-buf fences (a device's write fence attached with the Go API's SetWriteFence, or a reader's, not yet signalled when the slot comes round) before opening its bracket for writing; 0 waits inside the kernel without a limit. A timeout is an error.",
+		0, 3600000, 1000, proptable.ReadWrite, func(e *element) *uint { return &e.settings.syncTimeout }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters of the current or last run (frames, mmaps, sync brackets opened, closed and ended here, reader end events, waits for a free slot)",
+			"Counters of the current or last run (frames, mmaps, sync brackets opened, closed and ended here, reader end events, waits for a free slot, fence waits and timeouts, write fences attached)",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
 		e.mu.Lock()

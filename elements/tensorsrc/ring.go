@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
@@ -143,6 +144,28 @@ func (r *ring) takeFreeLocked() *Slot {
 			return sl
 		}
 	}
+	return nil
+}
+
+// beginWrite opens (or joins) sl's bracket for the CPU's write, waiting
+// at most st.syncTimeout for the fences its dma-buf still carries — a
+// write fence the application attached to it on an earlier round
+// (SetWriteFence) whose device has not finished, or a device reader's.
+// It counts the wait; on error no bracket is open.
+func (st *state) beginWrite(sl *Slot) error {
+	_, waited, err := sl.t.BeginCPUAccessTimeout(tensor.AccessReadWrite, st.syncTimeout)
+	if waited > 0 {
+		st.stats.recordFenceWait(waited)
+	}
+	if err != nil {
+		if errors.Is(err, tensor.ErrFenceTimeout) {
+			st.stats.fenceTimeouts.Add(1)
+		} else {
+			st.stats.syncErrors.Add(1)
+		}
+		return err
+	}
+	st.stats.opened.Add(1)
 	return nil
 }
 

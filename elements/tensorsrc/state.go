@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/go-gst/go-gst/gst/base"
 
@@ -87,7 +88,9 @@ type state struct {
 	// closeAfterWrite: handoff=close — the bracket ends in create (or
 	// Push, for pattern=app) and no begin event is announced.
 	closeAfterWrite bool
-	stats           *runStats
+	// syncTimeout: the sync-timeout property (0: no bound).
+	syncTimeout time.Duration
+	stats       *runStats
 
 	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
 	haveFormat bool
@@ -144,6 +147,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	pool := int(s.poolSize)
 	st := &state{backend: b, pattern: pat, poolSize: pool, stats: newRunStats(pool, b.name),
 		closeAfterWrite: s.handoff == handoffClose,
+		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond,
 		queue:           make([]*Slot, 0, pool)}
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats

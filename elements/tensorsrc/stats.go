@@ -2,6 +2,7 @@ package tensorsrc
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 )
@@ -29,6 +30,24 @@ type runStats struct {
 	// (one per reader); otherEnds: end events about no frame of ours.
 	readerEnds, otherEnds atomic.Uint64
 	syncErrors            atomic.Uint64
+	// Fence waits before opening a slot's bracket (sync-timeout): those
+	// that blocked, their total and longest time (ns), the timeouts; and
+	// the write fences the application attached (SetWriteFence).
+	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos, fenceTimeouts atomic.Uint64
+	fencesAttached                                               atomic.Uint64
+}
+
+// recordFenceWait counts one fence wait that blocked for d.
+func (s *runStats) recordFenceWait(d time.Duration) {
+	ns := uint64(max(d, 0))
+	s.fenceWaits.Add(1)
+	s.fenceWaitNanos.Add(ns)
+	for {
+		m := s.fenceWaitMaxNanos.Load()
+		if ns <= m || s.fenceWaitMaxNanos.CompareAndSwap(m, ns) {
+			return
+		}
+	}
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
@@ -60,6 +79,11 @@ func (s *runStats) structure() *gst.Structure {
 		{"reader-end-events", s.readerEnds.Load()},
 		{"other-end-events", s.otherEnds.Load()},
 		{"sync-errors", s.syncErrors.Load()},
+		{"fence-waits", s.fenceWaits.Load()},
+		{"fence-wait-total-ns", s.fenceWaitNanos.Load()},
+		{"fence-wait-max-ns", s.fenceWaitMaxNanos.Load()},
+		{"fence-timeouts", s.fenceTimeouts.Load()},
+		{"fences-attached", s.fencesAttached.Load()},
 	} {
 		st.SetValue(f.k, f.v)
 	}

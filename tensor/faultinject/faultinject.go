@@ -1,7 +1,8 @@
 // Package faultinject is a test-only seam that makes the kernel calls of
 // packages tensor and pin fail on purpose: DMA_BUF_IOCTL_SYNC, mmap, the
 // fd dup of tensor.ImportFD, the fstat and fstatfs that classify an
-// imported fd, and DMA_HEAP_IOCTL_ALLOC. A test installs a plan of rules
+// imported fd, DMA_HEAP_IOCTL_ALLOC and the poll() of the bounded fence
+// wait. A test installs a plan of rules
 // (which operation, which errno, at which calls) and restores the previous
 // plan when it is done:
 //
@@ -35,6 +36,7 @@ const (
 	Fstat                   // fstat of tensor.Classify (identity, size)
 	Fstatfs                 // fstatfs of tensor.Classify (dma-buf or shm)
 	HeapAlloc               // DMA_HEAP_IOCTL_ALLOC of tensor.Alloc (after the heap opened)
+	FencePoll               // poll() on a dma-buf fd of tensor's bounded fence wait, before each try
 	numOps
 )
 
@@ -54,12 +56,14 @@ func (o Op) String() string {
 		return "fstatfs"
 	case HeapAlloc:
 		return "DMA_HEAP_IOCTL_ALLOC"
+	case FencePoll:
+		return "poll"
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
 
 // Ops lists every operation with a seam.
-func Ops() []Op { return []Op{Sync, Mmap, Dup, Fstat, Fstatfs, HeapAlloc} }
+func Ops() []Op { return []Op{Sync, Mmap, Dup, Fstat, Fstatfs, HeapAlloc, FencePoll} }
 
 // Rule makes calls of Op fail with Errno. Calls are numbered from 1 per
 // operation, from the Install of the plan. Build rules with First, Nth,
