@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,7 @@ func vividDevice(t *testing.T, name string) string {
 // sets p to NULL.
 func run(t *testing.T, p *gst.Pipeline, sink *tensorpinsink.Sink) tensorpinsink.Stats {
 	t.Helper()
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatalf("PLAYING: %v", err)
 	}

@@ -8,6 +8,7 @@ package integration_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,7 @@ func TestDMABufFenceSinkTimeoutErrors(t *testing.T) {
 	elapsed := time.Since(start)
 	if msg == nil || msg.Type() != gst.MessageError {
 		p.SetState(gst.StateNull)
+		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		t.Fatalf("no error within 10 s (%v)", msg)
 	}
 	ge, _ := gstc.ParseErrorMessage(msg)

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func play(t testing.TB, desc string, onFrame func(tensorpinsink.Frame)) (*gst.Pi
 		t.Fatal(err)
 	}
 	k.OnFrame(onFrame)
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	p.SetState(gst.StatePlaying)
 	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(60*time.Second), gst.MessageEOS|gst.MessageError)
 	if msg == nil {
@@ -133,7 +134,7 @@ func TestBracketSpansElementsBetween(t *testing.T) {
 		})
 	e, _ := p.GetElementByName("sink")
 	k, _ := tensorpinsink.FromElement(e)
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	p.SetState(gst.StatePlaying)
 	if msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(60*time.Second), gst.MessageEOS|gst.MessageError); msg == nil || msg.Type() != gst.MessageEOS {
 		t.Fatalf("pipeline did not reach EOS: %v", msg)

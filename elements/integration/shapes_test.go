@@ -15,6 +15,7 @@ package integration_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -138,11 +139,13 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(120*time.Second), gst.MessageEOS|gst.MessageError)
 	if msg == nil {
 		p.SetState(gst.StateNull)
+		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		t.Fatalf("%s: no EOS within 120 s", sh.name)
 	}
 	if msg.Type() == gst.MessageError {
 		ge, _ := gstc.ParseErrorMessage(msg)
 		p.SetState(gst.StateNull)
+		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		t.Fatalf("%s: pipeline error: %+v", sh.name, ge)
 	}
 	for _, k := range sinks {
@@ -150,6 +153,7 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 	}
 	srcEl, _ := p.GetElementByName("src")
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	if sh.hold {
 		res.beforeRelease = tensor.ReadStats()
 		mu.Lock()

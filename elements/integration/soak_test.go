@@ -134,7 +134,7 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	el, _ := p.GetElementByName("sink")
 	k, _ := tensorpinsink.FromElement(el)
 	var mu sync.Mutex
@@ -182,6 +182,7 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 		mu.Unlock()
 	}
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	s := k.Stats()
 	if s.LeasesOutstanding != 0 {
 		t.Errorf("%d leases outstanding after the cycles", s.LeasesOutstanding)
@@ -221,7 +222,7 @@ func renegotiate(t *testing.T, rounds int) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	el, _ := p.GetElementByName("sink")
 	k, _ := tensorpinsink.FromElement(el)
 	var mu sync.Mutex
@@ -266,6 +267,7 @@ func renegotiate(t *testing.T, rounds int) int {
 		t.Fatalf("no EOS: %v", msg)
 	}
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	mu.Lock()
 	defer mu.Unlock()
 	if len(held) != rounds || len(shapes) != min(rounds, 2) {

@@ -1,6 +1,7 @@
 package tensorpinsink_test
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func fuzzRun(t *testing.T, caps *gst.Caps, push func(src func(*gst.Buffer))) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	el, _ := p.GetElementByName("sink")
 	k, _ := tensorpinsink.FromElement(el)
 	k.OnFrame(func(f tensorpinsink.Frame) {
@@ -44,6 +45,7 @@ func fuzzRun(t *testing.T, caps *gst.Caps, push func(src func(*gst.Buffer))) {
 		t.Fatal("neither EOS nor an error within 20 s")
 	}
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	after := tensor.ReadStats()
 	if s := k.Stats(); s.LeasesOutstanding != 0 {
 		t.Fatalf("%d leases out after NULL", s.LeasesOutstanding)
@@ -168,7 +170,7 @@ func FuzzSinkEvents(f *testing.F) {
 			ids[i] = tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: st.Dev, Ino: st.Ino}
 		}
 		p, k := pipeline(t, "appsrc name=src format=time caps="+tensorCaps+" ! queue ! tensorpinsink name=sink max-leases=64")
-		defer p.SetState(gst.StateNull)
+		defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 		var mu sync.Mutex
 		var held []tensorpinsink.Frame
 		k.OnFrame(func(fr tensorpinsink.Frame) {

@@ -2,6 +2,7 @@ package tensorpinsink_test
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -74,6 +75,7 @@ func TestReleaseRacesStop(t *testing.T) {
 		p.SetState(gst.StatePlaying)
 		if msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Second), gst.MessageEOS|gst.MessageError); msg == nil || msg.Type() != gst.MessageEOS {
 			p.SetState(gst.StateNull)
+			runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 			t.Fatalf("round %d: no EOS", round)
 		}
 		mu.Lock()
@@ -89,6 +91,7 @@ func TestReleaseRacesStop(t *testing.T) {
 			}()
 		}
 		p.SetState(gst.StateNull)
+		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		wg.Wait()
 		s := k.Stats()
 		if s.LeasesOutstanding != 0 || s.Syncs != 16 {
@@ -107,7 +110,7 @@ func TestReleaseRacesStop(t *testing.T) {
 func TestPauseWithEveryLeaseHeldResumes(t *testing.T) {
 	p, k := pipeline(t, "videotestsrc num-buffers=12 ! video/x-raw,format=GRAY8,width=16,height=16 ! "+
 		"tensorpinsink name=sink max-leases=2 sync=false")
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	frames := make(chan tensorpinsink.Frame, 16)
 	k.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
 	p.SetState(gst.StatePlaying)

@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func FuzzSourceCaps(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer p.SetState(gst.StateNull)
+		defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 		cf, _ := p.GetElementByName("cf")
 		if err := cf.SetProperty("caps", caps); err != nil {
 			return
@@ -48,6 +49,7 @@ func FuzzSourceCaps(f *testing.F) {
 			t.Fatalf("caps %q: neither EOS nor an error within 20 s", s)
 		}
 		p.SetState(gst.StateNull)
+		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		after := tensor.ReadStats()
 		if after.UnbalancedSyncs != before.UnbalancedSyncs || after.BracketsOpened-before.BracketsOpened != after.BracketsClosed-before.BracketsClosed {
 			t.Fatalf("caps %q: brackets unbalanced", s)

@@ -178,6 +178,7 @@ func runLaunch(t *testing.T, desc string) *gst.Message {
 	}
 	msg := runToEnd(t, p)
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	return msg
 }
 
@@ -260,6 +261,8 @@ func TestPushSrcPipeline(t *testing.T) {
 	}
 
 	p.SetState(gst.StateNull)
+
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,6 +1,7 @@
 package gstc
 
 import (
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func TestGuardStopsPanicsInGoVfuncs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.SetState(gst.StateNull)
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
 	el, _ := p.GetElementByName("sink")
 	el.SetProperty("boom", 3) // recovered: the setter did nothing
 	if v, err := el.GetProperty("boom"); err == nil && v != 0 {

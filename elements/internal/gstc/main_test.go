@@ -48,7 +48,8 @@ func warmUp() {
 	p.SetState(gst.StatePlaying)
 	p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(5*time.Second), gst.MessageEOS|gst.MessageError)
 	p.SetState(gst.StateNull)
-	drainFinalizers() // let the warm-up's wrappers be collected
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
+	drainFinalizers()    // let the warm-up's wrappers be collected
 }
 
 // fdCount is the number of open fds of this process.

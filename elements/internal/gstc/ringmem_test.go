@@ -2,6 +2,7 @@ package gstc
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,7 @@ func TestTensorSyncAnnouncer(t *testing.T) {
 		t.Fatalf("got %v", msg)
 	}
 	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 	mu.Lock()
 	defer mu.Unlock()
 	got := strings.Join(seq, " ")
