@@ -70,6 +70,13 @@ func TestCancelTimesOutWhenFramesAreHeld(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()
 	f := <-frames
+	// Cancel only once the streaming thread waits for a lease (the next
+	// frame is in render): cancelled earlier, EOS could overtake that
+	// frame and the stream would end in time.
+	deadline := time.Now().Add(10 * time.Second)
+	for sink.Stats().WaitsForLease == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	err = <-done
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, pipelines.ErrShutdownTimeout) {
