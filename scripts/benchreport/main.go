@@ -139,10 +139,10 @@ func frames(n int) int { return max(10, int(float64(n)*(*scale))) }
 func buildCases() []*Case {
 	var cs []*Case
 	add := func(c *Case) { cs = append(cs, c) }
-	// Frame counts: each run takes about 1–2 s here.
-	tsN := map[string]int{"360p": 3000, "1080p": 500, "4K": 120}
-	vtN := map[string]int{"360p": 1200, "1080p": 200, "4K": 50}
-	goN := map[string]int{"360p": 1500, "1080p": 200, "4K": 60}
+	// Frame counts: each run takes about 0.5–2 s on a quiet 2-core machine.
+	tsN := map[string]int{"360p": 9000, "1080p": 1500, "4K": 300}
+	vtN := map[string]int{"360p": 3000, "1080p": 500, "4K": 120}
+	goN := map[string]int{"360p": 4000, "1080p": 600, "4K": 100}
 	for _, s := range sizes {
 		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
 		b := s.W * s.H * 4
@@ -163,7 +163,7 @@ func buildCases() []*Case {
 	// NV12 1080p (two planes), from videotestsrc.
 	nv := "NV12 1080p"
 	nvB := 1920 * 1080 * 3 / 2
-	n := frames(300)
+	n := frames(800)
 	vsrc := fmt.Sprintf("videotestsrc num-buffers=%d ! video/x-raw,format=NV12,width=1920,height=1080", n)
 	add(gstCase("videotestsrc", "tensorpinsink (pool)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("videotestsrc", "tensorpinsink propose-pool=false (copy)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false propose-pool=false", false, ""))
@@ -171,7 +171,7 @@ func buildCases() []*Case {
 	// other/tensors float32 3:640:640:1.
 	tf := "tensors f32 640×640×3"
 	tfB := 640 * 640 * 3 * 4
-	n = frames(600)
+	n = frames(2000)
 	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n)
 	add(gstCase("tensorsrc", "tensorpinsink", tf, tfB, n, tsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("tensorsrc", "fakesink", tf, tfB, n, tsrc+" ! fakesink sync=false", false, ""))
