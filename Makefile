@@ -71,6 +71,28 @@ smoke: plugin
 demo: plugin
 	scripts/demo.sh $(BUILD)
 
+# ---- Performance report (issue 12) -------------------------------------------
+# make bench-report (not part of make test) runs every pipeline of the report
+# as child processes, interleaved over BENCH_ROUNDS rounds, counts their
+# system calls with strace, and writes docs/benchmarks.md and
+# docs/benchmarks.png (scripts/benchreport). About 10 minutes on 2 cores.
+BENCH_DEB_PACKAGES := strace
+BENCH_ROUNDS ?= 5
+BENCH_FLAGS ?=
+.PHONY: bench-report
+bench-report: plugin
+	@missing=$$(for p in $(BENCH_DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "bench-report: installing" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	mkdir -p $(BUILD)/bench
+	$(GO) build -o $(BUILD)/bench/goapp ./scripts/benchreport/goapp
+	$(GO) run ./scripts/benchreport -rounds $(BENCH_ROUNDS) -plugin $(BUILD) -goapp $(BUILD)/bench/goapp \
+		-out docs/benchmarks.md -png docs/benchmarks.png $(BENCH_FLAGS)
+
 # ---- Real DMA-BUF lane (issue 4) --------------------------------------------
 # make test-dmabuf builds the Go test binaries here and runs them all in ONE
 # boot of a throw-away QEMU guest whose kernel has /dev/dma_heap/system,

@@ -1,0 +1,120 @@
+// Command goapp is the Go side of `make bench-report`: one pipeline in a
+// Go process, so the report can measure what a Go program pays for a
+// frame with each way of getting it.
+//
+//	goapp -sink pinsink  -caps video/x-raw,format=RGBA,width=3840,height=2160 -n 100
+//	goapp -sink appsink  ...   # what a go-gst user writes today: pull, Map, Bytes() (a copy into a new Go slice)
+//	goapp -sink fakesink ...   # the floor
+//
+// The source is always tensorsrc (registered statically through package
+// pipelines: keep libgsttensorpin.so out of GST_PLUGIN_PATH). goapp
+// prints one line, "frames=N bytes=B", and exits 0 at EOS.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/app"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pipelines"
+)
+
+func main() {
+	sink := flag.String("sink", "pinsink", "pinsink, appsink (Map + Bytes copy) or fakesink")
+	caps := flag.String("caps", "video/x-raw,format=RGBA,width=1920,height=1080", "caps between tensorsrc and the sink")
+	n := flag.Int("n", 100, "frames")
+	flag.Parse()
+
+	src := fmt.Sprintf("tensorsrc num-buffers=%d ! %s ! ", *n, *caps)
+	var frames, bytes int64
+	var p *pipelines.Pipeline
+	var err error
+	done := make(chan struct{})
+	ran := make(chan struct{}) // closed when Run returns
+	switch *sink {
+	case "pinsink":
+		p, err = pipelines.Parse(src + "tensorpinsink name=sink sync=false")
+		if err != nil {
+			log.Fatal(err)
+		}
+		k, err := p.PinSink("sink")
+		if err != nil {
+			log.Fatal(err)
+		}
+		go func() {
+			defer close(done)
+			for f := range k.Frames() {
+				frames++
+				bytes += int64(len(f.Bytes()))
+				f.Release()
+			}
+		}()
+	case "appsink":
+		p, err = pipelines.Parse(src + "appsink name=sink sync=false max-buffers=2")
+		if err != nil {
+			log.Fatal(err)
+		}
+		e, err := p.Element("sink")
+		if err != nil {
+			log.Fatal(err)
+		}
+		as := app.SinkFromElement(e)
+		go func() {
+			defer close(done)
+			for frames < int64(*n) {
+				s := as.PullSample()
+				if s == nil {
+					// NULL before the sink has started (when IsEOS
+					// also says true), at EOS and after a stop: the
+					// loop ends after n frames or when Run returns.
+					select {
+					case <-ran:
+						return
+					case <-time.After(time.Millisecond):
+					}
+					continue
+				}
+				buf := s.GetBuffer()
+				mi := buf.Map(gst.MapRead)
+				data := mi.Bytes() // C.GoBytes: the frame copied into a new Go slice
+				buf.Unmap()
+				// Give the buffer back now, not at a garbage collection
+				// (go-gst's finalizers): tensorsrc's ring has 4 slots.
+				runtime.SetFinalizer(buf, nil)
+				buf.Unref()
+				runtime.SetFinalizer(s, nil)
+				s.Unref()
+				frames++
+				bytes += int64(len(data))
+			}
+		}()
+	case "fakesink":
+		p, err = pipelines.Parse(src + "fakesink sync=false")
+		if err != nil {
+			log.Fatal(err)
+		}
+		close(done)
+	default:
+		log.Fatalf("unknown -sink %q", *sink)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	err = p.Run(ctx)
+	close(ran)
+	if err != nil {
+		log.Fatal(err)
+	}
+	<-done
+	if *sink == "fakesink" {
+		frames = int64(*n)
+	}
+	fmt.Printf("frames=%d bytes=%d\n", frames, bytes)
+	os.Exit(0)
+}

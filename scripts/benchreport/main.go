@@ -1,0 +1,409 @@
+// Command benchreport is `make bench-report`: it runs the pipelines of
+// the performance report (issue 12) as child processes, interleaved over
+// several rounds (A B C … A B C …) so that ratios hold on a noisy
+// machine, and writes docs/benchmarks.md and docs/benchmarks.png.
+//
+// Each run is one process: gst-launch-1.0 (with libgsttensorpin.so from
+// -plugin) or the Go helper in scripts/benchreport/goapp (the elements
+// registered statically, the .so kept out of its plugin path). Its CPU is
+// user+sys from the child's rusage (wait4), its peak RSS rusage's
+// maxrss, its frames/s frames over wall time. The per-frame counters
+// come from tensorpinsink's tensorpinsink-stats message (gst-launch -m)
+// and from `strace -f -c -e trace=mmap,munmap,ioctl` at two frame counts:
+// the difference over the extra frames is the steady state per frame.
+//
+//	go run ./scripts/benchreport -rounds 5 -out docs/benchmarks.md
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type size struct {
+	Label string
+	W, H  int
+}
+
+var sizes = []size{{"360p", 640, 360}, {"1080p", 1920, 1080}, {"4K", 3840, 2160}}
+
+// A Case is one command the report runs in every round.
+type Case struct {
+	ID       string // key for ratios, e.g. "gst/tensorsrc/tensorpinsink/4K"
+	Producer string // "tensorsrc", "videotestsrc", "Go tensorsrc"
+	Sink     string // "tensorpinsink", "fakesink", …
+	Size     string // "360p", "NV12 1080p", …
+	Bytes    int    // bytes per frame
+	Frames   int
+	Go       bool     // the Go helper (else gst-launch-1.0)
+	Args     []string // argv after the program
+	Line     string   // for the table: the pipeline
+	Strace   bool     // count mmap/munmap/ioctl per frame with strace
+	Chart    string   // chart line it belongs to ("" for none)
+
+	runs []run
+	st   map[string]uint64 // tensorpinsink-stats of the last run
+	sc   map[string]float64
+}
+
+type run struct {
+	cpu    time.Duration
+	wall   time.Duration
+	maxrss int64 // KiB
+}
+
+var (
+	rounds  = flag.Int("rounds", 5, "rounds; each runs every case once, in order")
+	scale   = flag.Float64("scale", 1, "scale every frame count (0.2 for a quick look)")
+	out     = flag.String("out", "docs/benchmarks.md", "report to write")
+	png     = flag.String("png", "docs/benchmarks.png", "chart to write")
+	plugin  = flag.String("plugin", "build", "directory holding libgsttensorpin.so")
+	goapp   = flag.String("goapp", "build/bench/goapp", "Go helper binary (built by make bench-report)")
+	note    = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
+	nostrac = flag.Bool("no-strace", false, "skip the strace counts")
+)
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("benchreport: ")
+	abs, err := filepath.Abs(*plugin)
+	if err != nil {
+		log.Fatal(err)
+	}
+	*plugin = abs
+	if _, err := os.Stat(filepath.Join(*plugin, "libgsttensorpin.so")); err != nil {
+		log.Fatalf("no plugin: %v (make plugin)", err)
+	}
+	if _, err := os.Stat(*goapp); err != nil {
+		log.Fatalf("no Go helper: %v (go build -o %s ./scripts/benchreport/goapp)", err, *goapp)
+	}
+	cases := buildCases()
+	started := time.Now()
+	load0 := loadavg()
+	// Warm-up: build both registries (one per plugin path) so no run pays
+	// for a plugin scan, and touch every code path once.
+	for _, c := range cases {
+		if _, _, err := runOnce(c, max(2, c.Frames/20), false); err != nil {
+			log.Fatalf("%s: %v", c.ID, err)
+		}
+	}
+	for r := 0; r < *rounds; r++ {
+		log.Printf("round %d/%d", r+1, *rounds)
+		for _, c := range cases {
+			rr, stdout, err := runOnce(c, c.Frames, false)
+			if err != nil {
+				log.Fatalf("%s: %v", c.ID, err)
+			}
+			c.runs = append(c.runs, rr)
+			if st := parseStats(stdout); st != nil {
+				c.st = st
+			}
+		}
+	}
+	if !*nostrac {
+		if _, err := exec.LookPath("strace"); err != nil {
+			log.Printf("strace missing: no syscall counts (apt-get install strace)")
+		} else {
+			for _, c := range cases {
+				if c.Strace {
+					c.sc = straceCounts(c)
+				}
+			}
+		}
+	}
+	load1 := loadavg()
+	rep := report{cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1}
+	if err := os.WriteFile(*out, []byte(rep.markdown()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	if err := chart(cases, *png); err != nil {
+		log.Printf("chart: %v", err)
+	}
+	log.Printf("wrote %s and %s in %s", *out, *png, time.Since(started).Round(time.Second))
+}
+
+func frames(n int) int { return max(10, int(float64(n)*(*scale))) }
+
+func buildCases() []*Case {
+	var cs []*Case
+	add := func(c *Case) { cs = append(cs, c) }
+	// Frame counts: each run takes about 0.5–2 s on a quiet 2-core machine.
+	tsN := map[string]int{"360p": 9000, "1080p": 1500, "4K": 300}
+	vtN := map[string]int{"360p": 3000, "1080p": 500, "4K": 120}
+	goN := map[string]int{"360p": 4000, "1080p": 600, "4K": 100}
+	for _, s := range sizes {
+		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
+		b := s.W * s.H * 4
+		n := frames(tsN[s.Label])
+		src := fmt.Sprintf("tensorsrc num-buffers=%d ! %s", n, caps)
+		add(gstCase("tensorsrc", "tensorpinsink", s.Label, b, n, src+" ! tensorpinsink sync=false", true, "gst-launch: tensorsrc ! tensorpinsink"))
+		add(gstCase("tensorsrc", "fakesink", s.Label, b, n, src+" ! fakesink sync=false", false, "gst-launch: tensorsrc ! fakesink"))
+		gn := frames(goN[s.Label])
+		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, true, "Go: tensorsrc ! PinSink"))
+		add(goCase("appsink", "appsink + Map + copy", s.Label, b, gn, caps, s.Label == "1080p", "Go: tensorsrc ! appsink + Map + copy"))
+		add(goCase("fakesink", "fakesink", s.Label, b, gn, caps, false, "Go: tensorsrc ! fakesink"))
+		vn := frames(vtN[s.Label])
+		vsrc := fmt.Sprintf("videotestsrc num-buffers=%d ! %s", vn, caps)
+		add(gstCase("videotestsrc", "tensorpinsink (pool)", s.Label, b, vn, vsrc+" ! tensorpinsink sync=false", true, "gst-launch: videotestsrc ! tensorpinsink (pool)"))
+		add(gstCase("videotestsrc", "tensorpinsink propose-pool=false (copy)", s.Label, b, vn, vsrc+" ! tensorpinsink sync=false propose-pool=false", s.Label == "1080p", "gst-launch: videotestsrc ! tensorpinsink (copy path)"))
+		add(gstCase("videotestsrc", "fakesink", s.Label, b, vn, vsrc+" ! fakesink sync=false", false, "gst-launch: videotestsrc ! fakesink"))
+	}
+	// NV12 1080p (two planes), from videotestsrc.
+	nv := "NV12 1080p"
+	nvB := 1920 * 1080 * 3 / 2
+	n := frames(800)
+	vsrc := fmt.Sprintf("videotestsrc num-buffers=%d ! video/x-raw,format=NV12,width=1920,height=1080", n)
+	add(gstCase("videotestsrc", "tensorpinsink (pool)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false", true, ""))
+	add(gstCase("videotestsrc", "tensorpinsink propose-pool=false (copy)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false propose-pool=false", false, ""))
+	add(gstCase("videotestsrc", "fakesink", nv, nvB, n, vsrc+" ! fakesink sync=false", false, ""))
+	// other/tensors float32 3:640:640:1.
+	tf := "tensors f32 640×640×3"
+	tfB := 640 * 640 * 3 * 4
+	n = frames(2000)
+	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n)
+	add(gstCase("tensorsrc", "tensorpinsink", tf, tfB, n, tsrc+" ! tensorpinsink sync=false", true, ""))
+	add(gstCase("tensorsrc", "fakesink", tf, tfB, n, tsrc+" ! fakesink sync=false", false, ""))
+	return cs
+}
+
+func gstCase(producer, sink, sz string, b, n int, line string, strace bool, chart string) *Case {
+	return &Case{
+		ID:       "gst/" + producer + "/" + sink + "/" + sz,
+		Producer: producer, Sink: sink, Size: sz, Bytes: b, Frames: n,
+		Args: append([]string{"-m"}, strings.Fields(line)...), Line: "gst-launch-1.0 -m " + line,
+		Strace: strace, Chart: chart,
+	}
+}
+
+func goCase(mode, sink, sz string, b, n int, caps string, strace bool, chart string) *Case {
+	return &Case{
+		ID:       "go/" + mode + "/" + sz,
+		Producer: "Go tensorsrc", Sink: sink, Size: sz, Bytes: b, Frames: n, Go: true,
+		Args: []string{"-sink", mode, "-caps", caps},
+		Line: fmt.Sprintf("goapp -sink %s -caps %s -n %d", mode, caps, n), Strace: strace, Chart: chart,
+	}
+}
+
+// command returns the command of c at n frames, optionally under strace
+// writing its summary to straceOut.
+func command(c *Case, n int, straceOut string) *exec.Cmd {
+	var argv []string
+	env := os.Environ()
+	filtered := env[:0]
+	for _, e := range env {
+		if !strings.HasPrefix(e, "GST_PLUGIN_PATH=") && !strings.HasPrefix(e, "GST_REGISTRY=") && !strings.HasPrefix(e, "GST_DEBUG=") {
+			filtered = append(filtered, e)
+		}
+	}
+	env = filtered
+	regDir := filepath.Dir(*goapp)
+	if c.Go {
+		argv = append([]string{*goapp}, c.Args...)
+		argv = append(argv, "-n", strconv.Itoa(n))
+		env = append(env, "GST_REGISTRY="+filepath.Join(regDir, "registry-go.bin"))
+	} else {
+		argv = []string{"gst-launch-1.0"}
+		re := regexp.MustCompile(`num-buffers=\d+`)
+		for _, a := range c.Args {
+			argv = append(argv, re.ReplaceAllString(a, "num-buffers="+strconv.Itoa(n)))
+		}
+		env = append(env, "GST_PLUGIN_PATH="+*plugin, "GST_REGISTRY="+filepath.Join(regDir, "registry-gst.bin"))
+	}
+	if straceOut != "" {
+		argv = append([]string{"strace", "-f", "-c", "-o", straceOut, "-e", "trace=mmap,munmap,ioctl"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	return cmd
+}
+
+func runOnce(c *Case, n int, _ bool) (run, []byte, error) {
+	cmd := command(c, n, "")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	t0 := time.Now()
+	err := cmd.Run()
+	wall := time.Since(t0)
+	if err != nil {
+		return run{}, nil, fmt.Errorf("%v: %v\n%s", cmd.Args, err, tail(se.String()+so.String(), 2000))
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return run{}, nil, fmt.Errorf("no rusage")
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return run{cpu: cpu, wall: wall, maxrss: ru.Maxrss}, so.Bytes(), nil
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+var statsRe = regexp.MustCompile(`tensorpinsink-stats, (.*);`)
+
+func parseStats(out []byte) map[string]uint64 {
+	m := statsRe.FindSubmatch(out)
+	if m == nil {
+		return nil
+	}
+	st := map[string]uint64{}
+	for _, kv := range strings.Split(string(m[1]), ", ") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimPrefix(v, "(guint64)")
+		if x, err := strconv.ParseUint(v, 10, 64); err == nil {
+			st[k] = x
+		}
+	}
+	return st
+}
+
+// straceCounts runs c under strace at two frame counts and returns the
+// mmap, munmap and ioctl calls per extra frame (the steady state).
+func straceCounts(c *Case) map[string]float64 {
+	n1 := max(20, c.Frames/10)
+	n2 := n1 * 3
+	count := func(n int) map[string]float64 {
+		f, err := os.CreateTemp("", "benchreport-strace-*")
+		if err != nil {
+			log.Fatal(err)
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		cmd := command(c, n, f.Name())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			log.Printf("strace %s: %v\n%s", c.ID, err, tail(string(out), 1000))
+			return nil
+		}
+		b, _ := os.ReadFile(f.Name())
+		res := map[string]float64{}
+		for _, line := range strings.Split(string(b), "\n") {
+			fs := strings.Fields(line)
+			if len(fs) < 5 || fs[len(fs)-1] == "total" {
+				continue
+			}
+			name := fs[len(fs)-1]
+			if x, err := strconv.Atoi(fs[3]); err == nil {
+				res[name] = float64(x)
+			}
+		}
+		return res
+	}
+	a, b := count(n1), count(n2)
+	if a == nil || b == nil {
+		return nil
+	}
+	res := map[string]float64{"n1": float64(n1), "n2": float64(n2)}
+	for _, k := range []string{"mmap", "munmap", "ioctl"} {
+		res[k] = (b[k] - a[k]) / float64(n2-n1)
+		res[k+"@n1"] = a[k]
+	}
+	return res
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// ---- statistics ----
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// cpuPerFrame returns the CPU per frame of each run, in ms.
+func (c *Case) cpuPerFrame() []float64 {
+	var xs []float64
+	for _, r := range c.runs {
+		xs = append(xs, float64(r.cpu)/1e6/float64(c.Frames))
+	}
+	return xs
+}
+
+func (c *Case) msPerFrame() float64 { return median(c.cpuPerFrame()) }
+
+func (c *Case) fps() float64 {
+	var xs []float64
+	for _, r := range c.runs {
+		xs = append(xs, float64(c.Frames)/r.wall.Seconds())
+	}
+	return median(xs)
+}
+
+func (c *Case) spread() float64 { // (max-min)/median of CPU per frame, %
+	xs := c.cpuPerFrame()
+	if len(xs) == 0 {
+		return 0
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return 100 * (hi - lo) / median(xs)
+}
+
+func (c *Case) rssMB() float64 {
+	var m int64
+	for _, r := range c.runs {
+		m = max(m, r.maxrss)
+	}
+	return float64(m) / 1024
+}
+
+// share returns the median over rounds of (c − floor) CPU per frame, in
+// ms: the sink's own share, paired round by round (the rounds
+// interleave, so each pair ran close in time).
+func share(c, floor *Case) float64 {
+	a, b := c.cpuPerFrame(), floor.cpuPerFrame()
+	var d []float64
+	for i := range min(len(a), len(b)) {
+		d = append(d, a[i]-b[i])
+	}
+	return median(d)
+}
+
+// ratio returns the median over rounds of the paired ratio a/b of CPU
+// per frame.
+func ratio(a, b *Case) float64 {
+	x, y := a.cpuPerFrame(), b.cpuPerFrame()
+	var r []float64
+	for i := range min(len(x), len(y)) {
+		if y[i] > 0 {
+			r = append(r, x[i]/y[i])
+		}
+	}
+	return median(r)
+}
