@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -89,8 +90,8 @@ func (st *storage) waitFences(a Access, timeout time.Duration) (time.Duration, e
 		remaining := time.Until(deadline)
 		if remaining <= 0 {
 			waited = time.Since(start)
-			recordWait(waited)
-			counters.fenceTimeouts.Add(1)
+			counters.fences.Record(waited)
+			counters.fences.Timeout()
 			return waited, fmt.Errorf("dma-buf %v (fd %d): fences for %v access not signalled after %v (limit %v): %w",
 				st.id, st.fd, a, waited.Round(time.Microsecond), timeout, ErrFenceTimeout)
 		}
@@ -100,12 +101,12 @@ func (st *storage) waitFences(a Access, timeout time.Duration) (time.Duration, e
 				continue // a signal: poll again with what remains
 			}
 			waited = time.Since(start)
-			recordWait(waited)
+			counters.fences.Record(waited)
 			return waited, st.pollError(a, waited, err)
 		}
 		if ready {
 			waited = time.Since(start)
-			recordWait(waited)
+			counters.fences.Record(waited)
 			return waited, nil
 		}
 	}
@@ -117,17 +118,42 @@ func (st *storage) pollError(a Access, waited time.Duration, err error) error {
 	return fmt.Errorf("poll on dma-buf %v (fd %d) for %v access after %v: %w: %w", st.id, st.fd, a, waited, ErrSync, err)
 }
 
-// recordWait counts one wait that blocked for d.
-func recordWait(d time.Duration) {
+// FenceWaitCounter counts fence waits: those that blocked (timed-out ones
+// included), their total and longest time, and the timeouts. The zero
+// value is ready; it is safe for concurrent use and allocates nothing.
+// Package tensor keeps one for the process (Stats); the elements keep
+// their own.
+type FenceWaitCounter struct {
+	waits, nanos, maxNanos, timeouts atomic.Uint64
+}
+
+// Record counts one wait that blocked for d.
+func (c *FenceWaitCounter) Record(d time.Duration) {
 	ns := uint64(max(d, 0))
-	counters.fenceWaits.Add(1)
-	counters.fenceWaitNanos.Add(ns)
+	c.waits.Add(1)
+	c.nanos.Add(ns)
 	for {
-		m := counters.fenceWaitMaxNanos.Load()
-		if ns <= m || counters.fenceWaitMaxNanos.CompareAndSwap(m, ns) {
+		m := c.maxNanos.Load()
+		if ns <= m || c.maxNanos.CompareAndSwap(m, ns) {
 			return
 		}
 	}
+}
+
+// Timeout counts one wait that ran out of time.
+func (c *FenceWaitCounter) Timeout() { c.timeouts.Add(1) }
+
+// Read returns the counts.
+func (c *FenceWaitCounter) Read() (waits, totalNanos, maxNanos, timeouts uint64) {
+	return c.waits.Load(), c.nanos.Load(), c.maxNanos.Load(), c.timeouts.Load()
+}
+
+// Reset sets every count to zero.
+func (c *FenceWaitCounter) Reset() {
+	c.waits.Store(0)
+	c.nanos.Store(0)
+	c.maxNanos.Store(0)
+	c.timeouts.Store(0)
 }
 
 // ExportSyncFile returns a new sync_file fd holding the fences a CPU

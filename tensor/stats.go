@@ -35,13 +35,13 @@ var counters struct {
 	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
 	bracketsOpened, bracketsJoined, bracketsWidened         atomic.Uint64
 	bracketsClosed, allocFallbacks                          atomic.Uint64
-	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos           atomic.Uint64
-	fenceTimeouts                                           atomic.Uint64
+	fences                                                  FenceWaitCounter
 }
 
 // ReadStats returns the current counters.
 func ReadStats() Stats {
 	p := pin.ReadStats()
+	fw, fn, fm, ft := counters.fences.Read()
 	return Stats{
 		Mmaps:           p.Maps,
 		Munmaps:         p.Unmaps,
@@ -59,9 +59,9 @@ func ReadStats() Stats {
 		BracketsClosed:  counters.bracketsClosed.Load(),
 		AllocFallbacks:  counters.allocFallbacks.Load(),
 
-		FenceWaits:        counters.fenceWaits.Load(),
-		FenceWaitNanos:    counters.fenceWaitNanos.Load(),
-		FenceWaitMaxNanos: counters.fenceWaitMaxNanos.Load(),
-		FenceTimeouts:     counters.fenceTimeouts.Load(),
+		FenceWaits:        fw,
+		FenceWaitNanos:    fn,
+		FenceWaitMaxNanos: fm,
+		FenceTimeouts:     ft,
 	}
 }

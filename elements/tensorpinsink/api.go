@@ -73,6 +73,7 @@ func (k *Sink) Stats() Stats {
 	if st := k.s.current(); st != nil {
 		k.s.recordCache(st)
 	}
+	fw, fn, fm, ft := c.fences.Read()
 	return Stats{
 		Frames: c.frames.Load(), CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(),
 		CacheEvictions: c.evictions.Load(), Mmaps: c.mmaps.Load(), Syncs: c.syncs.Load(),
@@ -80,8 +81,7 @@ func (k *Sink) Stats() Stats {
 		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load(),
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
-		FenceWaits: c.fenceWaits.Load(), FenceWaitNanos: c.fenceWaitNanos.Load(),
-		FenceWaitMaxNanos: c.fenceWaitMaxNanos.Load(), FenceTimeouts: c.fenceTimeouts.Load(),
+		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
 		LeasesOutstanding: c.leases.Load(),
 	}
 }

@@ -167,7 +167,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	for k := 0; k < f.nmem; k++ {
 		joined, waited, err := f.mems[k].Tensor().BeginCPUAccessTimeout(f.access, timeout)
 		if waited > 0 {
-			s.stats.recordFenceWait(waited)
+			s.stats.fences.Record(waited)
 		}
 		s.stats.syncs.Add(1)
 		if joined {
@@ -179,7 +179,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 			}
 			f.releasePlanes()
 			if errors.Is(err, tensor.ErrFenceTimeout) {
-				s.stats.fenceTimeouts.Add(1)
+				s.stats.fences.Timeout()
 				return &errRender{code: gstc.ResourceSync,
 					err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
 			}

@@ -2,9 +2,10 @@ package tensorpinsink
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // counters are the element's statistics since its last start.
@@ -21,29 +22,17 @@ type counters struct {
 	// Fence waits before this sink's brackets (sync-timeout): those that
 	// blocked (timed-out ones included), their total and longest time in
 	// nanoseconds, and the timeouts.
-	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos, fenceTimeouts atomic.Uint64
-	leases                                                       atomic.Int64
-}
-
-// recordFenceWait counts one fence wait that blocked for d.
-func (c *counters) recordFenceWait(d time.Duration) {
-	ns := uint64(max(d, 0))
-	c.fenceWaits.Add(1)
-	c.fenceWaitNanos.Add(ns)
-	for {
-		m := c.fenceWaitMaxNanos.Load()
-		if ns <= m || c.fenceWaitMaxNanos.CompareAndSwap(m, ns) {
-			return
-		}
-	}
+	fences tensor.FenceWaitCounter
+	leases atomic.Int64
 }
 
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed, &c.fenceWaits, &c.fenceWaitNanos, &c.fenceWaitMaxNanos, &c.fenceTimeouts} {
+		&c.poolsProposed} {
 		u.Store(0)
 	}
+	c.fences.Reset()
 }
 
 // structure renders the counters as a GstStructure the caller owns.
@@ -59,11 +48,14 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
-		{"fence-waits", &c.fenceWaits}, {"fence-wait-total-ns", &c.fenceWaitNanos},
-		{"fence-wait-max-ns", &c.fenceWaitMaxNanos}, {"fence-timeouts", &c.fenceTimeouts},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}
+	waits, total, longest, timeouts := c.fences.Read()
+	st.SetValue("fence-waits", waits)
+	st.SetValue("fence-wait-total-ns", total)
+	st.SetValue("fence-wait-max-ns", longest)
+	st.SetValue("fence-timeouts", timeouts)
 	st.SetValue("leases-outstanding", uint64(max(c.leases.Load(), 0)))
 	return st
 }

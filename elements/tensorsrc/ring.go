@@ -155,11 +155,11 @@ func (r *ring) takeFreeLocked() *Slot {
 func (st *state) beginWrite(sl *Slot) error {
 	_, waited, err := sl.t.BeginCPUAccessTimeout(tensor.AccessReadWrite, st.syncTimeout)
 	if waited > 0 {
-		st.stats.recordFenceWait(waited)
+		st.stats.fences.Record(waited)
 	}
 	if err != nil {
 		if errors.Is(err, tensor.ErrFenceTimeout) {
-			st.stats.fenceTimeouts.Add(1)
+			st.stats.fences.Timeout()
 		} else {
 			st.stats.syncErrors.Add(1)
 		}

@@ -2,9 +2,10 @@ package tensorsrc
 
 import (
 	"sync/atomic"
-	"time"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // runStats are the counters of one run (Start to Stop). Buffers returned
@@ -33,21 +34,8 @@ type runStats struct {
 	// Fence waits before opening a slot's bracket (sync-timeout): those
 	// that blocked, their total and longest time (ns), the timeouts; and
 	// the write fences the application attached (SetWriteFence).
-	fenceWaits, fenceWaitNanos, fenceWaitMaxNanos, fenceTimeouts atomic.Uint64
-	fencesAttached                                               atomic.Uint64
-}
-
-// recordFenceWait counts one fence wait that blocked for d.
-func (s *runStats) recordFenceWait(d time.Duration) {
-	ns := uint64(max(d, 0))
-	s.fenceWaits.Add(1)
-	s.fenceWaitNanos.Add(ns)
-	for {
-		m := s.fenceWaitMaxNanos.Load()
-		if ns <= m || s.fenceWaitMaxNanos.CompareAndSwap(m, ns) {
-			return
-		}
-	}
+	fences         tensor.FenceWaitCounter
+	fencesAttached atomic.Uint64
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
@@ -58,6 +46,7 @@ func newRunStats(poolSize int, backend string) *runStats {
 // one, owned by the caller).
 func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
+	fw, fn, fm, ft := s.fences.Read()
 	// Closes first: every close follows its open, so opened >= closed.
 	closed := s.closed.Load()
 	opened := s.opened.Load()
@@ -79,10 +68,10 @@ func (s *runStats) structure() *gst.Structure {
 		{"reader-end-events", s.readerEnds.Load()},
 		{"other-end-events", s.otherEnds.Load()},
 		{"sync-errors", s.syncErrors.Load()},
-		{"fence-waits", s.fenceWaits.Load()},
-		{"fence-wait-total-ns", s.fenceWaitNanos.Load()},
-		{"fence-wait-max-ns", s.fenceWaitMaxNanos.Load()},
-		{"fence-timeouts", s.fenceTimeouts.Load()},
+		{"fence-waits", fw},
+		{"fence-wait-total-ns", fn},
+		{"fence-wait-max-ns", fm},
+		{"fence-timeouts", ft},
 		{"fences-attached", s.fencesAttached.Load()},
 	} {
 		st.SetValue(f.k, f.v)
