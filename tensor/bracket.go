@@ -146,7 +146,11 @@ func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (jo
 // ioctl (through this import's fd) with the bracket's whole access. It
 // reports whether it closed the bracket.
 func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
-	b := lookupBracket(s.id)
+	// The user our enter counted keeps the record in the table until the
+	// releaseBracket below: the lookup need not count another.
+	brackets.mu.Lock()
+	b := brackets.open[s.id]
+	brackets.mu.Unlock()
 	if b == nil {
 		// Our own count said a bracket is open: the record cannot be
 		// missing unless the counts were corrupted.
@@ -163,7 +167,6 @@ func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
 		counters.bracketsClosed.Add(1)
 	}
 	b.mu.Unlock()
-	releaseBracket(s.id, b) // our lookup
 	releaseBracket(s.id, b) // the user counted when we entered
 	return closed, err
 }

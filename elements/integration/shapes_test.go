@@ -251,10 +251,10 @@ func checkShape(t *testing.T, sh shape, r shapeResult, frames int) {
 	}
 }
 
-// The shapes with memfd standing in for dma-bufs: no ioctl is issued
-// (memfd has no sync ioctl), so this checks the bookkeeping; the real
-// ioctl counts come from TestDMAHeapBracketShapes in the QEMU guest.
-func TestBracketShapesMemfd(t *testing.T) {
+// eachShape runs every shape on backend (60 frames, 6 for the held case)
+// through checkShape, then extra with the run's figures and the counters
+// read before it.
+func eachShape(t *testing.T, backend string, extra func(t *testing.T, sh shape, r shapeResult, frames int, before tensor.Stats)) {
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
 			frames := 60
@@ -262,16 +262,25 @@ func TestBracketShapesMemfd(t *testing.T) {
 				frames = 6
 			}
 			before := tensor.ReadStats()
-			r := runShape(t, sh, "memfd", frames)
+			r := runShape(t, sh, backend, frames)
 			checkShape(t, sh, r, frames)
-			if sh.hold {
-				// Stop left every bracket open: the frames are still held.
-				if c := r.beforeRelease.BracketsClosed - before.BracketsClosed; c != 0 {
-					t.Errorf("%d brackets closed by NULL while the application held the frames, want 0", c)
-				}
-			}
+			extra(t, sh, r, frames, before)
 		})
 	}
+}
+
+// The shapes with memfd standing in for dma-bufs: no ioctl is issued
+// (memfd has no sync ioctl), so this checks the bookkeeping; the real
+// ioctl counts come from TestDMAHeapBracketShapes in the QEMU guest.
+func TestBracketShapesMemfd(t *testing.T) {
+	eachShape(t, "memfd", func(t *testing.T, sh shape, r shapeResult, frames int, before tensor.Stats) {
+		if sh.hold {
+			// Stop left every bracket open: the frames are still held.
+			if c := r.beforeRelease.BracketsClosed - before.BracketsClosed; c != 0 {
+				t.Errorf("%d brackets closed by NULL while the application held the frames, want 0", c)
+			}
+		}
+	})
 }
 
 // The shapes on real dma-heap buffers, counting DMA_BUF_IOCTL_SYNC calls
@@ -279,31 +288,22 @@ func TestBracketShapesMemfd(t *testing.T) {
 // ENOTTY would show up in SyncNotTTY).
 func TestDMAHeapBracketShapes(t *testing.T) {
 	needReal(t, tensor.DMAHeapPath, openable(tensor.DMAHeapPath))
-	for _, sh := range shapes {
-		t.Run(sh.name, func(t *testing.T) {
-			frames := 60
-			if sh.hold {
-				frames = 6
+	eachShape(t, "dma-heap", func(t *testing.T, sh shape, r shapeResult, frames int, before tensor.Stats) {
+		d := r.delta
+		if d.SyncNotTTY != 0 || d.SyncErrors != 0 {
+			t.Fatalf("%d ENOTTY, %d errors: not real dma-bufs?", d.SyncNotTTY, d.SyncErrors)
+		}
+		per := sh.syncsPerFrame / 2
+		if d.SyncStart != uint64(per*frames) || d.SyncEnd != uint64(per*frames) {
+			t.Errorf("%d START + %d END DMA_BUF_IOCTL_SYNC for %d frames, want %d each (%d per frame)",
+				d.SyncStart, d.SyncEnd, frames, per*frames, sh.syncsPerFrame)
+		}
+		if sh.hold {
+			if e := r.beforeRelease.SyncEnd - before.SyncEnd; e != 0 {
+				t.Errorf("%d END ioctls by NULL while the application held the frames, want 0", e)
 			}
-			before := tensor.ReadStats()
-			r := runShape(t, sh, "dma-heap", frames)
-			checkShape(t, sh, r, frames)
-			d := r.delta
-			if d.SyncNotTTY != 0 || d.SyncErrors != 0 {
-				t.Fatalf("%d ENOTTY, %d errors: not real dma-bufs?", d.SyncNotTTY, d.SyncErrors)
-			}
-			per := sh.syncsPerFrame / 2
-			if d.SyncStart != uint64(per*frames) || d.SyncEnd != uint64(per*frames) {
-				t.Errorf("%d START + %d END DMA_BUF_IOCTL_SYNC for %d frames, want %d each (%d per frame)",
-					d.SyncStart, d.SyncEnd, frames, per*frames, sh.syncsPerFrame)
-			}
-			if sh.hold {
-				if e := r.beforeRelease.SyncEnd - before.SyncEnd; e != 0 {
-					t.Errorf("%d END ioctls by NULL while the application held the frames, want 0", e)
-				}
-			}
-			t.Logf("%s: %d frames, %d START + %d END sync ioctls (%.1f per frame)", sh.name, frames, d.SyncStart, d.SyncEnd,
-				float64(d.SyncStart+d.SyncEnd)/float64(frames))
-		})
-	}
+		}
+		t.Logf("%s: %d frames, %d START + %d END sync ioctls (%.1f per frame)", sh.name, frames, d.SyncStart, d.SyncEnd,
+			float64(d.SyncStart+d.SyncEnd)/float64(frames))
+	})
 }

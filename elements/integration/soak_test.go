@@ -129,14 +129,9 @@ func TestSoakStateCycles(t *testing.T) {
 // cycleStates runs the cycles of TestSoakStateCycles; the pipeline is
 // unreachable when it returns.
 func cycleStates(t *testing.T, kind string, cycles int) int {
-	p, err := gst.NewPipelineFromString("tensorsrc is-live=true framerate=500/1 ! " +
+	p, k, _ := parseWithSink(t, "tensorsrc is-live=true framerate=500/1 ! "+
 		"video/x-raw,format=RGBA,width=32,height=32 ! tensorpinsink name=sink sync=false max-leases=3")
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
-	el, _ := p.GetElementByName("sink")
-	k, _ := tensorpinsink.FromElement(el)
 	var mu sync.Mutex
 	var held []tensorpinsink.Frame
 	hold := false
@@ -217,14 +212,9 @@ func renegotiate(t *testing.T, rounds int) int {
 		fds[i] = fd
 	}
 	layouts := []string{"16:16:1", "(string)64:4"}
-	p, err := gst.NewPipelineFromString("appsrc name=src format=time caps=other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8,framerate=0/1 ! " +
+	p, k, _ := parseWithSink(t, "appsrc name=src format=time caps=other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8,framerate=0/1 ! "+
 		"tensorpinsink name=sink sync=false max-leases=64")
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
-	el, _ := p.GetElementByName("sink")
-	k, _ := tensorpinsink.FromElement(el)
 	var mu sync.Mutex
 	var held []tensorpinsink.Frame
 	var clones []pin.HostPin
