@@ -99,6 +99,13 @@ func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem int, memSizes []int, spot
 				return fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
 			}
 			sp.mem, sp.skip = pl.Memory, pl.Layout.Offset
+		} else if nmem == 1 {
+			// One memory (the common case): the offset is the place in it,
+			// no need to ask GStreamer.
+			if pl.Layout.Offset >= memSizes[0] {
+				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
+			}
+			sp.mem, sp.skip = 0, pl.Layout.Offset
 		} else {
 			mem, skip, ok := gstc.FindMemory(buf, pl.Layout.Offset)
 			if !ok {
