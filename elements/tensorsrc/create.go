@@ -135,11 +135,14 @@ func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
 }
 
 // fill writes the pattern of frame n into b: byte i is n*7+i (counter),
-// i (gradient) or 0 (black). It writes one 256-byte period and doubles
+// i (gradient) or 0 (black), or leaves b as it is (none). It writes one 256-byte period and doubles
 // it with copy, so a frame costs a few memmoves, not a byte loop.
 func fill(b []byte, p pattern, n uint64) {
-	if p == patternBlack {
+	switch p {
+	case patternBlack:
 		clear(b)
+		return
+	case patternNone:
 		return
 	}
 	var base byte

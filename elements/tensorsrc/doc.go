@@ -16,7 +16,9 @@
 //	backend     string    "auto"   auto (dma-heap when /dev/dma_heap/system opens, else memfd;
 //	                               TENSORPIN_BACKEND overrides), dma-heap, udmabuf, memfd
 //	pattern     string    "counter" counter (byte i of frame n = n*7+i), gradient (i),
-//	                               black (0), app (tensors pushed through Source)
+//	                               black (0), none (left as the slot holds it: zeros
+//	                               at first; a size-independent producer for benchmarks),
+//	                               app (tensors pushed through Source)
 //	width       int       320      preferred video width (1..16384)
 //	height      int       240      preferred video height (1..16384)
 //	format      string    "RGB"    preferred raw video format (single-plane formats of capslayout)

@@ -132,12 +132,13 @@ func TestEndEventsFromDownstream(t *testing.T) {
 	}
 }
 
-// The built-in patterns write what they promise.
+// The built-in patterns write what they promise (none: the zeros of a
+// fresh slot, untouched).
 func TestPatterns(t *testing.T) {
 	for _, pat := range []struct {
 		name string
 		p    pattern
-	}{{"gradient", patternGradient}, {"black", patternBlack}, {"counter", patternCounter}} {
+	}{{"gradient", patternGradient}, {"black", patternBlack}, {"counter", patternCounter}, {"none", patternNone}} {
 		t.Run(pat.name, func(t *testing.T) {
 			p, _ := parse(t, "tensorsrc name=src num-buffers=20 pool-size=2 pattern="+pat.name+
 				" ! video/x-raw,format=GRAY8,width=100,height=30 ! fakesink name=sink enable-last-sample=false")

@@ -21,10 +21,14 @@ const (
 	patternGradient
 	patternBlack
 	patternApp
+	// patternNone writes nothing: a frame holds what its slot held (zeros
+	// at first). The producer's cost then does not grow with the frame,
+	// so a benchmark sees what the rest of the pipeline costs.
+	patternNone
 )
 
 var patternNames = map[string]pattern{
-	"counter": patternCounter, "gradient": patternGradient, "black": patternBlack, "app": patternApp,
+	"counter": patternCounter, "gradient": patternGradient, "black": patternBlack, "app": patternApp, "none": patternNone,
 }
 
 // The handoff property's values.
@@ -113,7 +117,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	pat, ok := patternNames[s.pattern]
 	if !ok {
 		gstc.PostError(self.Element, gstc.ResourceSettings,
-			fmt.Sprintf("unknown pattern %q: want counter, gradient, black or app", s.pattern), "")
+			fmt.Sprintf("unknown pattern %q: want counter, gradient, black, none or app", s.pattern), "")
 		return false
 	}
 	if s.handoff != handoffAdopt && s.handoff != handoffClose {
