@@ -3,6 +3,7 @@ package main
 import (
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,7 +15,7 @@ import (
 // log–log, one line per pipeline (the cases with a Chart label).
 func chart(cases []*Case, path string) error {
 	p := plot.New()
-	p.Title.Text = "CPU per frame vs frame size (whole process, median of rounds)"
+	p.Title.Text = "Steady-state CPU per frame vs frame size (whole process, median of rounds)"
 	p.X.Label.Text = "frame size, MB (RGBA 360p, 1080p, 4K)"
 	p.Y.Label.Text = "CPU per frame, ms (user+sys)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
@@ -50,7 +51,7 @@ func chart(cases []*Case, path string) error {
 		l.Color, pts.Color = col, col
 		l.Width = vg.Points(1.5)
 		pts.Shape = draw.CircleGlyph{}
-		if i >= 4 {
+		if strings.Contains(name, "pattern=none") {
 			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(l, pts)

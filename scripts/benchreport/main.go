@@ -52,16 +52,23 @@ type Case struct {
 	Strace   bool     // count mmap/munmap/ioctl per frame with strace
 	Chart    string   // chart line it belongs to ("" for none)
 
-	runs []run
+	runs []pair
 	st   map[string]uint64 // tensorpinsink-stats of the last run
 	sc   map[string]float64
 }
 
+// A run is one process: CPU (user+sys), wall time and peak RSS.
 type run struct {
 	cpu    time.Duration
 	wall   time.Duration
 	maxrss int64 // KiB
 }
+
+// A pair is one round of a case: a short run (n₁ = n₂/3 frames) and a
+// long one (n₂ = Frames). Their difference over the extra frames is the
+// steady-state cost of a frame, without what a process pays once
+// (plugin loading, a Go runtime, allocating and first touching a pool).
+type pair struct{ short, long run }
 
 var (
 	rounds  = flag.Int("rounds", 5, "rounds; each runs every case once, in order")
@@ -95,18 +102,22 @@ func main() {
 	// Warm-up: build both registries (one per plugin path) so no run pays
 	// for a plugin scan, and touch every code path once.
 	for _, c := range cases {
-		if _, _, err := runOnce(c, max(2, c.Frames/20), false); err != nil {
+		if _, _, err := runOnce(c, max(2, c.Frames/20)); err != nil {
 			log.Fatalf("%s: %v", c.ID, err)
 		}
 	}
 	for r := 0; r < *rounds; r++ {
 		log.Printf("round %d/%d", r+1, *rounds)
 		for _, c := range cases {
-			rr, stdout, err := runOnce(c, c.Frames, false)
+			short, _, err := runOnce(c, c.short())
 			if err != nil {
 				log.Fatalf("%s: %v", c.ID, err)
 			}
-			c.runs = append(c.runs, rr)
+			long, stdout, err := runOnce(c, c.Frames)
+			if err != nil {
+				log.Fatalf("%s: %v", c.ID, err)
+			}
+			c.runs = append(c.runs, pair{short, long})
 			if st := parseStats(stdout); st != nil {
 				c.st = st
 			}
@@ -134,31 +145,70 @@ func main() {
 	log.Printf("wrote %s and %s in %s", *out, *png, time.Since(started).Round(time.Second))
 }
 
-func frames(n int) int { return max(10, int(float64(n)*(*scale))) }
+func frames(n int) int { return max(30, int(float64(n)*(*scale))) }
+
+// sinkRing is the ring tensorpinsink asks tensorsrc for (max-leases 4 +
+// 1). Every tensorsrc of the report runs it, floors included, so a
+// comparison measures the sinks and not the producer's working set (five
+// 1080p frames are 41 MB, four 33 MB, against this machine's L3).
+const sinkRing = "pool-size=5"
 
 func buildCases() []*Case {
 	var cs []*Case
 	add := func(c *Case) { cs = append(cs, c) }
-	// Frame counts: each run takes about 0.5–2 s on a quiet 2-core machine.
+	// Frame counts of the long run (n₂); the short run is a third of it.
+	// A long run takes about 0.3–2 s on a quiet 2-core machine.
 	tsN := map[string]int{"360p": 9000, "1080p": 1500, "4K": 300}
 	vtN := map[string]int{"360p": 3000, "1080p": 500, "4K": 120}
-	goN := map[string]int{"360p": 4000, "1080p": 600, "4K": 100}
+	goN := map[string]int{"360p": 4000, "1080p": 600, "4K": 150}
+	copyN := map[string]int{"360p": 3000, "1080p": 300, "4K": 90}
 	for _, s := range sizes {
 		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
 		b := s.W * s.H * 4
 		n := frames(tsN[s.Label])
-		src := fmt.Sprintf("tensorsrc num-buffers=%d ! %s", n, caps)
+		src := fmt.Sprintf("tensorsrc num-buffers=%d %s ! %s", n, sinkRing, caps)
 		add(gstCase("tensorsrc", "tensorpinsink", s.Label, b, n, src+" ! tensorpinsink sync=false", true, "gst-launch: tensorsrc ! tensorpinsink"))
 		add(gstCase("tensorsrc", "fakesink", s.Label, b, n, src+" ! fakesink sync=false", false, "gst-launch: tensorsrc ! fakesink"))
 		gn := frames(goN[s.Label])
-		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, true, "Go: tensorsrc ! PinSink"))
-		add(goCase("appsink", "appsink + Map + copy", s.Label, b, gn, caps, s.Label == "1080p", "Go: tensorsrc ! appsink + Map + copy"))
-		add(goCase("fakesink", "fakesink", s.Label, b, gn, caps, false, "Go: tensorsrc ! fakesink"))
+		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, sinkRing, true, "Go: tensorsrc ! PinSink"))
+		if s.Label == "1080p" {
+			add(goCase("onframe", "PinSink.OnFrame", s.Label, b, gn, caps, sinkRing, false, ""))
+		}
+		add(goCase("appsink", "appsink + Map + copy", s.Label, b, frames(copyN[s.Label]), caps, sinkRing, s.Label == "1080p", "Go: tensorsrc ! appsink + Map + copy"))
+		add(goCase("fakesink", "fakesink", s.Label, b, gn, caps, sinkRing, false, "Go: tensorsrc ! fakesink"))
 		vn := frames(vtN[s.Label])
 		vsrc := fmt.Sprintf("videotestsrc num-buffers=%d ! %s", vn, caps)
 		add(gstCase("videotestsrc", "tensorpinsink (pool)", s.Label, b, vn, vsrc+" ! tensorpinsink sync=false", true, "gst-launch: videotestsrc ! tensorpinsink (pool)"))
 		add(gstCase("videotestsrc", "tensorpinsink propose-pool=false (copy)", s.Label, b, vn, vsrc+" ! tensorpinsink sync=false propose-pool=false", s.Label == "1080p", "gst-launch: videotestsrc ! tensorpinsink (copy path)"))
 		add(gstCase("videotestsrc", "fakesink", s.Label, b, vn, vsrc+" ! fakesink sync=false", false, "gst-launch: videotestsrc ! fakesink"))
+	}
+	// The sinks' own cost: tensorsrc pattern=none writes nothing, so the
+	// producer's cost does not grow with the frame and what is left of
+	// (pipeline − fakesink) is the sink's.
+	for _, s := range sizes {
+		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
+		b := s.W * s.H * 4
+		n := frames(30000)
+		src := fmt.Sprintf("tensorsrc num-buffers=%d %s pattern=none ! %s", n, sinkRing, caps)
+		add(gstCase(nonePrefix+"tensorsrc", "tensorpinsink", s.Label, b, n, src+" ! tensorpinsink sync=false", false, "gst-launch: tensorsrc pattern=none ! tensorpinsink"))
+		add(gstCase(nonePrefix+"tensorsrc", "fakesink", s.Label, b, n, src+" ! fakesink sync=false", false, "gst-launch: tensorsrc pattern=none ! fakesink"))
+		gn := frames(15000)
+		props := sinkRing + " pattern=none"
+		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink"))
+		add(goCase("onframe", "PinSink.OnFrame", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink.OnFrame"))
+		add(goCase("appsink", "appsink + Map + copy", s.Label, b, frames(2*copyN[s.Label]), caps, props, false, "Go: tensorsrc pattern=none ! appsink + Map + copy"))
+		add(goCase("fakesink", "fakesink", s.Label, b, gn, caps, props, false, ""))
+	}
+	// The working set, not the sink: the same producers with the default
+	// ring (tensorsrc: 4) or a sink that holds fewer frames.
+	{
+		caps := "video/x-raw,format=RGBA,width=1920,height=1080"
+		n := frames(tsN["1080p"])
+		add(gstCase("tensorsrc (default ring of 4)", "fakesink", "1080p", 1920*1080*4, n,
+			fmt.Sprintf("tensorsrc num-buffers=%d ! %s ! fakesink sync=false", n, caps), false, ""))
+		vn := frames(vtN["1080p"])
+		add(gstCase("videotestsrc", "tensorpinsink max-leases=1 (pool of 2)", "1080p", 1920*1080*4, vn,
+			fmt.Sprintf("videotestsrc num-buffers=%d ! %s ! tensorpinsink sync=false max-leases=1", vn, caps), false, ""))
 	}
 	// NV12 1080p (two planes), from videotestsrc.
 	nv := "NV12 1080p"
@@ -172,11 +222,14 @@ func buildCases() []*Case {
 	tf := "tensors f32 640×640×3"
 	tfB := 640 * 640 * 3 * 4
 	n = frames(2000)
-	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n)
+	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d %s ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n, sinkRing)
 	add(gstCase("tensorsrc", "tensorpinsink", tf, tfB, n, tsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("tensorsrc", "fakesink", tf, tfB, n, tsrc+" ! fakesink sync=false", false, ""))
 	return cs
 }
+
+// nonePrefix marks the producer of the pattern=none cases.
+const nonePrefix = "pattern=none "
 
 func gstCase(producer, sink, sz string, b, n int, line string, strace bool, chart string) *Case {
 	return &Case{
@@ -187,12 +240,16 @@ func gstCase(producer, sink, sz string, b, n int, line string, strace bool, char
 	}
 }
 
-func goCase(mode, sink, sz string, b, n int, caps string, strace bool, chart string) *Case {
+func goCase(mode, sink, sz string, b, n int, caps, srcProps string, strace bool, chart string) *Case {
+	producer, id := "Go tensorsrc", "go/"+mode+"/"+sz
+	if strings.Contains(srcProps, "pattern=none") {
+		producer, id = "Go "+nonePrefix+"tensorsrc", "go/none/"+mode+"/"+sz
+	}
 	return &Case{
-		ID:       "go/" + mode + "/" + sz,
-		Producer: "Go tensorsrc", Sink: sink, Size: sz, Bytes: b, Frames: n, Go: true,
-		Args: []string{"-sink", mode, "-caps", caps},
-		Line: fmt.Sprintf("goapp -sink %s -caps %s -n %d", mode, caps, n), Strace: strace, Chart: chart,
+		ID:       id,
+		Producer: producer, Sink: sink, Size: sz, Bytes: b, Frames: n, Go: true,
+		Args: []string{"-sink", mode, "-caps", caps, "-src", srcProps},
+		Line: fmt.Sprintf("goapp -sink %s -caps %s -src '%s' -n %d", mode, caps, srcProps, n), Strace: strace, Chart: chart,
 	}
 }
 
@@ -229,7 +286,7 @@ func command(c *Case, n int, straceOut string) *exec.Cmd {
 	return cmd
 }
 
-func runOnce(c *Case, n int, _ bool) (run, []byte, error) {
+func runOnce(c *Case, n int) (run, []byte, error) {
 	cmd := command(c, n, "")
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -344,21 +401,45 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// cpuPerFrame returns the CPU per frame of each run, in ms.
+// short is the frame count of the short run.
+func (c *Case) short() int { return max(1, c.Frames/3) }
+
+// cpuPerFrame returns the steady-state CPU per frame of each round, in
+// ms: (CPU(n₂) − CPU(n₁)) / (n₂ − n₁).
 func (c *Case) cpuPerFrame() []float64 {
 	var xs []float64
 	for _, r := range c.runs {
-		xs = append(xs, float64(r.cpu)/1e6/float64(c.Frames))
+		xs = append(xs, float64(r.long.cpu-r.short.cpu)/1e6/float64(c.Frames-c.short()))
 	}
 	return xs
 }
 
 func (c *Case) msPerFrame() float64 { return median(c.cpuPerFrame()) }
 
+// startupMs is what the process pays once, in ms (median over rounds):
+// the short run's CPU less its frames at the steady-state rate.
+func (c *Case) startupMs() float64 {
+	var xs []float64
+	for i, r := range c.runs {
+		xs = append(xs, float64(r.short.cpu)/1e6-c.cpuPerFrame()[i]*float64(c.short()))
+	}
+	return median(xs)
+}
+
+// wholeMsPerFrame is the long run's CPU over its frames, startup
+// included (median over rounds), in ms.
+func (c *Case) wholeMsPerFrame() float64 {
+	var xs []float64
+	for _, r := range c.runs {
+		xs = append(xs, float64(r.long.cpu)/1e6/float64(c.Frames))
+	}
+	return median(xs)
+}
+
 func (c *Case) fps() float64 {
 	var xs []float64
 	for _, r := range c.runs {
-		xs = append(xs, float64(c.Frames)/r.wall.Seconds())
+		xs = append(xs, float64(c.Frames)/r.long.wall.Seconds())
 	}
 	return median(xs)
 }
@@ -378,7 +459,7 @@ func (c *Case) spread() float64 { // (max-min)/median of CPU per frame, %
 func (c *Case) rssMB() float64 {
 	var m int64
 	for _, r := range c.runs {
-		m = max(m, r.maxrss)
+		m = max(m, r.long.maxrss)
 	}
 	return float64(m) / 1024
 }

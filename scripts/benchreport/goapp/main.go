@@ -3,8 +3,10 @@
 // frame with each way of getting it.
 //
 //	goapp -sink pinsink  -caps video/x-raw,format=RGBA,width=3840,height=2160 -n 100
+//	goapp -sink onframe  ...   # PinSink.OnFrame: the frame handled on the streaming thread
 //	goapp -sink appsink  ...   # what a go-gst user writes today: pull, Map, Bytes() (a copy into a new Go slice)
 //	goapp -sink fakesink ...   # the floor
+//	goapp -src "pool-size=5 pattern=none" ...   # more tensorsrc properties
 //
 // The source is always tensorsrc (registered statically through package
 // pipelines: keep libgsttensorpin.so out of GST_PLUGIN_PATH). goapp
@@ -18,6 +20,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
@@ -27,12 +30,24 @@ import (
 )
 
 func main() {
-	sink := flag.String("sink", "pinsink", "pinsink, appsink (Map + Bytes copy) or fakesink")
+	sink := flag.String("sink", "pinsink", "pinsink (Frames channel), onframe (PinSink.OnFrame callback), appsink (Map + Bytes copy) or fakesink")
 	caps := flag.String("caps", "video/x-raw,format=RGBA,width=1920,height=1080", "caps between tensorsrc and the sink")
 	n := flag.Int("n", 100, "frames")
+	srcProps := flag.String("src", "", "more tensorsrc properties, e.g. \"pool-size=5 pattern=none\"")
+	cpuprofile := flag.String("cpuprofile", "", "write a Go CPU profile (runtime/pprof) of the run to this file")
 	flag.Parse()
 
-	src := fmt.Sprintf("tensorsrc num-buffers=%d ! %s ! ", *n, *caps)
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	src := fmt.Sprintf("tensorsrc num-buffers=%d %s ! %s ! ", *n, *srcProps, *caps)
 	var frames, bytes int64
 	var p *pipelines.Pipeline
 	var err error
@@ -56,6 +71,23 @@ func main() {
 				f.Release()
 			}
 		}()
+	case "onframe":
+		// The same sink, the frame handed to a callback on the streaming
+		// thread (PinSink.OnFrame): no goroutine switch per frame.
+		p, err = pipelines.Parse(src + "tensorpinsink name=sink sync=false")
+		if err != nil {
+			log.Fatal(err)
+		}
+		k, err := p.PinSink("sink")
+		if err != nil {
+			log.Fatal(err)
+		}
+		k.OnFrame(func(f pipelines.Frame) {
+			frames++ // the streaming thread is the only writer; read after Run
+			bytes += int64(len(f.Bytes()))
+			f.Release()
+		})
+		close(done)
 	case "appsink":
 		p, err = pipelines.Parse(src + "appsink name=sink sync=false max-buffers=2")
 		if err != nil {
@@ -116,5 +148,4 @@ func main() {
 		frames = int64(*n)
 	}
 	fmt.Printf("frames=%d bytes=%d\n", frames, bytes)
-	os.Exit(0)
 }
