@@ -79,6 +79,7 @@ var (
 	goapp   = flag.String("goapp", "build/bench/goapp", "Go helper binary (built by make bench-report)")
 	note    = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
 	nostrac = flag.Bool("no-strace", false, "skip the strace counts")
+	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
 )
 
 func main() {
@@ -135,7 +136,11 @@ func main() {
 		}
 	}
 	load1 := loadavg()
-	rep := report{cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1}
+	rep := report{cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep.markdown() // finds the missed targets
+	if *profiles {
+		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
+	}
 	if err := os.WriteFile(*out, []byte(rep.markdown()), 0o644); err != nil {
 		log.Fatal(err)
 	}
@@ -487,4 +492,40 @@ func ratio(a, b *Case) float64 {
 		}
 	}
 	return median(r)
+}
+
+// profileMisses profiles both sides of every missed target into dir
+// (emptied first: the profiles belong to this report).
+func (r *report) profileMisses(dir string) {
+	if len(*r.missed) == 0 {
+		return
+	}
+	if _, err := exec.LookPath("perf"); err != nil {
+		r.profileErr = "perf is not installed (apt-get install linux-perf)"
+		log.Print(r.profileErr)
+		return
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	r.profiles = map[string][2]*cpuProfile{}
+	done := map[string]*cpuProfile{}
+	get := func(c *Case) *cpuProfile {
+		if cp, ok := done[c.ID]; ok {
+			return cp
+		}
+		name := strings.NewReplacer("/", "_", " ", "-", "=", "-", "(", "", ")", "", "×", "x").Replace(c.ID) + ".pb.gz"
+		cp, err := profileCase(c, c.Frames, filepath.Join(dir, name))
+		if err != nil {
+			log.Printf("profile: %v", err)
+			r.profileErr = err.Error()
+		}
+		done[c.ID] = cp
+		return cp
+	}
+	for _, m := range *r.missed {
+		log.Printf("profiling %s", m.what)
+		r.profiles[m.what] = [2]*cpuProfile{get(m.pipeline), get(m.floor)}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -14,6 +15,23 @@ type report struct {
 	started      time.Time
 	took         time.Duration
 	load0, load1 string
+	missed       *[]missPair // filled while rendering the targets
+	profiles     map[string][2]*cpuProfile
+	profileErr   string
+	extra        []string // sections from other sources (ONNX Runtime, the guest)
+}
+
+// noteMiss records a missed target's pair, once, for profiling.
+func (r report) noteMiss(what string, pipeline, floor *Case) {
+	if r.missed == nil || pipeline == nil || floor == nil {
+		return
+	}
+	for _, m := range *r.missed {
+		if m.what == what {
+			return
+		}
+	}
+	*r.missed = append(*r.missed, missPair{what, pipeline, floor})
 }
 
 func (r report) find(id string) *Case {
@@ -104,6 +122,10 @@ func (r report) markdown() string {
 	if !any {
 		p("(not measured in this run: strace missing or -no-strace)\n")
 	}
+	for _, x := range r.extra {
+		p("%s\n", x)
+	}
+	r.profileSection(&b)
 	p("\n![CPU per frame against frame size](benchmarks.png)\n\n")
 	p("The chart: steady-state CPU per frame (whole process, median over rounds) against frame size (RGBA 360p, 1080p, 4K), log–log, one line per pipeline; the dashed lines are the pattern=none producer, whose own cost does not grow with the frame.\n")
 	return b.String()
@@ -128,6 +150,9 @@ func (r report) headline(b *strings.Builder) {
 		if s3 > 0 {
 			x := s4 / s3
 			p("| sink CPU per frame 4K ÷ 360p, %s: its own share, tensorsrc pattern=none (%.1f µs ÷ %.1f µs) | ≤ 1.3 | %.2f | %s |\n", pr.name, 1e3*s4, 1e3*s3, x, verdict(x, 1.3, true))
+			if x > 1.3 {
+				r.noteMiss("4K ÷ 360p, "+pr.name+": 4K pipeline against its floor", p4, f4)
+			}
 		} else {
 			p("| sink CPU per frame 4K ÷ 360p, %s: its own share, tensorsrc pattern=none (%.1f µs ÷ %.1f µs) | ≤ 1.3 | — | the 360p share is within noise (≤ 0) |\n", pr.name, 1e3*s4, 1e3*s3)
 		}
@@ -163,6 +188,9 @@ func (r report) headline(b *strings.Builder) {
 		}
 		x := ratio(a, c)
 		p("| tensorpinsink ÷ fakesink, %s (%.3f ms ÷ %.3f ms) | ≤ 1.1 | %.2f | %s |\n", pr.name, a.msPerFrame(), c.msPerFrame(), x, verdict(x, 1.1, true))
+		if x > 1.1 {
+			r.noteMiss("tensorpinsink ÷ fakesink, "+pr.name, a, c)
+		}
 	}
 	// 4. mmaps and bytes copied per frame.
 	for _, c := range r.cases {
@@ -249,4 +277,34 @@ func (r report) workingSet(b *strings.Builder) {
 		p("| %s | %.3f ÷ %.3f | %.2f |\n", row.name, a.msPerFrame(), c.msPerFrame(), ratio(a, c))
 	}
 	p("\n")
+}
+
+// profileSection shows, for each missed target, where the pipeline's CPU
+// per frame goes beyond its floor's, from perf profiles of both.
+func (r report) profileSection(b *strings.Builder) {
+	p := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
+	if r.missed == nil || len(*r.missed) == 0 {
+		return
+	}
+	p("## Where the time goes in the missed targets (profiles)\n\n")
+	if r.profileErr != "" {
+		p("Not profiled: %s\n\n", r.profileErr)
+		return
+	}
+	p("Each pair below ran once more under `perf record -g -F 1999` (every thread of the process: GStreamer's streaming threads, the kernel and Go alike; Go's own profiler sees only Go code), at the long run's frame count, startup included. The samples are written as pprof profiles next to this report (`go tool pprof -top docs/profiles/<file>`, or `-diff_base` the floor's file); the tables list the functions whose flat CPU per frame grew most from the floor to the pipeline.\n\n")
+	for _, m := range *r.missed {
+		pr, ok := r.profiles[m.what]
+		if !ok || pr[0] == nil || pr[1] == nil {
+			continue
+		}
+		a, f := pr[0], pr[1]
+		p("### %s\n\n", m.what)
+		p("`%s` (%s, %.1f µs/frame sampled) against `%s` (%s, %.1f µs/frame sampled).\n\n",
+			m.pipeline.Line, filepath.Base(a.path), a.total/1e3/float64(a.frames), m.floor.Line, filepath.Base(f.path), f.total/1e3/float64(f.frames))
+		p("| function | µs/frame, pipeline | µs/frame, floor | difference |\n|---|---|---|---|\n")
+		for _, d := range diffTop(a, f, 12) {
+			p("| `%s` | %.2f | %.2f | %+.2f |\n", d.name, d.a, d.b, d.a-d.b)
+		}
+		p("\n")
+	}
 }
