@@ -74,9 +74,10 @@ demo: plugin
 # ---- Performance report (issue 12) -------------------------------------------
 # make bench-report (not part of make test) runs every pipeline of the report
 # as child processes, interleaved over BENCH_ROUNDS rounds, counts their
-# system calls with strace, and writes docs/benchmarks.md and
-# docs/benchmarks.png (scripts/benchreport). About 10 minutes on 2 cores.
-BENCH_DEB_PACKAGES := strace
+# system calls with strace, profiles the pairs of missed targets with perf
+# (docs/profiles), and writes docs/benchmarks.md and docs/benchmarks.png
+# (scripts/benchreport). About 10 minutes on 2 cores.
+BENCH_DEB_PACKAGES := strace linux-perf
 BENCH_ROUNDS ?= 5
 BENCH_FLAGS ?=
 .PHONY: bench-report

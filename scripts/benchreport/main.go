@@ -71,14 +71,15 @@ type run struct {
 type pair struct{ short, long run }
 
 var (
-	rounds  = flag.Int("rounds", 5, "rounds; each runs every case once, in order")
-	scale   = flag.Float64("scale", 1, "scale every frame count (0.2 for a quick look)")
-	out     = flag.String("out", "docs/benchmarks.md", "report to write")
-	png     = flag.String("png", "docs/benchmarks.png", "chart to write")
-	plugin  = flag.String("plugin", "build", "directory holding libgsttensorpin.so")
-	goapp   = flag.String("goapp", "build/bench/goapp", "Go helper binary (built by make bench-report)")
-	note    = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
-	nostrac = flag.Bool("no-strace", false, "skip the strace counts")
+	rounds   = flag.Int("rounds", 5, "rounds; each runs every case once, in order")
+	scale    = flag.Float64("scale", 1, "scale every frame count (0.2 for a quick look)")
+	out      = flag.String("out", "docs/benchmarks.md", "report to write")
+	png      = flag.String("png", "docs/benchmarks.png", "chart to write")
+	plugin   = flag.String("plugin", "build", "directory holding libgsttensorpin.so")
+	goapp    = flag.String("goapp", "build/bench/goapp", "Go helper binary (built by make bench-report)")
+	note     = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
+	nostrac  = flag.Bool("no-strace", false, "skip the strace counts")
+	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
 )
 
@@ -98,6 +99,16 @@ func main() {
 		log.Fatalf("no Go helper: %v (go build -o %s ./scripts/benchreport/goapp)", err, *goapp)
 	}
 	cases := buildCases()
+	if *only != "" {
+		re := regexp.MustCompile(*only)
+		var keep []*Case
+		for _, c := range cases {
+			if re.MatchString(c.ID) {
+				keep = append(keep, c)
+			}
+		}
+		cases = keep
+	}
 	started := time.Now()
 	load0 := loadavg()
 	// Warm-up: build both registries (one per plugin path) so no run pays
@@ -201,7 +212,7 @@ func buildCases() []*Case {
 		props := sinkRing + " pattern=none"
 		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink"))
 		add(goCase("onframe", "PinSink.OnFrame", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink.OnFrame"))
-		add(goCase("appsink", "appsink + Map + copy", s.Label, b, frames(2*copyN[s.Label]), caps, props, false, "Go: tensorsrc pattern=none ! appsink + Map + copy"))
+		add(goCase("appsink", "appsink + Map + copy", s.Label, b, frames(copyN[s.Label]), caps, props, false, "Go: tensorsrc pattern=none ! appsink + Map + copy"))
 		add(goCase("fakesink", "fakesink", s.Label, b, gn, caps, props, false, ""))
 	}
 	// The working set, not the sink: the same producers with the default
