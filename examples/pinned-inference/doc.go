@@ -21,9 +21,9 @@
 // its slot's bound address or disagreed with the reference.
 //
 // Lifetimes: the PinSink's OnSlot hook (on the streaming thread) clones
-// the slot's pin and creates the ORT input tensor over it (NewTensor over
-// a slice of the pinned window: ONNX Runtime keeps the pointer, it does
-// not copy). The clone keeps the mapping alive for as long as ORT may
+// the slot's pin and creates the ORT input tensor over it
+// (NewCustomDataTensor over the pinned window: ONNX Runtime keeps the
+// pointer, it does not copy). The clone keeps the mapping alive for as long as ORT may
 // read it — past the frame, the sink and the pipeline — and is released
 // only when the binding is destroyed, after the run. Frames are inferred
 // and checked between delivery and Release, inside the sink's CPU-access

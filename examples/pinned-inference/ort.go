@@ -15,9 +15,31 @@ import (
 //go:embed model/model.onnx
 var modelONNX []byte
 
-// runtime is one ONNX Runtime session over the model and one binding per
+// model is an ONNX model this program can bind to pinned frames: one
+// input tensor read in place from a pin, and one float32 output of
+// Scores values.
+type model struct {
+	onnx          []byte
+	input, output string                    // tensor names in the graph
+	dtype         ort.TensorElementDataType // input element type
+	elemName      string                    // its name, for messages: "uint8"
+	elemSize      int                       // bytes per input element
+	shape         ort.Shape                 // input shape, NHWC
+}
+
+// exampleModel is model/model.onnx: uint8 [1 H W C] → Scores scores.
+var exampleModel = model{
+	onnx: modelONNX, input: "image", output: "scores",
+	dtype: ort.TensorElementDataTypeUint8, elemName: "uint8", elemSize: 1, shape: ort.NewShape(1, H, W, C),
+}
+
+// inputBytes is the size of one packed input tensor.
+func (m model) inputBytes() int { return int(m.shape.FlattenedSize()) * m.elemSize }
+
+// runtime is one ONNX Runtime session over a model and one binding per
 // pool slot of the sink.
 type runtime struct {
+	model   model
 	session *ort.DynamicAdvancedSession
 
 	mu      sync.Mutex
@@ -35,57 +57,78 @@ type runtime struct {
 type binding struct {
 	pin    pin.HostPin // a clone: keeps the mapping alive while ORT holds its address
 	addr   uintptr
-	input  *ort.Tensor[uint8]
-	out    []byte // anonymous mapping holding the output
+	input  *ort.CustomDataTensor // over pin's window, typed by the model
+	out    []byte                // anonymous mapping holding the output
 	output *ort.Tensor[float32]
 	io     *ort.IoBinding
 }
 
 // newRuntime loads the ONNX Runtime library at lib (once per process
-// until destroyRuntime) and creates the session.
+// until destroyRuntime) and creates the session over the example's model.
 func newRuntime(lib string) (*runtime, error) {
-	ort.SetSharedLibraryPath(lib)
-	if err := ort.InitializeEnvironment(ort.WithLogLevelWarning()); err != nil {
-		return nil, fmt.Errorf("ONNX Runtime (%s): %w", lib, err)
+	if err := initEnvironment(lib); err != nil {
+		return nil, err
 	}
-	opts, err := ort.NewSessionOptions()
+	r, err := newSession(exampleModel)
 	if err != nil {
 		ort.DestroyEnvironment()
 		return nil, err
 	}
+	return r, nil
+}
+
+// initEnvironment loads the library at lib and creates ONNX Runtime's
+// process-wide environment; ort.DestroyEnvironment undoes it.
+func initEnvironment(lib string) error {
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelWarning()); err != nil {
+		return fmt.Errorf("ONNX Runtime (%s): %w", lib, err)
+	}
+	return nil
+}
+
+// newSession creates a session over m, with no bindings yet, in the
+// environment initEnvironment made. Every session gets the same options
+// (the benchmarks rely on it to compare input handling only). The caller
+// owns the runtime: closeSession (or close) destroys it.
+func newSession(m model) (*runtime, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, fmt.Errorf("ONNX Runtime session options: %w", err)
+	}
 	defer opts.Destroy()
-	// A few KB of model: threads would cost more than they give.
+	// Small models: threads would cost more than they give, and one
+	// thread that never spins keeps the timings steady.
 	for _, set := range []func() error{
 		func() error { return opts.SetIntraOpNumThreads(1) },
 		func() error { return opts.SetInterOpNumThreads(1) },
 		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
 	} {
 		if err := set(); err != nil {
-			ort.DestroyEnvironment()
-			return nil, err
+			return nil, fmt.Errorf("ONNX Runtime session options: %w", err)
 		}
 	}
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(modelONNX, nil, nil, opts)
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(m.onnx, nil, nil, opts)
 	if err != nil {
-		ort.DestroyEnvironment()
 		return nil, fmt.Errorf("ONNX Runtime session: %w", err)
 	}
-	return &runtime{session: s, slots: map[int]*binding{}}, nil
+	return &runtime{model: m, session: s, slots: map[int]*binding{}}, nil
 }
 
 // bind creates slot's binding over p (borrowed; bind clones it). It runs
 // on the streaming thread (PinSink.OnSlot), once per slot.
 func (r *runtime) bind(slot int, p *pin.HostPin) error {
-	if p.Len() != InputBytes {
-		return fmt.Errorf("slot %d: %d bytes pinned, the model takes %d (uint8 [1 %d %d %d], packed rows)",
-			slot, p.Len(), InputBytes, H, W, C)
+	m := r.model
+	if p.Len() != m.inputBytes() {
+		return fmt.Errorf("slot %d: %d bytes pinned, the model takes %d (%v %v, packed rows)",
+			slot, p.Len(), m.inputBytes(), m.elemName, m.shape)
 	}
 	b := &binding{addr: p.Addr()}
 	var err error
 	if b.pin, err = p.Clone(); err != nil {
 		return err
 	}
-	if err = b.make(r.session); err != nil {
+	if err = b.make(r.session, m); err != nil {
 		b.destroy()
 		return fmt.Errorf("slot %d: %w", slot, err)
 	}
@@ -98,10 +141,9 @@ func (r *runtime) bind(slot int, p *pin.HostPin) error {
 	return nil
 }
 
-func (b *binding) make(s *ort.DynamicAdvancedSession) error {
+func (b *binding) make(s *ort.DynamicAdvancedSession, m model) error {
 	var err error
-	window := unsafe.Slice((*uint8)(b.pin.Pointer()), b.pin.Len())
-	if b.input, err = ort.NewTensor(ort.NewShape(1, H, W, C), window); err != nil {
+	if b.input, err = ort.NewCustomDataTensor(m.shape, b.pin.Bytes(), m.dtype); err != nil {
 		return err
 	}
 	if b.out, err = unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
@@ -114,10 +156,10 @@ func (b *binding) make(s *ort.DynamicAdvancedSession) error {
 	if b.io, err = s.CreateIoBinding(); err != nil {
 		return err
 	}
-	if err = b.io.BindInput("image", b.input); err != nil {
+	if err = b.io.BindInput(m.input, b.input); err != nil {
 		return err
 	}
-	return b.io.BindOutput("scores", b.output)
+	return b.io.BindOutput(m.output, b.output)
 }
 
 // inputAddr is where the ORT input tensor's data is: the pin's address.
@@ -159,6 +201,13 @@ func (r *runtime) run(b *binding) ([Scores]float32, error) {
 // close destroys the bindings (releasing their pins), the session and the
 // ONNX Runtime environment.
 func (r *runtime) close() {
+	r.closeSession()
+	ort.DestroyEnvironment()
+}
+
+// closeSession destroys the bindings (releasing their pins) and the
+// session, leaving the environment to other sessions.
+func (r *runtime) closeSession() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, b := range r.slots {
@@ -169,5 +218,4 @@ func (r *runtime) close() {
 	}
 	r.slots, r.retired = nil, nil
 	r.session.Destroy()
-	ort.DestroyEnvironment()
 }
