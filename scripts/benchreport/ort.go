@@ -44,7 +44,9 @@ type ortRow struct {
 
 	NsPerFrame float64 // whole frame (ns/op): the run included, so as noisy as the run
 	OutsideNs  float64 // the way's own per-frame work around the run (outside-ns/op), clock reads included
-	OverheadNs float64 // OutsideNs minus runonly's: the way's cost outside the model's run (0 for runonly)
+	OutsideP50 float64 // the median frame's outside time (outside-p50-ns)
+	OverheadNs float64 // OutsideP50 minus runonly's: the typical frame's cost outside the model's run (0 for runonly)
+	MeanOverNs float64 // the same from the means (OutsideNs): rare preempted frames included
 	RunNs      float64 // the model's run: runonly's run-ns/op (the same on every row of a model)
 	Allocs     float64 // allocs/op
 	Bytes      float64 // B/op
@@ -130,12 +132,13 @@ func parseORT(out []byte) ([]ortRow, error) {
 			return nil, fmt.Errorf("%s: no runonly result, so no baseline", model)
 		}
 		baseOutside, runNs := ortMedian(base["outside-ns/op"]), ortMedian(base["run-ns/op"])
+		baseP50 := ortMedian(base["outside-p50-ns"])
 		for _, way := range ortWays {
 			s := samples[key{model, way}]
 			if s == nil {
 				return nil, fmt.Errorf("%s: no %s result", model, way)
 			}
-			for _, unit := range []string{"ns/op", "outside-ns/op", "run-ns/op", "allocs/op", "B/op"} {
+			for _, unit := range []string{"ns/op", "outside-ns/op", "outside-p50-ns", "run-ns/op", "allocs/op", "B/op"} {
 				if len(s[unit]) == 0 {
 					return nil, fmt.Errorf("%s/%s: no %s (run with -benchmem)", model, way, unit)
 				}
@@ -144,12 +147,14 @@ func parseORT(out []byte) ([]ortRow, error) {
 				Model: model, Way: way, Runs: len(s["ns/op"]),
 				NsPerFrame: ortMedian(s["ns/op"]),
 				OutsideNs:  ortMedian(s["outside-ns/op"]),
+				OutsideP50: ortMedian(s["outside-p50-ns"]),
 				RunNs:      runNs,
 				Allocs:     slices.Max(s["allocs/op"]),
 				Bytes:      slices.Max(s["B/op"]),
 			}
 			if way != "runonly" {
-				r.OverheadNs = r.OutsideNs - baseOutside
+				r.OverheadNs = r.OutsideP50 - baseP50
+				r.MeanOverNs = r.OutsideNs - baseOutside
 			}
 			rows = append(rows, r)
 		}
@@ -169,21 +174,22 @@ func ortMarkdown(rows []ortRow) string {
 	b.WriteString("`go test -bench BenchmarkORTInput -benchmem ./examples/pinned-inference`: one session per model " +
 		"(intra/inter-op threads 1, no spinning: the example's options, the same for every way), a ring of 4 pinned " +
 		"memfd frames visited in turn, and the same run call (RunWithBinding) and output read in every way. " +
-		"*Outside the run* is the way's own per-frame work, timed around the run on every frame, minus the same " +
-		"measure for the run alone (which is then only the clock reads); *ns/frame* is the whole frame and varies " +
-		"with the run. *Share* is outside ÷ (the model's run + outside). ")
+		"*Outside the run* is the way's own per-frame work, timed around the run on every frame: the median frame's, " +
+		"minus the same for the run alone (which is then only the clock reads); *mean* is the same from the means, " +
+		"which also carry the rare frame preempted or slowed by caches the run had just emptied. *ns/frame* is the " +
+		"whole frame and varies with the run. *Share* is outside ÷ (the model's run + outside). ")
 	if len(rows) > 0 {
 		fmt.Fprintf(&b, "Medians of %d rounds; allocations and bytes: the largest round.\n\n", rows[0].Runs)
 	}
-	b.WriteString("| model | way | ns/frame | outside the run, ns/frame | allocs/frame | bytes/frame | share of the frame |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| model | way | ns/frame | outside the run, ns/frame (median frame) | mean | allocs/frame | bytes/frame | share of the frame |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		outside, share := fmt.Sprintf("%.0f", r.OverheadNs), fmt.Sprintf("%.2g %%", 100*r.share())
+		outside, mean, share := fmt.Sprintf("%.0f", r.OverheadNs), fmt.Sprintf("%.0f", r.MeanOverNs), fmt.Sprintf("%.2g %%", 100*r.share())
 		if r.Way == "runonly" {
-			outside, share = fmt.Sprintf("(run: %s)", ortDuration(r.RunNs)), "—"
+			outside, mean, share = fmt.Sprintf("(run: %s)", ortDuration(r.RunNs)), "", "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %.0f | %s |\n",
-			r.Model, ortWayText[r.Way], ortDuration(r.NsPerFrame), outside, r.Allocs, r.Bytes, share)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.0f | %.0f | %s |\n",
+			r.Model, ortWayText[r.Way], ortDuration(r.NsPerFrame), outside, mean, r.Allocs, r.Bytes, share)
 	}
 	b.WriteString("\n")
 	for _, r := range rows {
