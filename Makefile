@@ -91,6 +91,7 @@ bench-report: plugin
 	fi
 	mkdir -p $(BUILD)/bench
 	$(GO) build -o $(BUILD)/bench/goapp ./scripts/benchreport/goapp
+	ONNXRUNTIME_LIB="$${ONNXRUNTIME_LIB:-$$(scripts/fetch-onnxruntime)}" \
 	$(GO) run ./scripts/benchreport -rounds $(BENCH_ROUNDS) -plugin $(BUILD) -goapp $(BUILD)/bench/goapp \
 		-out docs/benchmarks.md -png docs/benchmarks.png $(BENCH_FLAGS)
 

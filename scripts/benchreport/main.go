@@ -79,6 +79,7 @@ var (
 	goapp    = flag.String("goapp", "build/bench/goapp", "Go helper binary (built by make bench-report)")
 	note     = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
 	nostrac  = flag.Bool("no-strace", false, "skip the strace counts")
+	ortLib   = flag.String("ort", os.Getenv("ONNXRUNTIME_LIB"), "libonnxruntime.so for the ONNX Runtime section (make bench-report fetches one); empty skips it")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
 )
@@ -146,8 +147,18 @@ func main() {
 			}
 		}
 	}
+	var ortRows []ortRow
+	var ortErr error
+	if *ortLib != "" {
+		log.Printf("ONNX Runtime benchmarks (%d rounds)", *ortCount)
+		if ortRows, ortErr = runORT("go", *ortLib); ortErr != nil {
+			log.Printf("%v", ortErr)
+		}
+	} else {
+		ortErr = fmt.Errorf("no ONNX Runtime library given (-ort or ONNXRUNTIME_LIB)")
+	}
 	load1 := loadavg()
-	rep := report{cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
