@@ -411,8 +411,41 @@ func guestMarkdown(g guestFigures) string {
 			p("| %s | %s | %d | %.0f | %s | %s |\n", br.Kind, br.Size, br.Bytes, br.ns(), r, br.spread())
 		}
 		p("\n")
+		p("%s\n\n", guestSizeVerdict(g.Brackets))
 	}
 	return b.String()
+}
+
+// guestSizeVerdict says, per buffer kind, how the largest size's cost
+// compares with the smallest's, against the runs' own spread.
+func guestSizeVerdict(bs []guestBracket) string {
+	var parts []string
+	for i := 0; i < len(bs); {
+		j := i
+		worst := 0.0
+		for j < len(bs) && bs[j].Kind == bs[i].Kind {
+			if len(bs[j].Ns) > 1 && bs[j].ns() > 0 {
+				lo, hi := bs[j].Ns[0], bs[j].Ns[0]
+				for _, x := range bs[j].Ns {
+					lo, hi = min(lo, x), max(hi, x)
+				}
+				worst = max(worst, (hi-lo)/bs[j].ns())
+			}
+			j++
+		}
+		first, last := bs[i], bs[j-1]
+		if first.ns() > 0 && j-1 > i {
+			r := last.ns() / first.ns()
+			what := "within the runs' spread: the cost does not grow with the buffer's size"
+			if d := max(r, 1/r) - 1; d > worst {
+				what = "beyond the runs' spread"
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s is ×%.2f the cost of %s (%.0f× the bytes), %s (runs spread up to %.0f %%)",
+				first.Kind, last.Size, r, first.Size, float64(last.Bytes)/float64(max(1, first.Bytes)), what, 100*worst))
+		}
+		i = j
+	}
+	return strings.Join(parts, "; ") + "."
 }
 
 // spread is (max-min)/median of the runs, in percent.

@@ -40,11 +40,11 @@ func TestParseGuest(t *testing.T) {
 		t.Errorf("SYNC per dma-buf frame %.2f–%.2f over %d shapes, want 2 over 8", lo, hi, n)
 	}
 	if len(g.Brackets) != 8 || g.Brackets[0].Kind != "dma-heap" || g.Brackets[0].Size != "64KiB" || g.Brackets[0].Bytes != 65536 ||
-		len(g.Brackets[0].Ns) != 3 || g.Brackets[7].Size != "4K-RGBA" || g.Brackets[7].Bytes != 3840*2160*4 {
+		len(g.Brackets[0].Ns) != 5 || g.Brackets[7].Size != "4K-RGBA" || g.Brackets[7].Bytes != 3840*2160*4 {
 		t.Errorf("brackets %+v", g.Brackets)
 	}
 	md := guestMarkdown(g)
-	for _, want := range []string{"## Real dma-bufs (QEMU guest)", "TCG", "target 2", "| converter-between |", "| udmabuf | 4K-RGBA | 33177600 |", "× smallest"} {
+	for _, want := range []string{"## Real dma-bufs (QEMU guest)", "TCG", "target 2", "| converter-between |", "| udmabuf | 4K-RGBA | 33177600 |", "× smallest", "does not grow with the buffer's size"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
