@@ -240,6 +240,8 @@ func TestDMAHeapSourceToSink(t *testing.T) {
 	}
 	t.Logf("%d frames from a dma-heap ring of %d: %d DMA-BUF buffers, %d START + %d END syncs, %d mmaps in all (%d in the sink), 0 after frame %d",
 		frames, pool, probe.dmabuf, after.SyncStart-before.SyncStart, after.SyncEnd-before.SyncEnd, after.Mmaps-before.Mmaps, s.Mmaps, cycledAt)
+	logShapeCounts(t, "source-to-sink-300", frames, after.SyncStart-before.SyncStart, after.SyncEnd-before.SyncEnd, 2,
+		"tensorsrc backend=dma-heap ! video/x-raw(memory:DMABuf),format=RGB,64x48 ! queue ! tensorpinsink")
 }
 
 // capture is what one v4l2src run into tensorpinsink delivered.

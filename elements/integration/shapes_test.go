@@ -16,6 +16,7 @@ package integration_test
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -52,6 +53,10 @@ type shape struct {
 var shapes = []shape{
 	{name: "line", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! queue ! tensorpinsink name=sink sync=false",
 		sinks: 1, syncsPerFrame: 2, joined: true},
+	// The same with nothing between source and sink: the sink's
+	// streaming thread is the source's.
+	{name: "line-no-queue", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! tensorpinsink name=sink sync=false",
+		sinks: 1, syncsPerFrame: 2, joined: true},
 	{name: "tee-2-sinks", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! tee name=t " +
 		"t. ! queue ! tensorpinsink name=sink sync=false t. ! queue ! tensorpinsink name=sink2 sync=false",
 		sinks: 2, syncsPerFrame: 2, joined: true},
@@ -69,6 +74,11 @@ var shapes = []shape{
 	// opens and ends its own.
 	{name: "handoff-close", desc: "tensorsrc name=src handoff=close %s ! " + shapeCaps + " ! queue ! tensorpinsink name=sink sync=false",
 		sinks: 1, syncsPerFrame: 4, sinkOpens: true},
+	// Converters with nothing to convert are passthrough: the sink gets the
+	// source's buffer (and its begin event) and joins its bracket.
+	{name: "converter-passthrough", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! videoscale ! " + shapeCaps +
+		" ! queue ! tensorpinsink name=sink sync=false",
+		sinks: 1, syncsPerFrame: 2, joined: true},
 	// A converter reads the source's buffer inside its bracket and writes
 	// into the pool the sink proposes (dma-heap where it opens): the sink
 	// brackets that buffer itself — 2 ioctls for the source's frame, 2
@@ -305,5 +315,20 @@ func TestDMAHeapBracketShapes(t *testing.T) {
 		}
 		t.Logf("%s: %d frames, %d START + %d END sync ioctls (%.1f per frame)", sh.name, frames, d.SyncStart, d.SyncEnd,
 			float64(d.SyncStart+d.SyncEnd)/float64(frames))
+		// For scripts/vmtest/bench and the report (scripts/benchreport/guest.go).
+		logShapeCounts(t, sh.name, frames, d.SyncStart, d.SyncEnd, sh.syncsPerFrame,
+			strings.ReplaceAll(fmt.Sprintf(sh.desc, "backend=dma-heap"), shapeCaps, "video/x-raw,format=RGBA,64x48"))
 	})
+}
+
+// logShapeCounts prints one machine-readable line of a shape's real
+// DMA_BUF_IOCTL_SYNC counts, which scripts/vmtest/bench collects for the
+// performance report (scripts/benchreport/guest.go): shape, frames, START
+// and END calls, the SYNC calls per frame the design allows, the test's
+// name (which scripts/vmtest/guest-bench matches to strace's counts), and
+// the pipeline last.
+func logShapeCounts(t *testing.T, name string, frames int, start, end uint64, target int, pipeline string) {
+	t.Helper()
+	t.Logf("tensorpin-shape: shape=%s frames=%d start=%d end=%d target=%d test=%s pipeline=%s",
+		name, frames, start, end, target, t.Name(), pipeline)
 }
