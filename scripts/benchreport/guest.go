@@ -151,14 +151,6 @@ func prefixWriter(w io.Writer, prefix string) io.Writer {
 	return pw
 }
 
-func lastLines(s string, n int) string {
-	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(ls) > n {
-		ls = ls[len(ls)-n:]
-	}
-	return "  " + strings.Join(ls, "\n  ")
-}
-
 var (
 	guestKV    = regexp.MustCompile(`(\w+)=(\S+)`)
 	guestBench = regexp.MustCompile(`^Benchmark(DMAHeap|Udmabuf)SyncBracket/(\S+?)(?:-\d+)?\s+\d+\s+([0-9.e+]+) ns/op\b(.*)$`)

@@ -80,6 +80,7 @@ var (
 	note     = flag.String("note", "", "a sentence printed under the title (e.g. the run's conditions)")
 	nostrac  = flag.Bool("no-strace", false, "skip the strace counts")
 	ortLib   = flag.String("ort", os.Getenv("ONNXRUNTIME_LIB"), "libonnxruntime.so for the ONNX Runtime section (make bench-report fetches one); empty skips it")
+	guest    = flag.Bool("guest", true, "boot the QEMU guest (scripts/vmtest/bench) for the real dma-buf figures")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
 )
@@ -157,8 +158,27 @@ func main() {
 	} else {
 		ortErr = fmt.Errorf("no ONNX Runtime library given (-ort or ONNXRUNTIME_LIB)")
 	}
+	var gf *guestFigures
+	var guestErr error
+	if *guest {
+		log.Printf("real dma-bufs: booting the QEMU guest (scripts/vmtest/bench)")
+		top, err := filepath.Abs(".")
+		if err != nil {
+			log.Fatal(err)
+		}
+		g, err := runGuest(top)
+		if err != nil {
+			log.Printf("%v", err)
+			guestErr = err
+		}
+		if len(g.Shapes) > 0 || len(g.Brackets) > 0 {
+			gf = &g
+		}
+	} else {
+		guestErr = fmt.Errorf("not run (-guest=false)")
+	}
 	load1 := loadavg()
-	rep := report{ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
