@@ -207,7 +207,7 @@ func (r report) headline(b *strings.Builder) {
 	}
 	// 4. mmaps and bytes copied per frame.
 	for _, c := range r.cases {
-		if c.st == nil || c.Sink == "tensorpinsink propose-pool=false (copy)" || c.Size != "1080p" && !strings.HasPrefix(c.Size, "NV12") && !strings.HasPrefix(c.Size, "tensors") {
+		if c.st == nil || !c.Strace || c.Sink == "tensorpinsink propose-pool=false (copy)" || c.Size != "1080p" && !strings.HasPrefix(c.Size, "NV12") && !strings.HasPrefix(c.Size, "tensors") {
 			continue
 		}
 		f := float64(c.st["frames"])
