@@ -78,7 +78,7 @@ demo: plugin
 # (docs/profiles), and writes docs/benchmarks.md and docs/benchmarks.png
 # (scripts/benchreport). About 10 minutes on 2 cores.
 BENCH_DEB_PACKAGES := strace linux-perf
-BENCH_ROUNDS ?= 5
+BENCH_ROUNDS ?= 7
 BENCH_FLAGS ?=
 .PHONY: bench-report
 bench-report: plugin
