@@ -523,6 +523,27 @@ func share(c, floor *Case) float64 {
 	return median(d)
 }
 
+// ratioRange returns the lowest and highest paired ratio a/b over the
+// rounds: how far one round's ratio strays from the median.
+func ratioRange(a, b *Case) (lo, hi float64) {
+	x, y := a.cpuPerFrame(), b.cpuPerFrame()
+	first := true
+	for i := range min(len(x), len(y)) {
+		if y[i] <= 0 {
+			continue
+		}
+		r := x[i] / y[i]
+		if first || r < lo {
+			lo = r
+		}
+		if first || r > hi {
+			hi = r
+		}
+		first = false
+	}
+	return lo, hi
+}
+
 // ratio returns the median over rounds of the paired ratio a/b of CPU
 // per frame.
 func ratio(a, b *Case) float64 {
