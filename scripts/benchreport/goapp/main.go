@@ -54,7 +54,7 @@ func main() {
 	done := make(chan struct{})
 	ran := make(chan struct{}) // closed when Run returns
 	switch *sink {
-	case "pinsink":
+	case "pinsink", "onframe":
 		p, err = pipelines.Parse(src + "tensorpinsink name=sink sync=false")
 		if err != nil {
 			log.Fatal(err)
@@ -62,6 +62,18 @@ func main() {
 		k, err := p.PinSink("sink")
 		if err != nil {
 			log.Fatal(err)
+		}
+		if *sink == "onframe" {
+			// The frame handed to a callback on the streaming thread
+			// (PinSink.OnFrame): no goroutine switch per frame. The
+			// streaming thread is the only writer; main reads after Run.
+			k.OnFrame(func(f pipelines.Frame) {
+				frames++
+				bytes += int64(len(f.Bytes()))
+				f.Release()
+			})
+			close(done)
+			break
 		}
 		go func() {
 			defer close(done)
@@ -71,23 +83,6 @@ func main() {
 				f.Release()
 			}
 		}()
-	case "onframe":
-		// The same sink, the frame handed to a callback on the streaming
-		// thread (PinSink.OnFrame): no goroutine switch per frame.
-		p, err = pipelines.Parse(src + "tensorpinsink name=sink sync=false")
-		if err != nil {
-			log.Fatal(err)
-		}
-		k, err := p.PinSink("sink")
-		if err != nil {
-			log.Fatal(err)
-		}
-		k.OnFrame(func(f pipelines.Frame) {
-			frames++ // the streaming thread is the only writer; read after Run
-			bytes += int64(len(f.Bytes()))
-			f.Release()
-		})
-		close(done)
 	case "appsink":
 		p, err = pipelines.Parse(src + "appsink name=sink sync=false max-buffers=2")
 		if err != nil {
