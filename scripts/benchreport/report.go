@@ -323,10 +323,11 @@ func (r report) profileSection(b *strings.Builder) {
 		p("`%s` (%s, %.1f µs/frame sampled) against `%s` (%s, %.1f µs/frame sampled).\n\n",
 			m.pipeline.Line, filepath.Base(a.path), a.total/1e3/float64(a.frames), m.floor.Line, filepath.Base(f.path), f.total/1e3/float64(f.frames))
 		p("| function | µs/frame, pipeline | µs/frame, floor | difference |\n|---|---|---|---|\n")
-		for _, d := range diffTop(a, f, 12) {
+		top := diffTop(a, f, 12)
+		for _, d := range top {
 			p("| `%s` | %.2f | %.2f | %+.2f |\n", d.name, d.a, d.b, d.a-d.b)
 		}
-		p("\n")
+		p("\n%s\n\n", readProfile(top))
 	}
 }
 
@@ -382,4 +383,36 @@ func (r report) syncTarget(b *strings.Builder) {
 		val = fmt.Sprintf("%.2f–%.2f", lo, hi)
 	}
 	p("| SYNC ioctls per dma-buf frame, real dma-heap buffers in the QEMU guest, %d pipeline shapes (counters and strace; see \"Real dma-bufs\") | 2 | %s | %s |\n", n, val, v)
+}
+
+// readProfile names what the largest growth in a profile diff is, for
+// the kinds the design notes explain.
+func readProfile(top []fnDelta) string {
+	if len(top) == 0 {
+		return ""
+	}
+	var sched, copying, total float64
+	for _, d := range top {
+		x := d.a - d.b
+		if x <= 0 {
+			continue
+		}
+		total += x
+		switch n := d.name; {
+		case strings.Contains(n, "memmove") || strings.Contains(n, "memcpy"):
+			copying += x
+		case strings.Contains(n, "finish_task_switch") || strings.Contains(n, "__schedule") || strings.Contains(n, "futex") ||
+			strings.Contains(n, "_raw_spin_unlock_irq") || strings.Contains(n, "usleep") || strings.Contains(n, "nanosleep"):
+			sched += x
+		}
+	}
+	switch {
+	case total == 0:
+		return "Reading: no function grew; the difference is spread thin or is noise."
+	case copying >= sched && copying > total/3:
+		return fmt.Sprintf("Reading: copying (`memmove`) is %.0f%% of the growth listed: the frame is copied.", 100*copying/total)
+	case sched > total/3:
+		return fmt.Sprintf("Reading: thread switches (kernel scheduling, futexes, sleeps) are %.0f%% of the growth listed — Go's scheduler around cgo callbacks or a goroutine hand-off per frame; see docs/design-notes.md, \"Measuring it\".", 100*sched/total)
+	}
+	return "Reading: the growth is spread over the functions above (cgo crossings, GStreamer's own calls); no single cause."
 }
