@@ -76,7 +76,7 @@ demo: plugin
 # as child processes, interleaved over BENCH_ROUNDS rounds, counts their
 # system calls with strace, profiles the pairs of missed targets with perf
 # (docs/profiles), and writes docs/benchmarks.md and docs/benchmarks.png
-# (scripts/benchreport). About 10 minutes on 2 cores.
+# (scripts/benchreport). About 20 minutes on 2 cores.
 BENCH_DEB_PACKAGES := strace linux-perf
 BENCH_ROUNDS ?= 7
 BENCH_FLAGS ?=

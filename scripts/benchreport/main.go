@@ -204,10 +204,11 @@ func buildCases() []*Case {
 	var cs []*Case
 	add := func(c *Case) { cs = append(cs, c) }
 	// Frame counts of the long run (n₂); the short run is a third of it.
-	// A long run takes about 0.3–2 s on a quiet 2-core machine.
-	tsN := map[string]int{"360p": 9000, "1080p": 1500, "4K": 300}
-	vtN := map[string]int{"360p": 3000, "1080p": 500, "4K": 120}
-	goN := map[string]int{"360p": 4000, "1080p": 600, "4K": 150}
+	// A long run takes about 1–4 s on a quiet 2-core machine: enough that
+	// a process's noise (tens of ms) stays small against the frames.
+	tsN := map[string]int{"360p": 18000, "1080p": 3000, "4K": 600}
+	vtN := map[string]int{"360p": 6000, "1080p": 1000, "4K": 240}
+	goN := map[string]int{"360p": 8000, "1080p": 1200, "4K": 300}
 	copyN := map[string]int{"360p": 3000, "1080p": 300, "4K": 90}
 	for _, s := range sizes {
 		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
@@ -235,11 +236,11 @@ func buildCases() []*Case {
 	for _, s := range sizes {
 		caps := fmt.Sprintf("video/x-raw,format=RGBA,width=%d,height=%d", s.W, s.H)
 		b := s.W * s.H * 4
-		n := frames(30000)
+		n := frames(150000)
 		src := fmt.Sprintf("tensorsrc num-buffers=%d %s pattern=none ! %s", n, sinkRing, caps)
 		add(gstCase(nonePrefix+"tensorsrc", "tensorpinsink", s.Label, b, n, src+" ! tensorpinsink sync=false", false, "gst-launch: tensorsrc pattern=none ! tensorpinsink"))
 		add(gstCase(nonePrefix+"tensorsrc", "fakesink", s.Label, b, n, src+" ! fakesink sync=false", false, "gst-launch: tensorsrc pattern=none ! fakesink"))
-		gn := frames(15000)
+		gn := frames(60000)
 		props := sinkRing + " pattern=none"
 		add(goCase("pinsink", "PinSink", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink"))
 		add(goCase("onframe", "PinSink.OnFrame", s.Label, b, gn, caps, props, false, "Go: tensorsrc pattern=none ! PinSink.OnFrame"))
@@ -260,7 +261,7 @@ func buildCases() []*Case {
 	// NV12 1080p (two planes), from videotestsrc.
 	nv := "NV12 1080p"
 	nvB := 1920 * 1080 * 3 / 2
-	n := frames(800)
+	n := frames(1600)
 	vsrc := fmt.Sprintf("videotestsrc num-buffers=%d ! video/x-raw,format=NV12,width=1920,height=1080", n)
 	add(gstCase("videotestsrc", "tensorpinsink (pool)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("videotestsrc", "tensorpinsink propose-pool=false (copy)", nv, nvB, n, vsrc+" ! tensorpinsink sync=false propose-pool=false", false, ""))
@@ -268,7 +269,7 @@ func buildCases() []*Case {
 	// other/tensors float32 3:640:640:1.
 	tf := "tensors f32 640×640×3"
 	tfB := 640 * 640 * 3 * 4
-	n = frames(2000)
+	n = frames(4000)
 	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d %s ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n, sinkRing)
 	add(gstCase("tensorsrc", "tensorpinsink", tf, tfB, n, tsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("tensorsrc", "fakesink", tf, tfB, n, tsrc+" ! fakesink sync=false", false, ""))
