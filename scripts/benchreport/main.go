@@ -158,6 +158,11 @@ func main() {
 	} else {
 		ortErr = fmt.Errorf("no ONNX Runtime library given (-ort or ONNXRUNTIME_LIB)")
 	}
+	log.Printf("the sink's own cost in one process (BenchmarkSinkOwnCost, %d rounds)", *sinkBenchCount)
+	sb, sbErr := runSinkBench("go")
+	if sbErr != nil {
+		log.Printf("%v", sbErr)
+	}
 	var gf *guestFigures
 	var guestErr error
 	if *guest {
@@ -178,7 +183,7 @@ func main() {
 		guestErr = fmt.Errorf("not run (-guest=false)")
 	}
 	load1 := loadavg()
-	rep := report{guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{sinkBench: sb, sinkBenchErr: sbErr, guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
