@@ -165,7 +165,6 @@ func (r report) headline(b *strings.Builder) {
 	for _, pr := range []struct{ name, pin, floor string }{
 		{"gst-launch tensorpinsink", "gst/" + nonePrefix + "tensorsrc/tensorpinsink/", "gst/" + nonePrefix + "tensorsrc/fakesink/"},
 		{"Go PinSink (Frames channel)", "go/none/pinsink/", "go/none/fakesink/"},
-		{"Go PinSink.OnFrame", "go/none/onframe/", "go/none/fakesink/"},
 	} {
 		p4, f4, p3, f3 := r.find(pr.pin+"4K"), r.find(pr.floor+"4K"), r.find(pr.pin+"360p"), r.find(pr.floor+"360p")
 		if p4 == nil || p3 == nil {
