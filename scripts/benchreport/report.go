@@ -217,6 +217,10 @@ func (r report) headline(b *strings.Builder) {
 			r.noteMiss("tensorpinsink ÷ fakesink, "+pr.name, a, c)
 			if a.st != nil && a.st["copies"] > 0 {
 				why = fmt.Sprintf("; the fallback copies every frame into the pinned pool (%.1f MB per frame, `memmove` in the profile below): the copy is the cost this path exists to count", float64(a.st["bytes-copied"])/float64(max(1, a.st["frames"]))/1e6)
+			} else if strings.Contains(pr.name, "Frames channel") {
+				if ch, cf, of := r.find("go/none/pinsink/1080p"), r.find("go/none/fakesink/1080p"), r.find("go/none/onframe/1080p"); ch != nil && cf != nil && of != nil {
+					why = fmt.Sprintf("; the channel hands every frame to another goroutine: %.0f µs a frame of the sink's own cost against %.0f µs for OnFrame (\"The sinks' own cost\"; thread switches in the profile below)", 1e3*share(ch, cf), 1e3*share(of, cf))
+				}
 			} else if lo <= 1.1 {
 				why = "; within the rounds' spread: at least one round met it (see the profile below for where the difference goes)"
 			}
