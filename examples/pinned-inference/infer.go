@@ -160,7 +160,10 @@ func (r *runtime) describe() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var lines []string
-	for slot, b := range r.slots {
+	for slot, b := range r.bindings() {
+		if b == nil {
+			continue
+		}
 		lines = append(lines, fmt.Sprintf("slot %d: ORT input tensor created once over the pin at %#x (%d bytes, aligned to %d)",
 			slot, b.inputAddr(), b.pin.Len(), b.pin.Alignment()))
 	}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -42,9 +43,13 @@ type runtime struct {
 	model   model
 	session *ort.DynamicAdvancedSession
 
-	mu      sync.Mutex
-	slots   map[int]*binding // current binding of each slot
-	retired []*binding       // replaced bindings, destroyed at close
+	// slots is the current binding of each slot, indexed by slot number.
+	// A frame reads it without a lock (one atomic load and an index: the
+	// example's per-frame cost outside the model's run, with caches the
+	// run has just emptied); bind replaces the whole slice under mu.
+	slots   atomic.Pointer[[]*binding]
+	mu      sync.Mutex // serialises bind, describe and close
+	retired []*binding // replaced bindings, destroyed at close
 }
 
 // binding is a slot's input and output, bound once. The input tensor
@@ -112,7 +117,7 @@ func newSession(m model) (*runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ONNX Runtime session: %w", err)
 	}
-	return &runtime{model: m, session: s, slots: map[int]*binding{}}, nil
+	return &runtime{model: m, session: s}, nil
 }
 
 // bind creates slot's binding over p (borrowed; bind clones it). It runs
@@ -133,10 +138,18 @@ func (r *runtime) bind(slot int, p *pin.HostPin) error {
 		return fmt.Errorf("slot %d: %w", slot, err)
 	}
 	r.mu.Lock()
-	if old := r.slots[slot]; old != nil {
+	var next []*binding
+	if cur := r.slots.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	for len(next) <= slot {
+		next = append(next, nil)
+	}
+	if old := next[slot]; old != nil {
 		r.retired = append(r.retired, old)
 	}
-	r.slots[slot] = b
+	next[slot] = b
+	r.slots.Store(&next)
 	r.mu.Unlock()
 	return nil
 }
@@ -183,9 +196,20 @@ func (b *binding) destroy() {
 
 // slot returns slot's current binding (nil if none).
 func (r *runtime) slot(slot int) *binding {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.slots[slot]
+	cur := r.slots.Load()
+	if cur == nil || slot < 0 || slot >= len(*cur) {
+		return nil
+	}
+	return (*cur)[slot]
+}
+
+// bindings returns the current bindings by slot (nil for a slot without
+// one); the slice is not to be modified.
+func (r *runtime) bindings() []*binding {
+	if cur := r.slots.Load(); cur != nil {
+		return *cur
+	}
+	return nil
 }
 
 // run runs the model on b's input, writing b's output.
@@ -210,12 +234,15 @@ func (r *runtime) close() {
 func (r *runtime) closeSession() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, b := range r.slots {
-		b.destroy()
+	for _, b := range r.bindings() {
+		if b != nil {
+			b.destroy()
+		}
 	}
 	for _, b := range r.retired {
 		b.destroy()
 	}
-	r.slots, r.retired = nil, nil
+	r.slots.Store(nil)
+	r.retired = nil
 	r.session.Destroy()
 }
