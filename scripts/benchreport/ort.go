@@ -47,9 +47,13 @@ type ortRow struct {
 	OutsideP50 float64 // the median frame's outside time (outside-p50-ns)
 	OverheadNs float64 // OutsideP50 minus runonly's: the typical frame's cost outside the model's run (0 for runonly)
 	MeanOverNs float64 // the same from the means (OutsideNs): rare preempted frames included
-	RunNs      float64 // the model's run: runonly's run-ns/op (the same on every row of a model)
-	Allocs     float64 // allocs/op
-	Bytes      float64 // B/op
+	// OverheadLo and OverheadHi bound OverheadNs over the rounds: each
+	// round's median frame less runonly's in the same round (go test
+	// -count runs the ways in order, so round i of each is close in time).
+	OverheadLo, OverheadHi float64
+	RunNs                  float64 // the model's run: runonly's run-ns/op (the same on every row of a model)
+	Allocs                 float64 // allocs/op
+	Bytes                  float64 // B/op
 }
 
 // share is the part of a frame the way's overhead takes: overhead over
@@ -155,6 +159,15 @@ func parseORT(out []byte) ([]ortRow, error) {
 			if way != "runonly" {
 				r.OverheadNs = r.OutsideP50 - baseP50
 				r.MeanOverNs = r.OutsideNs - baseOutside
+				for i := range min(len(s["outside-p50-ns"]), len(base["outside-p50-ns"])) {
+					d := s["outside-p50-ns"][i] - base["outside-p50-ns"][i]
+					if i == 0 || d < r.OverheadLo {
+						r.OverheadLo = d
+					}
+					if i == 0 || d > r.OverheadHi {
+						r.OverheadHi = d
+					}
+				}
 			}
 			rows = append(rows, r)
 		}

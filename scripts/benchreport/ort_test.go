@@ -26,7 +26,7 @@ func TestParseORT(t *testing.T) {
 	bind := rows[1]
 	// outside (median frames): median(350, 250) = 300, runonly's
 	// median(200, 100) = 150; from the means, 400 − 250.
-	if bind.Way != "bindonce" || bind.Runs != 2 || bind.OverheadNs != 150 || bind.MeanOverNs != 150 || bind.RunNs != (110062+113204)/2.0 || bind.Allocs != 0 {
+	if bind.Way != "bindonce" || bind.Runs != 2 || bind.OverheadNs != 150 || bind.MeanOverNs != 150 || bind.OverheadLo != 150 || bind.OverheadHi != 150 || bind.RunNs != (110062+113204)/2.0 || bind.Allocs != 0 {
 		t.Errorf("bindonce row %+v", bind)
 	}
 	if c := rows[3]; c.Way != "copy" || c.Allocs != 5 || c.Bytes != 12400 || c.OverheadNs != 10622-150 || c.MeanOverNs != 10722-250 {

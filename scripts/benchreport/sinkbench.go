@@ -83,3 +83,19 @@ func (sb sinkBench) share(size string) (us float64, ok bool) {
 
 // whole returns the median CPU per frame of a sink's pipeline, in µs.
 func (sb sinkBench) whole(size, sink string) float64 { return median(sb[size][sink]) / 1e3 }
+
+// shareRange returns the lowest and highest per-round share at size, in
+// µs.
+func (sb sinkBench) shareRange(size string) (lo, hi float64) {
+	pin, fake := sb[size]["tensorpinsink"], sb[size]["fakesink"]
+	for i := range min(len(pin), len(fake)) {
+		d := (pin[i] - fake[i]) / 1e3
+		if i == 0 || d < lo {
+			lo = d
+		}
+		if i == 0 || d > hi {
+			hi = d
+		}
+	}
+	return lo, hi
+}

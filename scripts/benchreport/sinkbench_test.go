@@ -26,6 +26,9 @@ PASS
 	if s, ok := sb.share("4K"); !ok || math.Abs(s-(15547-4137)/1e3) > 1e-9 {
 		t.Errorf("4K share %v %v", s, ok)
 	}
+	if lo, hi := sb.shareRange("360p"); math.Abs(lo-(13530-6351)/1e3) > 1e-9 || math.Abs(hi-(14471-6655)/1e3) > 1e-9 {
+		t.Errorf("360p range %v–%v", lo, hi)
+	}
 	if _, ok := sb.share("1080p"); ok {
 		t.Error("1080p has no results but a share")
 	}
