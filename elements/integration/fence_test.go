@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -50,18 +51,7 @@ func vgemBuf(t *testing.T, dev *fencetest.Device) (*fencetest.Buffer, tensor.Ide
 
 // pushDMABuf pushes a buffer wrapping the dma-buf fd (4096 bytes).
 func pushDMABuf(t *testing.T, src *app.Source, fd int, pts time.Duration) {
-	mem, err := gstc.NewFdMemory(fd, 4096, nil)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	buf := gst.NewEmptyBuffer()
-	if err := gstc.AppendMemory(buf, mem); err != nil {
-		t.Error(err)
-		return
-	}
-	buf.SetPresentationTimestamp(gst.ClockTime(pts))
-	src.PushBuffer(buf)
+	gsttest.PushFD(t, src, fd, 4096, pts)
 }
 
 // appsrc pushes a ready vgem buffer, one whose fence never signals, and

@@ -80,23 +80,8 @@ func memfdPool(t *testing.T, n, size int) []int {
 	return fds
 }
 
-// pushFD pushes a buffer wrapping fd (a new GstFdMemory, as a producer that
-// re-wraps its dma-bufs every frame would) with the given pts.
 func pushFD(t *testing.T, src *app.Source, fd, size int, pts time.Duration) {
-	mem, err := gstc.NewFdMemory(fd, size, nil)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	buf := gst.NewEmptyBuffer()
-	if err := gstc.AppendMemory(buf, mem); err != nil {
-		t.Error(err)
-		return
-	}
-	buf.SetPresentationTimestamp(gst.ClockTime(pts))
-	// A refused push (the pipeline already failed or stopped) is the
-	// pipeline's error to report, not the pusher's.
-	src.PushBuffer(buf)
+	gsttest.PushFD(t, src, fd, size, pts)
 }
 
 func appSrc(t *testing.T, p *gst.Pipeline) *app.Source {
