@@ -10,7 +10,9 @@ import (
 // Close does SyncForDevice(access). The view covers the tensor's padded
 // extent (rows with their stride), on the storage's long-lived mapping: a
 // guard costs no mmap after the first. The guard holds its own pin, so the
-// memory stays mapped while it is open even if the tensor is closed.
+// memory stays mapped while it is open even if the tensor is closed, and
+// its bracket holds the storage's fd, so Close's END reaches the file Map's
+// START did even after the tensor's last Close.
 type Guard struct {
 	t      *Tensor
 	geom   Geometry

@@ -116,6 +116,12 @@ func (st *storage) beginCPU(a Access, timeout time.Duration) (joined bool, waite
 	if !a.valid() {
 		return false, 0, fmt.Errorf("sync for cpu with access %v: %w", a, ErrAccess)
 	}
+	// An open bracket keeps the storage (its fd) alive until its END: a
+	// tensor closed inside a bracket must not let the fd number go to
+	// another file before the END is issued on it.
+	if st.keep.Acquire() != nil {
+		return false, 0, fmt.Errorf("sync for cpu on %v: %w", st.id, ErrClosed)
+	}
 	doIoctl := st.backend == BackendDMABuf
 	if doIoctl && timeout <= 0 {
 		timeout = 0 // no wait: the kernel's, inside START
@@ -133,6 +139,7 @@ func (st *storage) beginCPU(a Access, timeout time.Duration) (joined bool, waite
 		}
 	}
 	if err != nil {
+		st.keep.Release()
 		return false, waited, err
 	}
 	if !doIoctl {
@@ -146,7 +153,8 @@ func (st *storage) beginCPU(a Access, timeout time.Duration) (joined bool, waite
 // fd-backed storage it leaves the buffer's shared bracket, which the last
 // one out closes. Without an open bracket of that access it is
 // ErrUnbalancedSync and no ioctl is issued. It reports whether the bracket
-// was closed (by this call).
+// was closed (by this call). It drops the storage reference beginCPU took
+// — after the ioctl, which therefore reaches the file the START did.
 func (st *storage) endCPU(a Access) (closed bool, err error) {
 	if !a.valid() {
 		return false, fmt.Errorf("sync for device with access %v: %w", a, ErrAccess)
@@ -161,6 +169,7 @@ func (st *storage) endCPU(a Access) (closed bool, err error) {
 			break
 		}
 	}
+	defer st.keep.Release() // beginCPU's reference, after the END
 	doIoctl := st.backend == BackendDMABuf
 	if !doIoctl {
 		counters.noopSyncs.Add(1)

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
 )
 
 // ioc encodes a request code the way include/uapi/asm-generic/ioctl.h does.
@@ -271,7 +273,11 @@ func rawDMABufStorage(tb testing.TB, fd int) *storage {
 	if err := unix.Fstat(fd, &sb); err != nil {
 		tb.Fatal(err)
 	}
-	return &storage{backend: BackendDMABuf, fd: fd, id: Identity{Dev: sb.Dev, Ino: sb.Ino}}
+	// The keepalive owns nothing (fd is the caller's); brackets take
+	// references on it as on any storage's.
+	keep := pin.NewKeepalive("raw dma-buf storage (test)", func() {})
+	tb.Cleanup(func() { keep.Release() })
+	return &storage{backend: BackendDMABuf, fd: fd, id: Identity{Dev: sb.Dev, Ino: sb.Ino}, keep: keep}
 }
 
 // importsOf returns n tensors over one buffer (n imports of one dma-buf,

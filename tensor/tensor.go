@@ -201,15 +201,19 @@ func (t *Tensor) SyncForDevice(a Access) error {
 
 // EndCPUAccess is SyncForDevice that also reports whether this call ended
 // the buffer's bracket (it was the last inside).
+//
+// It works after Close too: an open bracket holds a reference on the
+// storage (its fd and mapping), so a tensor closed inside a bracket can
+// still end it, and the END reaches the file the START did — never another
+// file that has since taken the fd's number.
 func (t *Tensor) EndCPUAccess(a Access) (closed bool, err error) {
-	if err := t.usable("sync for device"); err != nil {
-		return false, err
-	}
 	return t.st.endCPU(a)
 }
 
 // Close drops this tensor's reference on its storage; the last one closes
-// the fd. Pins stay valid. Close is idempotent.
+// the fd. Pins stay valid, and so do open brackets and guards: each holds
+// its own reference, so the fd is closed only after their END. Close is
+// idempotent.
 func (t *Tensor) Close() error {
 	if !t.closed.CompareAndSwap(false, true) {
 		return nil
