@@ -10,6 +10,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/pipelines"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // Frames the application holds hold back the producer: with max-leases=2
@@ -209,5 +210,37 @@ func TestOnFrameCallback(t *testing.T) {
 	}
 	if _, ok := <-frames; ok || n.Load() != 25 {
 		t.Errorf("callback got %d frames (want 25); channel got one: %v", n.Load(), ok)
+	}
+}
+
+// An OnFrame handler that panics: Run returns the error, and the frame it
+// held is released by the sink — no lease outstanding, and tensorsrc's
+// ring slot comes back (every bracket opened on its buffers is closed:
+// the source's ends when the memory returns).
+func TestPanickingOnFrameReleasesItsFrame(t *testing.T) {
+	p, err := pipelines.Parse("tensorsrc num-buffers=10 ! " + tensorCaps(1, 4, 4) + " ! tensorpinsink name=sink sync=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink, _ := p.PinSink("sink")
+	n := 0
+	sink.OnFrame(func(f pipelines.Frame) {
+		if n++; n == 3 {
+			panic("handler bug on frame 3")
+		}
+		f.Release()
+	})
+	before := tensor.ReadStats()
+	err = p.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "handler bug on frame 3") {
+		t.Fatalf("Run: %v, want the panic's text", err)
+	}
+	s := sink.Stats()
+	if s.LeasesOutstanding != 0 || s.HandlerPanics != 1 {
+		t.Fatalf("sink stats %+v: want no lease outstanding and 1 handler panic", s)
+	}
+	after := tensor.ReadStats()
+	if opened, closed := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed; opened != closed {
+		t.Errorf("%d brackets opened, %d closed: the panicking frame's buffer never came back", opened, closed)
 	}
 }

@@ -243,7 +243,7 @@ func allocHeap(l Layout, need int) (*Tensor, error) {
 // SetName labels a dma-buf (DMA_BUF_SET_NAME; at most 31 bytes), which shows
 // in /proc/<pid>/fdinfo. Other backends are ErrNotSupported.
 func (t *Tensor) SetName(name string) error {
-	if err := t.usable("set name"); err != nil {
+	if err := t.changeable("set name"); err != nil {
 		return err
 	}
 	if t.st.backend != BackendDMABuf {

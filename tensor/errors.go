@@ -31,4 +31,8 @@ var (
 	// ErrFenceTimeout: a dma-buf's fences were not all signalled within the
 	// time limit of BeginCPUAccessTimeout; no bracket was opened.
 	ErrFenceTimeout = errors.New("tensor: dma-buf fences not signalled in time")
+	// ErrLent: Close, Reshape, SyncForCPU or SyncForDevice on a tensor
+	// handed out by its owner (Lend) — such as a frame's tensor from
+	// tensorpinsink — which the owner alone may change or close.
+	ErrLent = errors.New("tensor: lent by its owner, who alone may close, reshape or bracket it")
 )

@@ -188,7 +188,7 @@ func (t *Tensor) ExportSyncFile(a Access) (int, error) {
 // caller's: the kernel takes its own reference on the fences, so close it
 // whenever convenient. Only for BackendDMABuf; others are ErrNotSupported.
 func (t *Tensor) ImportSyncFile(a Access, syncFD int) error {
-	if err := t.usable("import sync file"); err != nil {
+	if err := t.changeable("import sync file"); err != nil {
 		return err
 	}
 	if !a.valid() {

@@ -35,7 +35,9 @@ func (t *Tensor) Map(a Access) (*Guard, error) {
 		p.Release()
 		return nil, fmt.Errorf("map %v for %v: storage is mapped read-only: %w", t.st.id, a, ErrAccess)
 	}
-	if err := t.SyncForCPU(a); err != nil {
+	// The storage's own bracket entry, not SyncForCPU: a lent tensor may
+	// open a guard (its Close balances it) though not a bare bracket.
+	if _, _, err := t.st.beginCPU(a, 0); err != nil {
 		p.Release()
 		return nil, err
 	}

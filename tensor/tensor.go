@@ -22,6 +22,10 @@ type Tensor struct {
 	layout Layout
 	geom   Geometry
 	closed atomic.Bool
+	// lender is the tensor this one was lent from (Lend), or nil: a lent
+	// tensor holds no reference of its own and refuses what would change
+	// its owner's tensor or brackets.
+	lender *Tensor
 }
 
 func newTensor(st *storage, l Layout) (*Tensor, error) {
@@ -77,16 +81,44 @@ func (t *Tensor) Coherent() bool { return t.st.sync.coherent.Load() }
 func (t *Tensor) OpenSyncs() int { return t.st.sync.openBrackets() }
 
 func (t *Tensor) usable(op string) error {
-	if t.closed.Load() {
+	if t.closed.Load() || t.lender != nil && t.lender.closed.Load() {
 		return fmt.Errorf("%s on tensor %v: %w", op, t.st.id, ErrClosed)
 	}
 	return nil
 }
 
+// changeable is usable for the operations a lent tensor refuses.
+func (t *Tensor) changeable(op string) error {
+	if t.lender != nil {
+		return fmt.Errorf("%s on tensor %v: %w", op, t.st.id, ErrLent)
+	}
+	return t.usable(op)
+}
+
+// Lend returns a handle on t for code that may read the tensor but must
+// not change it: an owner hands it out (tensorpinsink's frames do) and
+// keeps its own tensor safe. The handle has t's layout and storage and
+// holds no reference: it is valid while t is open (then its methods
+// return ErrClosed). Close, Reshape, SyncForCPU, BeginCPUAccess* and
+// SyncForDevice/EndCPUAccess return ErrLent and change nothing; the
+// getters, PinHost, Map (a guard's bracket is balanced by its own Close),
+// View and Alias (new tensors of the caller's, to Close) work as on t.
+// Lend allocates; call it once per tensor handed out, not per use.
+func (t *Tensor) Lend() *Tensor {
+	owner := t
+	if t.lender != nil {
+		owner = t.lender
+	}
+	return &Tensor{st: t.st, layout: t.layout.clone(), geom: t.geom, lender: owner}
+}
+
+// Lent reports whether the tensor was handed out by Lend.
+func (t *Tensor) Lent() bool { return t.lender != nil }
+
 // Reshape gives the tensor a new layout on the same storage. Pins made
 // before keep their windows; the tensor may be reshaped while they live.
 func (t *Tensor) Reshape(l Layout) error {
-	if err := t.usable("reshape"); err != nil {
+	if err := t.changeable("reshape"); err != nil {
 		return err
 	}
 	g, err := l.check(t.st.capacity)
@@ -183,7 +215,7 @@ func (t *Tensor) BeginCPUAccess(a Access) (joined bool, err error) {
 // open — not on this tensor, not on the buffer. SHM and heap tensors have
 // no fences and never wait. Waits and timeouts are counted in Stats.
 func (t *Tensor) BeginCPUAccessTimeout(a Access, timeout time.Duration) (joined bool, waited time.Duration, err error) {
-	if err := t.usable("sync for cpu"); err != nil {
+	if err := t.changeable("sync for cpu"); err != nil {
 		return false, 0, err
 	}
 	return t.st.beginCPU(a, timeout)
@@ -207,6 +239,9 @@ func (t *Tensor) SyncForDevice(a Access) error {
 // still end it, and the END reaches the file the START did — never another
 // file that has since taken the fd's number.
 func (t *Tensor) EndCPUAccess(a Access) (closed bool, err error) {
+	if t.lender != nil {
+		return false, fmt.Errorf("sync for device on tensor %v: %w", t.st.id, ErrLent)
+	}
 	return t.st.endCPU(a)
 }
 
@@ -215,6 +250,9 @@ func (t *Tensor) EndCPUAccess(a Access) (closed bool, err error) {
 // its own reference, so the fd is closed only after their END. Close is
 // idempotent.
 func (t *Tensor) Close() error {
+	if t.lender != nil {
+		return fmt.Errorf("close tensor %v: %w", t.st.id, ErrLent)
+	}
 	if !t.closed.CompareAndSwap(false, true) {
 		return nil
 	}

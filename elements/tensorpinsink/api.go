@@ -65,6 +65,9 @@ type Stats struct {
 	// by on-sync-timeout).
 	FenceWaits, FenceWaitNanos, FenceWaitMaxNanos, FenceTimeouts uint64
 	LeasesOutstanding                                            int64
+	// HandlerPanics counts frames whose OnFrame handler panicked: the
+	// panic is posted as an error and the sink releases the frame.
+	HandlerPanics uint64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -82,6 +85,6 @@ func (k *Sink) Stats() Stats {
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
-		LeasesOutstanding: c.leases.Load(),
+		LeasesOutstanding: c.leases.Load(), HandlerPanics: c.handlerPanics.Load(),
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
 
@@ -96,6 +97,10 @@ type sink struct {
 	stats   counters
 	handler atomic.Pointer[func(Frame)]
 	qkey    gstc.QdataKey
+	// slots numbers the pinned memories for the element's whole life, not
+	// per start: a slot whose pins the application still holds from an
+	// earlier run is never given to another memory.
+	slots *pincache.Slots
 }
 
 var instances atomic.Uint64
@@ -103,7 +108,7 @@ var instances atomic.Uint64
 func (*sink) New() glib.GoObjectSubclass {
 	// One qdata key per instance: two sinks behind a tee each keep their
 	// own entry on a shared GstMemory.
-	s := &sink{qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1)))}
+	s := &sink{qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1))), slots: pincache.NewSlots()}
 	props.SetDefaults(s)
 	return s
 }

@@ -2,6 +2,7 @@ package tensorpinsink
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,21 +47,32 @@ const (
 
 // framePlane is one tensor of a delivered frame.
 type framePlane struct {
-	tensor *tensor.Tensor // a view owned by its cache entry
-	pin    pin.HostPin    // the plane's pin (a reference of its own)
-	entry  int            // index into frameRecord.mems
+	// view is the plane's lent tensor and pin, owned by its cache entry
+	// (which the frame holds a reference on): what the getters hand out
+	// stays the entry's, never the record's, so it cannot come to name
+	// the next buffer the record carries.
+	view  *pincache.PlaneView
+	entry int // index into frameRecord.mems
 }
 
 // frameRecord is one of the sink's max-leases frame records.
 type frameRecord struct {
 	lessor *leases
 	index  int // position in the lessor's table
-	// gen changes whenever a delivered frame ends (Release or abandon),
-	// under lessor.mu; reads are atomic so Frame's getters take no lock.
-	gen atomic.Uint64
-	// state and closed are guarded by lessor.mu.
+	// gen changes when a delivered frame is released, under lessor.mu and
+	// readMu. Frame's getters hold readMu (read side) while they check gen
+	// and read the record, so a Release through another copy cannot
+	// recycle the record — and the streaming thread refill it — in
+	// between: a getter reads its frame or nothing.
+	gen    atomic.Uint64
+	readMu sync.RWMutex
+	// state, closed, closingAtStop and releaseDeferred are guarded by
+	// lessor.mu.
 	state  frameState
 	closed bool // the brackets were left (by Release, or by stop for a held frame)
+	// closingAtStop: stop is ending this held frame's bracket outside the
+	// lock; a Release meanwhile sets releaseDeferred and stop finishes it.
+	closingAtStop, releaseDeferred bool
 
 	// Written by the streaming thread while filling; read-only while held.
 	// mems are the distinct pinned regions of the frame (one per memory,
@@ -80,21 +92,32 @@ type frameRecord struct {
 	sync      tensorsync.Info // that begin event
 }
 
-// live returns f's record if f is not stale.
-func (f Frame) live() *frameRecord {
-	if f.r == nil || f.r.gen.Load() != f.gen {
+// lock returns f's record with its readMu read-locked if f is not stale
+// (the caller unlocks), or nil.
+func (f Frame) lock() *frameRecord {
+	r := f.r
+	if r == nil {
 		return nil
 	}
-	return f.r
+	r.readMu.RLock()
+	if r.gen.Load() != f.gen {
+		r.readMu.RUnlock()
+		return nil
+	}
+	return r
 }
 
-// plane returns plane i of a live frame, or nil.
-func (f Frame) plane(i int) (*frameRecord, *framePlane) {
-	r := f.live()
-	if r == nil || i < 0 || i >= r.nplanes {
-		return nil, nil
+// plane returns plane i's view of a live frame, or nil.
+func (f Frame) plane(i int) *pincache.PlaneView {
+	r := f.lock()
+	if r == nil {
+		return nil
 	}
-	return r, &r.planes[i]
+	defer r.readMu.RUnlock()
+	if i < 0 || i >= r.nplanes {
+		return nil
+	}
+	return r.planes[i].view
 }
 
 // releasedPin is what Pin returns for a stale frame: valid to call, holds
@@ -102,14 +125,15 @@ func (f Frame) plane(i int) (*frameRecord, *framePlane) {
 var releasedPin pin.HostPin
 
 // Valid reports whether the frame has not been released yet.
-func (f Frame) Valid() bool { return f.live() != nil }
+func (f Frame) Valid() bool { return f.r != nil && f.r.gen.Load() == f.gen }
 
 // Planes returns the number of the frame's tensors: 1 for packed video
 // and a single tensor, 2 or 3 for planar video (NV12: luma [H, W] and
 // interleaved chroma [H/2, W/2, 2]; I420: luma and two chroma planes),
 // one per tensor of other/tensors. 0 for a stale frame.
 func (f Frame) Planes() int {
-	if r := f.live(); r != nil {
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
 		return r.nplanes
 	}
 	return 0
@@ -132,23 +156,30 @@ func (f Frame) NewSlot() bool { return f.PlaneNewSlot(0) }
 
 // PlaneTensor returns plane i's tensor (its layout from the caps and
 // GstVideoMeta: shape, row stride, offset in its memory), or nil for a
-// stale frame or no such plane. It is borrowed: valid until Release, not
-// to be closed.
+// stale frame or no such plane. It is lent (tensor.Lend): Close, Reshape
+// and bracket calls on it return tensor.ErrLent, so the application
+// cannot unbalance or reshape the frames that follow; Map, PinHost, View
+// and Alias work. It stays the tensor of this plane's buffer memory (the
+// same one for every frame of the slot) until the sink lets go of that
+// memory; read its bytes only until Release.
 func (f Frame) PlaneTensor(i int) *tensor.Tensor {
-	if _, p := f.plane(i); p != nil {
-		return p.tensor
+	if v := f.plane(i); v != nil {
+		return v.Tensor
 	}
 	return nil
 }
 
 // PlanePin returns plane i's pin: the address of its first element, the
 // same for every frame of its slot. It is borrowed; Clone it to keep the
-// address beyond Release (the mapping then outlives the element too). For
-// a stale frame or no such plane it is a released pin (Clone fails, Bytes
-// is nil).
+// address beyond Release (the mapping then outlives the element too). The
+// pointer belongs to the slot, not to the frame: kept past Release it
+// still names this plane's memory (whose content the producer may
+// rewrite) or, once the sink lets go of that memory, reads as released —
+// it never comes to name another buffer. For a stale frame or no such
+// plane it is a released pin (Clone fails, Bytes is nil).
 func (f Frame) PlanePin(i int) *pin.HostPin {
-	if _, p := f.plane(i); p != nil {
-		return &p.pin
+	if v := f.plane(i); v != nil {
+		return &v.Pin
 	}
 	return &releasedPin
 }
@@ -156,8 +187,8 @@ func (f Frame) PlanePin(i int) *pin.HostPin {
 // PlaneBytes returns plane i's bytes (its padded extent: rows with their
 // stride), or nil. Valid until Release.
 func (f Frame) PlaneBytes(i int) []byte {
-	if _, p := f.plane(i); p != nil {
-		return p.pin.Bytes()
+	if v := f.plane(i); v != nil {
+		return v.Pin.Bytes()
 	}
 	return nil
 }
@@ -165,26 +196,37 @@ func (f Frame) PlaneBytes(i int) []byte {
 // PlaneSlot returns the pool slot of the memory holding plane i: a small
 // index that stays with the same buffer memory (dma-buf) while it stays
 // in the pin cache, so a runtime can bind the plane's address once per
-// slot. Planes in one memory share a slot. -1 for a stale frame or no
-// such plane.
+// slot. Planes in one memory share a slot. Slot numbers are the sink's:
+// one is not given to another memory while any pin of it lives, across
+// stops and restarts. -1 for a stale frame or no such plane.
 func (f Frame) PlaneSlot(i int) int {
-	if r, p := f.plane(i); p != nil {
-		return r.mems[p.entry].Slot()
+	r := f.lock()
+	if r == nil {
+		return -1
 	}
-	return -1
+	defer r.readMu.RUnlock()
+	if i < 0 || i >= r.nplanes {
+		return -1
+	}
+	return r.mems[r.planes[i].entry].Slot()
 }
 
 // PlaneNewSlot reports whether plane i's memory was just imported and
 // pinned (this is the first frame of its slot): the moment to bind.
 func (f Frame) PlaneNewSlot(i int) bool {
-	r, p := f.plane(i)
-	return p != nil && r.newSlot[p.entry]
+	r := f.lock()
+	if r == nil {
+		return false
+	}
+	defer r.readMu.RUnlock()
+	return i >= 0 && i < r.nplanes && r.newSlot[r.planes[i].entry]
 }
 
 // PTS returns the buffer's presentation timestamp, or -1 if it had none
 // (or the frame is stale).
 func (f Frame) PTS() time.Duration {
-	if r := f.live(); r != nil {
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
 		return clockTime(r.pts)
 	}
 	return -1
@@ -193,7 +235,8 @@ func (f Frame) PTS() time.Duration {
 // Duration returns the buffer's duration, or -1 if it had none (or the
 // frame is stale).
 func (f Frame) Duration() time.Duration {
-	if r := f.live(); r != nil {
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
 		return clockTime(r.dur)
 	}
 	return -1
@@ -210,7 +253,8 @@ func clockTime(t uint64) time.Duration {
 // (gst.NewCapsFromString parses it); the tensors' layouts already reflect
 // them. "" for a stale frame.
 func (f Frame) Caps() string {
-	if r := f.live(); r != nil {
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
 		return r.caps
 	}
 	return ""
@@ -219,15 +263,19 @@ func (f Frame) Caps() string {
 // Copied reports whether the buffer was not fd memory and was copied into
 // the sink's own pinned memory.
 func (f Frame) Copied() bool {
-	r := f.live()
-	return r != nil && r.copied
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
+		return r.copied
+	}
+	return false
 }
 
 // Buffer returns the GstBuffer with a new reference the caller owns, or
 // nil for a stale frame (it allocates a wrapper; not needed on the
 // per-frame path).
 func (f Frame) Buffer() *gst.Buffer {
-	if r := f.live(); r != nil {
+	if r := f.lock(); r != nil {
+		defer r.readMu.RUnlock()
 		return r.lease.Buffer()
 	}
 	return nil

@@ -96,25 +96,40 @@ func (l *leases) release(r *frameRecord, gen uint64) error {
 		return ErrStaleFrame
 	}
 	r.state = frameReleasing
-	r.gen.Add(1) // every copy of the Frame is stale from here on
+	r.readMu.Lock() // waits for getters of this generation to finish
+	r.gen.Add(1)    // every copy of the Frame is stale from here on
+	r.readMu.Unlock()
 	closeIt := !r.closed
 	r.closed = true
+	if r.closingAtStop {
+		// closeAll is ending this frame's bracket right now, outside the
+		// lock (it may be posting the very message whose handler calls
+		// us): it finishes the release when it is done with the record.
+		r.releaseDeferred = true
+		l.mu.Unlock()
+		return nil
+	}
 	l.mu.Unlock()
 	if closeIt {
 		l.closeBracket(r)
 	}
+	l.finishRelease(r)
+	return nil
+}
+
+// finishRelease gives back what a released frame held: pins, cache
+// entries, the buffer, then the record.
+func (l *leases) finishRelease(r *frameRecord) {
 	r.releasePlanes()
 	r.lease.Release()
 	r.lease = gstc.Lease{}
 	l.give(r)
-	return nil
 }
 
 // releasePlanes drops the planes' pins and the entries' references.
 func (r *frameRecord) releasePlanes() {
 	for i := 0; i < r.nplanes; i++ {
-		r.planes[i].pin.Release()
-		r.planes[i].tensor = nil
+		r.planes[i].view = nil
 	}
 	for i := 0; i < r.nmem; i++ {
 		r.mems[i].Release()
@@ -163,22 +178,35 @@ func (l *leases) setFlushing(on bool) {
 }
 
 // closeAll leaves the brackets of frames the application still holds (at
-// stop) and returns how many it left. It works under mu, so a Release
-// racing it either closes the bracket itself (it got there first) or finds
-// it closed.
+// stop) and returns how many it left. It marks them under mu — so a
+// Release racing it finds the bracket taken care of — and ends them after
+// unlocking: closeBracket posts messages and pushes events, whose
+// handlers (a bus sync handler, an upstream element) may release frames.
+// A Release that arrives while its frame is being closed leaves the rest
+// of the release to closeAll.
 func (l *leases) closeAll() int {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
+	var closing []*frameRecord
 	for i := range l.frames {
 		r := &l.frames[i]
 		if r.state == frameHeld && !r.closed {
-			r.closed = true
-			l.closeBracket(r)
-			n++
+			r.closed, r.closingAtStop = true, true
+			closing = append(closing, r)
 		}
 	}
-	return n
+	l.mu.Unlock()
+	for _, r := range closing {
+		l.closeBracket(r)
+		l.mu.Lock()
+		r.closingAtStop = false
+		finish := r.releaseDeferred
+		r.releaseDeferred = false
+		l.mu.Unlock()
+		if finish {
+			l.finishRelease(r)
+		}
+	}
+	return len(closing)
 }
 
 // closeBracket ends the frame's CPU access: SyncForDevice on the sink's

@@ -143,12 +143,8 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		}
 	}
 	for p := 0; p < n; p++ {
-		e := f.mems[f.planes[p].entry]
-		v, err := planeView(fp, e, p, offs[p])
-		if err == nil {
-			f.planes[p].tensor = v
-			f.planes[p].pin, err = e.Pin().Narrow(offs[p]-e.Key().Offset, fp.extents[p])
-		}
+		v, err := planeView(fp, f.mems[f.planes[p].entry], p, offs[p])
+		f.planes[p].view = v
 		if err != nil {
 			f.nplanes = p
 			f.releasePlanes()
@@ -158,7 +154,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	f.nplanes = n
 	f.pts, f.dur, f.caps = info.PTS, info.Duration, st.caps
 	f.access = tensor.AccessRead
-	t0 := f.planes[0].tensor
+	t0 := f.planes[0].view.Tensor
 	id := t0.Identity()
 	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset())); f.announced {
 		s.stats.beginsMatched.Add(1)
@@ -193,18 +189,18 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 // planeView returns entry e's view for plane p at offset off of its
 // storage, making the entry's views for the current layout generation
 // when they are missing or elsewhere (once per entry and layout: no
-// allocation per frame).
-func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*tensor.Tensor, error) {
+// allocation per frame). The view belongs to the entry, not the frame.
+func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*pincache.PlaneView, error) {
 	if e.Shaped == fp.gen && p < len(e.Views) {
-		if v := e.Views[p]; v != nil && v.Offset() == off {
+		if v := e.Views[p]; v != nil && v.Tensor.Offset() == off {
 			return v, nil
 		}
 	}
-	views := make([]*tensor.Tensor, len(fp.planes))
+	views := make([]*pincache.PlaneView, len(fp.planes))
 	if e.Shaped == fp.gen {
 		copy(views, e.Views) // other planes of this generation in e
 	}
-	v, err := e.Tensor().Alias(fp.planeLayout(p, off))
+	v, err := e.NewPlaneView(fp.planeLayout(p, off))
 	if err != nil {
 		return nil, err
 	}
@@ -298,10 +294,24 @@ func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set se
 		s.emitNewFrame(self, f, buf)
 	}
 	if h := s.handler.Load(); h != nil {
-		(*h)(f)
+		s.callHandler(*h, f)
 		return
 	}
 	f.Release()
+}
+
+// callHandler runs the application's handler. A panic in it releases the
+// frame (unless the handler did before panicking), is counted, and goes
+// on up to the render trampoline, which posts it as the element's error.
+func (s *sink) callHandler(h func(Frame), f Frame) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.stats.handlerPanics.Add(1)
+			f.Release() // ErrStaleFrame if the handler had released it
+			panic(r)
+		}
+	}()
+	h(f)
 }
 
 // emitNewFrame emits new-frame (emit-signals=true) with borrowed go-gst

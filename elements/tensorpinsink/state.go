@@ -36,7 +36,7 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	set := s.readSettings()
 	s.stats.reset()
 	st := &streamState{
-		cache:  pincache.New(int(set.cacheSize)),
+		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
 		leases: newLeases(self.Element, &s.stats, int(set.maxLeases), set.postSyncMessages),
 		own:    make([]*tensor.Tensor, set.maxLeases),
 	}

@@ -19,6 +19,9 @@ type counters struct {
 	beginsMatched, beginsExpired               atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
 	waitsForLease, poolsProposed               atomic.Uint64
+	// handlerPanics: frames whose Go handler (OnFrame) panicked; the sink
+	// released each such frame itself.
+	handlerPanics atomic.Uint64
 	// Fence waits before this sink's brackets (sync-timeout): those that
 	// blocked (timed-out ones included), their total and longest time in
 	// nanoseconds, and the timeouts.
@@ -29,7 +32,7 @@ type counters struct {
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed} {
+		&c.poolsProposed, &c.handlerPanics} {
 		u.Store(0)
 	}
 	c.fences.Reset()
@@ -48,6 +51,7 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
+		{"handler-panics", &c.handlerPanics},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}

@@ -35,13 +35,13 @@ type Entry struct {
 	// Shaped and Views are free for the cache's user, who may read and
 	// write them while holding a reference from its single streaming
 	// thread: the sink keeps the layout generation it last made views for,
-	// and one tensor per frame plane that lies in this region (aliases of
-	// Tensor(), nil for planes elsewhere). Set them with SetViews.
+	// and one PlaneView per frame plane that lies in this region (nil for
+	// planes elsewhere). Set them with SetViews.
 	Shaped uint64
-	Views  []*tensor.Tensor
+	Views  []*PlaneView
 	// owned are every view SetViews was given: frames may still use old
 	// ones after a layout change, so they are closed with the entry.
-	owned []*tensor.Tensor
+	owned []*PlaneView
 	// Intrusive LRU links, guarded by Cache.mu.
 	prev, next *Entry
 }
@@ -85,10 +85,44 @@ func (e *Entry) Acquire() bool {
 	}
 }
 
+// PlaneView is one plane of the frames whose memory is this entry's region,
+// for one layout: what a frame hands the application. Tensor is lent (see
+// tensor.Lend: the application cannot close, reshape or end brackets on
+// it) and Pin is narrowed from the entry's pin (so its clones reserve the
+// slot). Both belong to the entry until it is freed — never to a frame —
+// so a pointer to them kept past a frame still names this region, or
+// reads as released once the entry is gone; never another buffer.
+type PlaneView struct {
+	Tensor *tensor.Tensor
+	Pin    pin.HostPin
+	alias  *tensor.Tensor // the entry's own alias Tensor is lent from
+}
+
+// NewPlaneView makes the plane view with layout l (l.Offset from the start
+// of the storage) and a pin over its extent, for the caller to give to
+// SetViews. The caller holds a reference on e.
+func (e *Entry) NewPlaneView(l tensor.Layout) (*PlaneView, error) {
+	a, err := e.tensor.Alias(l)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.pin.Narrow(l.Offset-e.key.Offset, a.Geometry().Extent)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	return &PlaneView{Tensor: a.Lend(), Pin: p.Move(), alias: a}, nil
+}
+
+func (v *PlaneView) close() {
+	v.Pin.Release()
+	v.alias.Close()
+}
+
 // SetViews makes views the entry's current Views for layout generation
 // gen. The entry owns them (nil elements are skipped): it closes them, and
 // every view it was given before, when it is freed. Same rules as Shaped.
-func (e *Entry) SetViews(gen uint64, views []*tensor.Tensor) {
+func (e *Entry) SetViews(gen uint64, views []*PlaneView) {
 	e.Shaped, e.Views = gen, views
 	for _, v := range views {
 		if v != nil && !slices.Contains(e.owned, v) {
@@ -102,7 +136,7 @@ func (e *Entry) SetViews(gen uint64, views []*tensor.Tensor) {
 func (e *Entry) Release() {
 	if e.refs.Add(-1) == 0 {
 		for _, v := range e.owned {
-			v.Close()
+			v.close()
 		}
 		e.owned, e.Views = nil, nil
 		e.pin.Release()
@@ -122,19 +156,26 @@ type Cache struct {
 	byKey   map[Key]*Entry
 	head    *Entry // most recently used
 	tail    *Entry
-	slots   *slotTable
+	slots   *Slots
 	closed  bool
 	hits    atomic.Uint64
 	misses  atomic.Uint64
 	evicted atomic.Uint64
 }
 
-// New returns a cache holding at most max entries (at least 1).
-func New(max int) *Cache {
+// New returns a cache holding at most max entries (at least 1), with slot
+// numbers of its own.
+func New(max int) *Cache { return NewWithSlots(max, NewSlots()) }
+
+// NewWithSlots returns a cache that takes its slot numbers from slots,
+// which may outlive it: a sink that makes a new cache at every start keeps
+// one Slots for its life, so a slot whose pins are still alive from an
+// earlier run is never handed to another buffer (see Entry.Slot).
+func NewWithSlots(max int, slots *Slots) *Cache {
 	if max < 1 {
 		max = 1
 	}
-	return &Cache{max: max, byKey: make(map[Key]*Entry, max), slots: &slotTable{}}
+	return &Cache{max: max, byKey: make(map[Key]*Entry, max), slots: slots}
 }
 
 // Hit records a hit found without Lookup (the qdata fast path) and marks the
@@ -273,15 +314,32 @@ func (c *Cache) ReadStats() Stats {
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evicted.Load(), Entries: uint64(n)}
 }
 
-// slotTable hands out slot numbers, lowest free first. It has its own lock:
+// Slots hands out slot numbers, lowest free first. It has its own lock:
 // slots are freed by pin keepalives, from whatever goroutine releases the
-// last clone, outside the cache's lock.
-type slotTable struct {
+// last clone, outside any cache's lock.
+type Slots struct {
 	mu   sync.Mutex
 	used []bool
 }
 
-func (st *slotTable) take() int {
+// NewSlots returns an empty slot table.
+func NewSlots() *Slots { return &Slots{} }
+
+// InUse counts the slot numbers taken (by live entries, or by pins that
+// outlive theirs).
+func (st *Slots) InUse() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := 0
+	for _, u := range st.used {
+		if u {
+			n++
+		}
+	}
+	return n
+}
+
+func (st *Slots) take() int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for i, used := range st.used {
@@ -294,7 +352,7 @@ func (st *slotTable) take() int {
 	return len(st.used) - 1
 }
 
-func (st *slotTable) free(i int) {
+func (st *Slots) free(i int) {
 	st.mu.Lock()
 	st.used[i] = false
 	st.mu.Unlock()
@@ -304,7 +362,7 @@ func (st *slotTable) free(i int) {
 // tensor's pin under the entry's. It refers to the slot table, never to the
 // entry, its cache or its keepalive, so the leak safety net can run.
 type slotLease struct {
-	slots *slotTable
+	slots *Slots
 	slot  int // -1 until the entry is published; set under the cache lock
 	pin   pin.HostPin
 }
