@@ -81,50 +81,70 @@ func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 
 // planeSpot is where a plane lies in a buffer.
 type planeSpot struct {
-	mem  int // index of the memory holding it
+	mem  int // index of the memory holding its first byte
 	skip int // its first byte in that memory
 	// bufOffset is the same byte counted from the start of the buffer (the
 	// memories end to end): where it lies in a copy of the buffer.
 	bufOffset int
 }
 
-// locate finds each plane's memory and checks that the plane fits in it.
-// memStarts[i] is where memory i starts in the buffer; memSizes its size.
-func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem int, memSizes []int, spots []planeSpot) error {
-	starts := 0
+// locate finds each plane's memory. memSizes are the sizes of the
+// buffer's first memories (at most maxPlanes; a memory past them is
+// asked of GStreamer), size the whole buffer's. split reports a video
+// plane that does not lie within one memory (a frame cut into memories
+// anywhere but at its planes: appsrc, rawvideoparse, adapters), or a
+// buffer of more memories than a frame has planes: such a frame has no
+// single memory to pin per plane, and is copied. A plane past the end of
+// the whole buffer, or a tensor that does not fit its memory, is an error.
+func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem, size int, memSizes []int, spots []planeSpot) (split bool, err error) {
+	memSize := func(i int) int {
+		if i < len(memSizes) {
+			return memSizes[i]
+		}
+		return gstc.PeekMemory(buf, i).Size()
+	}
 	for p, pl := range fp.planes {
 		var sp planeSpot
 		if pl.Memory >= 0 {
+			// other/tensors: one memory per tensor, the offset in it.
 			if pl.Memory >= nmem {
-				return fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
+				return false, fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
 			}
 			sp.mem, sp.skip = pl.Memory, pl.Layout.Offset
-		} else if nmem == 1 {
+			for i := 0; i < sp.mem; i++ {
+				sp.bufOffset += memSize(i)
+			}
+			sp.bufOffset += sp.skip
+			if sp.skip+fp.extents[p] > memSize(sp.mem) {
+				return false, fmt.Errorf("buffer memory %d of %d bytes is shorter than tensor %d needs (%d bytes from byte %d: %v %v, stride %d)",
+					sp.mem, memSize(sp.mem), p, fp.extents[p], sp.skip, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
+			}
+			spots[p] = sp
+			continue
+		}
+		// Video: the offset is counted across the buffer's memories.
+		sp.bufOffset = pl.Layout.Offset
+		if sp.bufOffset+fp.extents[p] > size {
+			return false, fmt.Errorf("the buffer's %d bytes are shorter than plane %d needs (%d bytes from byte %d: %v %v, stride %d)",
+				size, p, fp.extents[p], sp.bufOffset, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
+		}
+		if nmem == 1 {
 			// One memory (the common case): the offset is the place in it,
 			// no need to ask GStreamer.
-			if pl.Layout.Offset >= memSizes[0] {
-				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
-			}
 			sp.mem, sp.skip = 0, pl.Layout.Offset
 		} else {
 			mem, skip, ok := gstc.FindMemory(buf, pl.Layout.Offset)
 			if !ok {
-				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
+				return false, fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
 			}
 			sp.mem, sp.skip = mem, skip
+			if sp.mem >= maxPlanes || sp.skip+fp.extents[p] > memSize(sp.mem) {
+				split = true
+			}
 		}
-		if sp.skip+fp.extents[p] > memSizes[sp.mem] {
-			return fmt.Errorf("buffer memory %d of %d bytes is shorter than plane %d needs (%d bytes from byte %d: %v %v, stride %d)",
-				sp.mem, memSizes[sp.mem], p, fp.extents[p], sp.skip, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
-		}
-		starts = 0
-		for i := 0; i < sp.mem; i++ {
-			starts += memSizes[i]
-		}
-		sp.bufOffset = starts + sp.skip
 		spots[p] = sp
 	}
-	return nil
+	return split || nmem > maxPlanes, nil
 }
 
 // planeLayout is plane p's layout at offset off of an entry's storage.

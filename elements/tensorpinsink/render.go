@@ -95,21 +95,29 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	if err := fp.follow(&st.format, buf); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
-	if info.NMemory < 1 || info.NMemory > maxPlanes {
-		return fail(gstc.StreamFormat, "buffer with %d memories (1 to %d)", info.NMemory, maxPlanes)
+	if info.NMemory < 1 {
+		return fail(gstc.StreamFormat, "buffer with no memory")
 	}
 	var sizes [maxPlanes]int
 	var mems [maxPlanes]gstc.RawMemory
-	allFd := true
-	for i := 0; i < info.NMemory; i++ {
+	nm := min(info.NMemory, maxPlanes)
+	allFd := info.NMemory <= maxPlanes
+	for i := 0; i < nm; i++ {
 		mems[i] = gstc.PeekMemory(buf, i)
 		sizes[i] = mems[i].Size()
 		allFd = allFd && mems[i].IsFd()
 	}
 	n := len(fp.planes)
 	var spots [maxPlanes]planeSpot
-	if err := fp.locate(buf, info.NMemory, sizes[:info.NMemory], spots[:n]); err != nil {
+	split, err := fp.locate(buf, info.NMemory, info.Size, sizes[:nm], spots[:n])
+	if err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
+	}
+	reason := copyNotFd
+	if split {
+		// A plane spread over memories (fd or not) has no one memory to
+		// pin: the frame is copied whole, like system memory.
+		allFd, reason = false, copySplit
 	}
 	var offs [maxPlanes]int // each plane's offset in its entry's storage
 	if allFd {
@@ -132,7 +140,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		}
 	} else {
 		f.copied = true
-		e, isNew, err := s.copyIn(st, f.index, buf, info.Size)
+		e, isNew, err := s.copyIn(st, f.index, buf, info.Size, reason)
 		if err != nil {
 			return err
 		}
@@ -247,9 +255,23 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	return e, true, nil
 }
 
-// copyIn copies a buffer that is not a single fd memory into the sink's own
-// memfd tensor for this frame index and returns that tensor's entry.
-func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pincache.Entry, bool, error) {
+// Why a frame was copied (each is logged once per stream).
+const (
+	copyNotFd = iota // some memory is not fd memory
+	copySplit        // a plane spans memories, or too many memories
+	copyReasons
+)
+
+var copyWhy = [copyReasons]string{
+	copyNotFd: "that are not fd memory",
+	copySplit: "whose planes are split across memories (or that have more memories than planes)",
+}
+
+// copyIn copies a buffer that is not fd memory, or whose planes do not
+// each lie in one memory, into the sink's own memfd tensor for this
+// frame index and returns that tensor's entry. The first copy for each
+// reason in a stream is logged in GST_PERFORMANCE; every copy is counted.
+func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reason int) (*pincache.Entry, bool, error) {
 	own := st.own[i]
 	if own == nil || own.Capacity() < size {
 		if own != nil {
@@ -281,9 +303,10 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
 	s.stats.copies.Add(1)
 	s.stats.bytesCopied.Add(uint64(n))
-	if s.stats.copies.Load() == 1 {
-		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) that are not fd memory into pinned memory; "+
-			"the stats property counts every copy", size))
+	if !st.copyLogged[reason] {
+		st.copyLogged[reason] = true
+		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) %s into pinned memory; "+
+			"the stats property counts every copy (copies, bytes-copied)", size, copyWhy[reason]))
 	}
 	return e, newSlot, nil
 }

@@ -29,6 +29,8 @@ type streamState struct {
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet.
 	begins pendingBegins
+	// copyLogged: the first copy for each reason was logged.
+	copyLogged [copyReasons]bool
 }
 
 func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
