@@ -65,6 +65,11 @@ type Stats struct {
 	// by on-sync-timeout).
 	FenceWaits, FenceWaitNanos, FenceWaitMaxNanos, FenceTimeouts uint64
 	LeasesOutstanding                                            int64
+	// BeginsRejected counts GstTensorSync begin events refused because
+	// they were not serialized with the buffers (sent out of band): a
+	// begin announces the buffer that follows it, which only an event in
+	// order with the buffers can do.
+	BeginsRejected uint64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -82,6 +87,6 @@ func (k *Sink) Stats() Stats {
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
-		LeasesOutstanding: c.leases.Load(),
+		LeasesOutstanding: c.leases.Load(), BeginsRejected: c.beginsRejected.Load(),
 	}
 }

@@ -168,8 +168,12 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	f.access = tensor.AccessRead
 	t0 := f.planes[0].tensor
 	id := t0.Identity()
-	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset())); f.announced {
+	var stale int
+	if f.sync, f.announced, stale = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset()), info.Offset); f.announced {
 		s.stats.beginsMatched.Add(1)
+	}
+	if stale > 0 {
+		s.stats.beginsExpired.Add(uint64(stale))
 	}
 	timeout := time.Duration(set.syncTimeout) * time.Millisecond
 	for k := 0; k < f.nmem; k++ {

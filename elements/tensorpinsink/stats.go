@@ -15,8 +15,11 @@ type counters struct {
 	// SyncForDevice at release); joined: deliveries that found the
 	// buffer's bracket already open (its producer's, or another reader's)
 	// and joined it without an ioctl.
-	syncs, joined                              atomic.Uint64
-	beginsMatched, beginsExpired               atomic.Uint64
+	syncs, joined                atomic.Uint64
+	beginsMatched, beginsExpired atomic.Uint64
+	// beginsRejected: GstTensorSync begins refused because they were not
+	// serialized with the buffers (out-of-band custom events).
+	beginsRejected                             atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
 	waitsForLease, poolsProposed               atomic.Uint64
 	// Fence waits before this sink's brackets (sync-timeout): those that
@@ -29,7 +32,7 @@ type counters struct {
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed} {
+		&c.poolsProposed, &c.beginsRejected} {
 		u.Store(0)
 	}
 	c.fences.Reset()
@@ -48,6 +51,7 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
+		{"begins-rejected", &c.beginsRejected},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}
