@@ -70,6 +70,10 @@ type Stats struct {
 	// begin announces the buffer that follows it, which only an event in
 	// order with the buffers can do.
 	BeginsRejected uint64
+	// CacheCapacity is the pin cache's bound: cache-size, raised to
+	// max-leases+1, and grown when the producer cycles through more
+	// buffers than that (a warning says so once).
+	CacheCapacity uint64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -88,5 +92,6 @@ func (k *Sink) Stats() Stats {
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
 		LeasesOutstanding: c.leases.Load(), BeginsRejected: c.beginsRejected.Load(),
+		CacheCapacity: c.cacheCapacity.Load(),
 	}
 }

@@ -46,7 +46,7 @@ const (
 
 // framePlane is one tensor of a delivered frame.
 type framePlane struct {
-	tensor *tensor.Tensor // a view owned by its cache entry
+	tensor *tensor.Tensor // a view in frameRecord.views (kept while the frame holds them)
 	pin    pin.HostPin    // the plane's pin (a reference of its own)
 	entry  int            // index into frameRecord.mems
 }
@@ -67,6 +67,7 @@ type frameRecord struct {
 	// or the sink's copy), each with a reference and an open bracket.
 	nmem    int
 	mems    [maxPlanes]*pincache.Entry
+	views   [maxPlanes]*pincache.ViewSet // per mems entry: its planes' views, a reference each
 	newSlot [maxPlanes]bool
 	nplanes int
 	planes  [maxPlanes]framePlane

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -18,14 +19,61 @@ const maxPlanes = capslayout.MaxTensors
 type framePlanes struct {
 	planes  []capslayout.Plane
 	extents []int // per plane: bytes from its first element to the end of its last row
-	gen     uint64
+	// gen names the layout (never reused): cache entries keep their views
+	// per gen.
+	gen uint64
 	// meta is the GstVideoMeta the planes come from (haveMeta), so a
 	// buffer with the same meta costs no recomputation.
 	meta     gstc.VideoMetaPlanes
 	haveMeta bool
+
+	// recent are the last layouts seen (the caps' own and the metas'), so
+	// that a producer alternating between a few metas (one that flips
+	// every frame) finds each layout, and its gen, again: no allocation.
+	recent   [maxRecentLayouts]layoutMemo
+	nrecent  int
+	nextSlot int // where the next new layout goes when recent is full
+	lastGen  uint64
 }
 
-// set installs planes; gen changes so cache entries remake their views.
+// maxRecentLayouts bounds framePlanes.recent; it matches the view sets a
+// cache entry keeps.
+const maxRecentLayouts = pincache.MaxViewSets
+
+// layoutMemo is one layout framePlanes has seen.
+type layoutMemo struct {
+	haveMeta bool
+	meta     gstc.VideoMetaPlanes
+	planes   []capslayout.Plane
+	extents  []int
+	gen      uint64
+}
+
+// forget drops the remembered layouts (new caps).
+func (fp *framePlanes) forget() {
+	fp.recent = [maxRecentLayouts]layoutMemo{}
+	fp.nrecent, fp.nextSlot = 0, 0
+}
+
+// recall makes a remembered layout current; false if there is none for
+// this meta (nil: the caps' layout).
+func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
+	for i := 0; i < fp.nrecent; i++ {
+		r := &fp.recent[i]
+		if r.haveMeta != (meta != nil) || meta != nil && r.meta != *meta {
+			continue
+		}
+		fp.planes, fp.extents, fp.gen, fp.haveMeta = r.planes, r.extents, r.gen, r.haveMeta
+		if meta != nil {
+			fp.meta = *meta
+		}
+		return true
+	}
+	return false
+}
+
+// set installs planes as a new layout with a new gen, so cache entries
+// make views for it, and remembers it.
 func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes) error {
 	ext := make([]int, len(planes))
 	for i, p := range planes {
@@ -40,12 +88,22 @@ func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes
 	if meta != nil {
 		fp.meta = *meta
 	}
-	fp.gen++
+	fp.lastGen++
+	fp.gen = fp.lastGen
+	m := layoutMemo{haveMeta: fp.haveMeta, meta: fp.meta, planes: planes, extents: ext, gen: fp.gen}
+	if fp.nrecent < maxRecentLayouts {
+		fp.recent[fp.nrecent] = m
+		fp.nrecent++
+	} else {
+		fp.recent[fp.nextSlot] = m
+		fp.nextSlot = (fp.nextSlot + 1) % maxRecentLayouts
+	}
 	return nil
 }
 
 // follow makes the planes those of buf: the caps' defaults, or its
-// GstVideoMeta's offsets and strides. It allocates only when they change.
+// GstVideoMeta's offsets and strides. It allocates only for a layout not
+// among the last few seen.
 func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 	var m gstc.VideoMetaPlanes
 	ok := f.Media == capslayout.MediaVideo
@@ -54,11 +112,17 @@ func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 	}
 	if !ok {
 		if fp.haveMeta || fp.planes == nil {
+			if fp.recall(nil) {
+				return nil
+			}
 			return fp.set(f.Planes, nil)
 		}
 		return nil
 	}
 	if fp.haveMeta && m == fp.meta {
+		return nil
+	}
+	if fp.recall(&m) {
 		return nil
 	}
 	if m.Width != f.Width || m.Height != f.Height {

@@ -150,14 +150,20 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 			offs[p] = spots[p].bufOffset
 		}
 	}
-	for p := 0; p < n; p++ {
-		e := f.mems[f.planes[p].entry]
-		v, err := planeView(fp, e, p, offs[p])
-		if err == nil {
-			f.planes[p].tensor = v
-			f.planes[p].pin, err = e.Pin().Narrow(offs[p]-e.Key().Offset, fp.extents[p])
-		}
+	for k := 0; k < f.nmem; k++ {
+		vs, err := planeViews(fp, f.mems[k], k, f.planes[:n], offs[:n])
 		if err != nil {
+			f.releasePlanes()
+			return fail(gstc.StreamFormat, "a plane does not fit its buffer memory: %v", err)
+		}
+		f.views[k] = vs
+	}
+	for p := 0; p < n; p++ {
+		k := f.planes[p].entry
+		e := f.mems[k]
+		f.planes[p].tensor = f.views[k].Views[p]
+		var err error
+		if f.planes[p].pin, err = e.Pin().Narrow(offs[p]-e.Key().Offset, fp.extents[p]); err != nil {
 			f.nplanes = p
 			f.releasePlanes()
 			return fail(gstc.StreamFormat, "plane %d does not fit its buffer memory: %v", p, err)
@@ -202,34 +208,52 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	return nil
 }
 
-// planeView returns entry e's view for plane p at offset off of its
-// storage, making the entry's views for the current layout generation
-// when they are missing or elsewhere (once per entry and layout: no
-// allocation per frame).
-func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*tensor.Tensor, error) {
-	if e.Shaped == fp.gen && p < len(e.Views) {
-		if v := e.Views[p]; v != nil && v.Offset() == off {
-			return v, nil
+// planeViews returns, with a frame's reference taken, entry e's views
+// (mems index k) of the planes that lie in it, at offsets offs of its
+// storage, for the current layout: found among the sets the entry keeps
+// (no allocation per frame, also for a layout that alternates), else made
+// once and kept by the entry (pincache.ViewSet bounds them).
+func planeViews(fp *framePlanes, e *pincache.Entry, k int, planes []framePlane, offs []int) (*pincache.ViewSet, error) {
+sets:
+	for _, vs := range e.ViewSets() {
+		if vs.Gen != fp.gen || len(vs.Views) != len(planes) {
+			continue
 		}
+		for p := range planes {
+			if planes[p].entry == k && (vs.Views[p] == nil || vs.Views[p].Offset() != offs[p]) {
+				continue sets
+			}
+		}
+		e.UseViews(vs)
+		return vs, nil
 	}
-	views := make([]*tensor.Tensor, len(fp.planes))
-	if e.Shaped == fp.gen {
-		copy(views, e.Views) // other planes of this generation in e
+	views := make([]*tensor.Tensor, len(planes))
+	for p := range planes {
+		if planes[p].entry != k {
+			continue
+		}
+		v, err := e.Tensor().Alias(fp.planeLayout(p, offs[p]))
+		if err != nil {
+			for _, v := range views {
+				if v != nil {
+					v.Close()
+				}
+			}
+			return nil, fmt.Errorf("plane %d: %w", p, err)
+		}
+		views[p] = v
 	}
-	v, err := e.Tensor().Alias(fp.planeLayout(p, off))
-	if err != nil {
-		return nil, err
-	}
-	views[p] = v
-	e.SetViews(fp.gen, views)
-	return v, nil
+	return e.AddViews(fp.gen, views), nil
 }
 
 // entryForMemory finds the pinned entry of an fd memory: through qdata on
 // the memory (no syscall), else by the fd's identity, else by importing it.
+// Either way the memory then carries the entry's qdata value, made once per
+// entry: a producer that wraps its dma-bufs in new GstMemory every frame
+// costs an fstat per frame, no allocation.
 func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.Entry, bool, error) {
 	off, size := mem.Offset(), mem.Size()
-	if v, ok := s.qkey.Get(mem); ok {
+	if v, ok := st.qkey.Get(mem); ok {
 		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
 			s.stats.hits.Add(1)
 			return e, false, nil
@@ -246,7 +270,7 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := st.cache.Lookup(key); e != nil {
 		s.stats.hits.Add(1)
-		s.qkey.Set(mem, e, nil)
+		st.qkey.SetShared(mem, qdataValue(e))
 		return e, false, nil
 	}
 	e, err := st.cache.Insert(fd, key)
@@ -255,9 +279,23 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	}
 	s.stats.misses.Add(1)
 	s.stats.mmaps.Add(1)
-	s.qkey.Set(mem, e, nil)
+	st.qkey.SetShared(mem, qdataValue(e))
+	s.noteCacheGrowth(st)
 	return e, true, nil
 }
+
+// qdataValue returns e's qdata value, registering it on first use; it is
+// unregistered when the entry is freed.
+func qdataValue(e *pincache.Entry) gstc.QdataValue {
+	if t := e.Tag(); t != 0 {
+		return gstc.QdataValue(t)
+	}
+	v := gstc.NewQdataValue(e)
+	e.SetTag(uintptr(v), freeQdataValue)
+	return v
+}
+
+func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
 
 // Why a frame was copied (each is logged once per stream).
 const (

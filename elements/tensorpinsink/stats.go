@@ -22,6 +22,9 @@ type counters struct {
 	beginsRejected                             atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
 	waitsForLease, poolsProposed               atomic.Uint64
+	// cacheCapacity: the pin cache's bound (cache-size, max-leases+1, or
+	// what it learnt of the producer's pool).
+	cacheCapacity atomic.Uint64
 	// Fence waits before this sink's brackets (sync-timeout): those that
 	// blocked (timed-out ones included), their total and longest time in
 	// nanoseconds, and the timeouts.
@@ -32,7 +35,7 @@ type counters struct {
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed, &c.beginsRejected} {
+		&c.poolsProposed, &c.beginsRejected, &c.cacheCapacity} {
 		u.Store(0)
 	}
 	c.fences.Reset()
@@ -51,7 +54,7 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
-		{"begins-rejected", &c.beginsRejected},
+		{"begins-rejected", &c.beginsRejected}, {"cache-capacity", &c.cacheCapacity},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}
