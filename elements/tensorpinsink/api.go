@@ -68,6 +68,15 @@ type Stats struct {
 	// HandlerPanics counts frames whose OnFrame handler panicked: the
 	// panic is posted as an error and the sink releases the frame.
 	HandlerPanics uint64
+	// BeginsRejected counts GstTensorSync begin events refused because
+	// they were not serialized with the buffers (sent out of band): a
+	// begin announces the buffer that follows it, which only an event in
+	// order with the buffers can do.
+	BeginsRejected uint64
+	// CacheCapacity is the pin cache's bound: cache-size, raised to
+	// max-leases+1, and grown when the producer cycles through more
+	// buffers than that (a warning says so once).
+	CacheCapacity uint64
 }
 
 // Stats reads the counters (the same as the stats property).
@@ -86,5 +95,6 @@ func (k *Sink) Stats() Stats {
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
 		LeasesOutstanding: c.leases.Load(), HandlerPanics: c.handlerPanics.Load(),
+		BeginsRejected: c.beginsRejected.Load(), CacheCapacity: c.cacheCapacity.Load(),
 	}
 }

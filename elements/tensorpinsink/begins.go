@@ -1,6 +1,9 @@
 package tensorpinsink
 
-import "github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+import (
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+)
 
 // maxPendingBegins bounds the begin events kept waiting for their buffers:
 // more than a few frames between an announcement and its buffer means the
@@ -8,10 +11,19 @@ import "github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 const maxPendingBegins = 16
 
 // pendingBegins are GstTensorSync begin events whose buffers have not
-// arrived yet. A buffer is matched to its begin by the dma-buf's identity
-// and the tensor's offset — not by arrival order, so elements that hold a
-// buffer back while the next begin passes (videorate, aggregators) still
-// match every frame. Used only on the streaming thread (and at stop).
+// arrived yet. A buffer is matched to its begin by the dma-buf's identity,
+// the tensor's offset and the seqnum (which the producer puts in the
+// buffer's offset, as tensorsrc does) — not by arrival order, so elements
+// that hold a buffer back while the next begin passes (videorate,
+// aggregators) still match every frame, and a begin whose buffer was lost
+// never matches a later, unannounced buffer of the same pool slot. A
+// buffer without an offset (GST_BUFFER_OFFSET_NONE) is matched by identity
+// and offset alone.
+//
+// Used only on the streaming thread (render, serialized events) and at
+// stop, when streaming has ended: the sink accepts only serialized begin
+// events (gstc refuses out-of-band ones before they reach Go), so no lock
+// is needed.
 type pendingBegins struct {
 	n int
 	e [maxPendingBegins]tensorsync.Info
@@ -38,16 +50,36 @@ func (p *pendingBegins) add(ts tensorsync.Info) (expired int) {
 }
 
 // match removes and returns the begin announcing the buffer at offset of
-// the dma-buf (dev, ino).
-func (p *pendingBegins) match(dev, ino, offset uint64) (tensorsync.Info, bool) {
-	for i := 0; i < p.n; i++ {
-		if sameBuffer(p.e[i], dev, ino, offset) {
-			ts := p.e[i]
+// the dma-buf (dev, ino) whose GST_BUFFER_OFFSET is bufOffset (the
+// seqnum; gstc.OffsetNone when the producer numbers no buffers). Begins
+// for the same buffer with an older seqnum are stale — the frame they
+// announced never arrived, and the pool slot has come round again — and
+// are removed and counted in expired.
+func (p *pendingBegins) match(dev, ino, offset, bufOffset uint64) (ts tensorsync.Info, ok bool, expired int) {
+	numbered := bufOffset != gstc.OffsetNone
+	seq := uint32(bufOffset)
+	for i := 0; i < p.n; {
+		e := p.e[i]
+		if !sameBuffer(e, dev, ino, offset) {
+			i++
+			continue
+		}
+		switch {
+		case !numbered || e.Seqnum == seq:
+			if !ok {
+				ts, ok = e, true
+				p.remove(i)
+				continue
+			}
+			i++
+		case int32(seq-e.Seqnum) > 0: // older (serial number arithmetic)
 			p.remove(i)
-			return ts, true
+			expired++
+		default:
+			i++
 		}
 	}
-	return tensorsync.Info{}, false
+	return ts, ok, expired
 }
 
 // clear forgets every pending begin and returns how many there were.

@@ -26,18 +26,29 @@
 //
 // GstTensorSync phase=begin events announce buffers; the sink keeps up to
 // 16 of them and matches each buffer to its announcement by the dma-buf's
-// identity and the tensor's offset, not by order, so an element that holds
-// a buffer back while the next announcement passes still matches
-// (begins-matched). Announcements whose buffer never comes — flushed,
-// dropped, converted into another buffer upstream, or from before a caps
-// change or EOS — are counted as begins-expired. For an announced frame
+// identity, the tensor's offset and the seqnum (in the buffer's
+// GST_BUFFER_OFFSET, as tensorsrc numbers its buffers; a buffer without an
+// offset is matched by identity and offset alone), not by order, so an
+// element that holds a buffer back while the next announcement passes
+// still matches (begins-matched). Announcements whose buffer never comes —
+// flushed, dropped, converted into another buffer upstream, or from before
+// a caps change or EOS, or older than a later buffer of the same dma-buf —
+// are counted as begins-expired. Only begins serialized with the buffers
+// are accepted: an out-of-band one (GST_EVENT_CUSTOM_DOWNSTREAM_OOB) cannot
+// say which buffer it announces; it is refused (not handled) and counted as
+// begins-rejected. For an announced frame
 // the sink sends phase=end upstream when the frame is released (this
 // reader is done).
 //
 // Ownership:
 //   - The pin cache owns a dup of each fd it imported and one mapping per
-//     entry; entries are released on eviction (cache-size), on caps change
-//     and at stop. Pins the application cloned keep their mappings after
+//     entry; entries are released on eviction, on caps change and at stop.
+//     Its bound is cache-size, raised to max-leases+1 (the leased frames'
+//     buffers and the pool proposed upstream), and grown — with a warning,
+//     once per run, and stats cache-capacity — when the producer cycles
+//     through more buffers than that (a buffer it evicted comes back), so
+//     a large camera or decoder pool costs its N mmaps once, not an mmap,
+//     a munmap and a new slot per frame. Pins the application cloned keep their mappings after
 //     that (package pin).
 //   - A Frame holds a reference on its GstBuffer (a lease: the buffer does
 //     not go back to its pool), on its cache entry and on its pin until
@@ -77,7 +88,16 @@
 // luma [H, W] and interleaved chroma [H/2, W/2, 2]; I420: three planes;
 // also NV21, YV12, NV16, NV61, Y42B, Y444, P010_10LE), whether the planes
 // share one memory or have one each (placed by GstVideoMeta), and one per
-// tensor of other/tensors (1 to 16, one memory each). Each plane has its
+// tensor of other/tensors (1 to 16, one memory each). A video frame whose
+// planes are cut across memories anywhere else (appsrc, rawvideoparse and
+// adapter-based elements push a frame as several system memories; fd
+// memory split the same way) has no single memory to pin per plane: it is
+// copied whole into the sink's pinned memory, counted (copies,
+// bytes-copied) and reported once per run in GST_PERFORMANCE, like system
+// memory. Split fd memory is read for the copy through GstMemory's map
+// (GStreamer's dma-buf allocator brackets its own map with
+// DMA_BUF_IOCTL_SYNC), not through the sink's bracket, so sync-timeout
+// does not bound a wait for its fences there. Each plane has its
 // own pin, at the same address for every frame of its slot; the planes
 // of one memory share its cache entry, its slot and its bracket.
 package tensorpinsink

@@ -52,7 +52,7 @@ const (
 // settings are read at start (cache-size, max-leases) and per frame.
 var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	proptable.Uint("cache-size", "Cache size",
-		"Most buffers (dma-buf regions) kept imported, mapped and pinned at once; the least recently used is released beyond it.",
+		"Buffers (dma-buf regions) kept imported, mapped and pinned at once, at first; at least max-leases+1, and grown (with a warning; stats cache-capacity) when the producer cycles through more buffers than that. The least recently used is released beyond it.",
 		1, 4096, 16, proptable.ReadWrite, func(s *sink) *uint { return &s.settings.cacheSize }),
 	proptable.Uint("max-leases", "Maximum leases",
 		"Most frames the application may hold unreleased; beyond it the streaming thread waits (or drops, with drop=true).",
@@ -77,7 +77,7 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 		onTimeoutError, proptable.ReadWrite, func(s *sink) *string { return &s.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched and expired, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
+			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched, expired and rejected (out of band), cache capacity, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(s *sink) (*glib.Value, error) {
 		return gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
@@ -96,19 +96,45 @@ type sink struct {
 
 	stats   counters
 	handler atomic.Pointer[func(Frame)]
-	qkey    gstc.QdataKey
 	// slots numbers the pinned memories for the element's whole life, not
 	// per start: a slot whose pins the application still holds from an
 	// earlier run is never given to another memory.
 	slots *pincache.Slots
 }
 
-var instances atomic.Uint64
+// qdataKeys lends each running sink a qdata key of its own — two sinks
+// behind a tee each keep their own entry on a shared GstMemory — from
+// Start to Stop. A key interns a GQuark for good, so keys are reused: the
+// process makes as many as sinks ever ran at once, not one per instance.
+// A memory may still carry an entry of the key's previous sink; the cache
+// refuses an entry that is not its own (pincache.Cache.Hit), and the
+// memory is given the new sink's.
+var qdataKeys struct {
+	mu   sync.Mutex
+	free []gstc.QdataKey
+	made int
+}
+
+func takeQdataKey() gstc.QdataKey {
+	qdataKeys.mu.Lock()
+	defer qdataKeys.mu.Unlock()
+	if n := len(qdataKeys.free); n > 0 {
+		k := qdataKeys.free[n-1]
+		qdataKeys.free = qdataKeys.free[:n-1]
+		return k
+	}
+	qdataKeys.made++
+	return gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", qdataKeys.made))
+}
+
+func giveQdataKey(k gstc.QdataKey) {
+	qdataKeys.mu.Lock()
+	qdataKeys.free = append(qdataKeys.free, k)
+	qdataKeys.mu.Unlock()
+}
 
 func (*sink) New() glib.GoObjectSubclass {
-	// One qdata key per instance: two sinks behind a tee each keep their
-	// own entry on a shared GstMemory.
-	s := &sink{qkey: gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", instances.Add(1))), slots: pincache.NewSlots()}
+	s := &sink{slots: pincache.NewSlots()}
 	props.SetDefaults(s)
 	return s
 }

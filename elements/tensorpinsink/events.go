@@ -22,8 +22,13 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 	defer gstc.Guard(self.Element, "event", &ret, false)
 	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		// Not reached while the trampoline is installed; kept equivalent.
-		s.tensorSyncBegin(ts)
+		serialized := int(ev.Type())&eventTypeSerialized != 0
 		ev.Unref()
+		if !serialized {
+			s.TensorSyncBeginRejected(gstc.RawElement{})
+			return false
+		}
+		s.tensorSyncBegin(ts)
 		return true
 	}
 	switch ev.Type() {
@@ -44,6 +49,18 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 func (s *sink) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
 	s.tensorSyncBegin(ts)
 	return true
+}
+
+// eventTypeSerialized is GST_EVENT_TYPE_SERIALIZED, a flag of the
+// GstEventType value.
+const eventTypeSerialized = 1 << 2
+
+// TensorSyncBeginRejected counts a begin event refused because it was not
+// serialized with the buffers (sent out of band, it reached the sink on
+// the sender's thread and cannot say which buffer it announces). It
+// touches nothing but the counter: it runs off the streaming thread.
+func (s *sink) TensorSyncBeginRejected(gstc.RawElement) {
+	s.stats.beginsRejected.Add(1)
 }
 
 func (s *sink) tensorSyncBegin(ts tensorsync.Info) {

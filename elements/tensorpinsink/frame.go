@@ -79,6 +79,7 @@ type frameRecord struct {
 	// or the sink's copy), each with a reference and an open bracket.
 	nmem    int
 	mems    [maxPlanes]*pincache.Entry
+	views   [maxPlanes]*pincache.ViewSet // per mems entry: its planes' views, a reference each
 	newSlot [maxPlanes]bool
 	nplanes int
 	planes  [maxPlanes]framePlane

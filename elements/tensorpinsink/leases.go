@@ -132,6 +132,10 @@ func (r *frameRecord) releasePlanes() {
 		r.planes[i].view = nil
 	}
 	for i := 0; i < r.nmem; i++ {
+		if r.views[i] != nil {
+			r.views[i].Release() // before the entry: its last release closes the kept sets
+			r.views[i] = nil
+		}
 		r.mems[i].Release()
 		r.mems[i] = nil
 	}

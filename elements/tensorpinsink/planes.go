@@ -5,6 +5,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -18,14 +19,61 @@ const maxPlanes = capslayout.MaxTensors
 type framePlanes struct {
 	planes  []capslayout.Plane
 	extents []int // per plane: bytes from its first element to the end of its last row
-	gen     uint64
+	// gen names the layout (never reused): cache entries keep their views
+	// per gen.
+	gen uint64
 	// meta is the GstVideoMeta the planes come from (haveMeta), so a
 	// buffer with the same meta costs no recomputation.
 	meta     gstc.VideoMetaPlanes
 	haveMeta bool
+
+	// recent are the last layouts seen (the caps' own and the metas'), so
+	// that a producer alternating between a few metas (one that flips
+	// every frame) finds each layout, and its gen, again: no allocation.
+	recent   [maxRecentLayouts]layoutMemo
+	nrecent  int
+	nextSlot int // where the next new layout goes when recent is full
+	lastGen  uint64
 }
 
-// set installs planes; gen changes so cache entries remake their views.
+// maxRecentLayouts bounds framePlanes.recent; it matches the view sets a
+// cache entry keeps.
+const maxRecentLayouts = pincache.MaxViewSets
+
+// layoutMemo is one layout framePlanes has seen.
+type layoutMemo struct {
+	haveMeta bool
+	meta     gstc.VideoMetaPlanes
+	planes   []capslayout.Plane
+	extents  []int
+	gen      uint64
+}
+
+// forget drops the remembered layouts (new caps).
+func (fp *framePlanes) forget() {
+	fp.recent = [maxRecentLayouts]layoutMemo{}
+	fp.nrecent, fp.nextSlot = 0, 0
+}
+
+// recall makes a remembered layout current; false if there is none for
+// this meta (nil: the caps' layout).
+func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
+	for i := 0; i < fp.nrecent; i++ {
+		r := &fp.recent[i]
+		if r.haveMeta != (meta != nil) || meta != nil && r.meta != *meta {
+			continue
+		}
+		fp.planes, fp.extents, fp.gen, fp.haveMeta = r.planes, r.extents, r.gen, r.haveMeta
+		if meta != nil {
+			fp.meta = *meta
+		}
+		return true
+	}
+	return false
+}
+
+// set installs planes as a new layout with a new gen, so cache entries
+// make views for it, and remembers it.
 func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes) error {
 	ext := make([]int, len(planes))
 	for i, p := range planes {
@@ -40,12 +88,22 @@ func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes
 	if meta != nil {
 		fp.meta = *meta
 	}
-	fp.gen++
+	fp.lastGen++
+	fp.gen = fp.lastGen
+	m := layoutMemo{haveMeta: fp.haveMeta, meta: fp.meta, planes: planes, extents: ext, gen: fp.gen}
+	if fp.nrecent < maxRecentLayouts {
+		fp.recent[fp.nrecent] = m
+		fp.nrecent++
+	} else {
+		fp.recent[fp.nextSlot] = m
+		fp.nextSlot = (fp.nextSlot + 1) % maxRecentLayouts
+	}
 	return nil
 }
 
 // follow makes the planes those of buf: the caps' defaults, or its
-// GstVideoMeta's offsets and strides. It allocates only when they change.
+// GstVideoMeta's offsets and strides. It allocates only for a layout not
+// among the last few seen.
 func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 	var m gstc.VideoMetaPlanes
 	ok := f.Media == capslayout.MediaVideo
@@ -54,11 +112,17 @@ func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 	}
 	if !ok {
 		if fp.haveMeta || fp.planes == nil {
+			if fp.recall(nil) {
+				return nil
+			}
 			return fp.set(f.Planes, nil)
 		}
 		return nil
 	}
 	if fp.haveMeta && m == fp.meta {
+		return nil
+	}
+	if fp.recall(&m) {
 		return nil
 	}
 	if m.Width != f.Width || m.Height != f.Height {
@@ -81,50 +145,70 @@ func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
 
 // planeSpot is where a plane lies in a buffer.
 type planeSpot struct {
-	mem  int // index of the memory holding it
+	mem  int // index of the memory holding its first byte
 	skip int // its first byte in that memory
 	// bufOffset is the same byte counted from the start of the buffer (the
 	// memories end to end): where it lies in a copy of the buffer.
 	bufOffset int
 }
 
-// locate finds each plane's memory and checks that the plane fits in it.
-// memStarts[i] is where memory i starts in the buffer; memSizes its size.
-func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem int, memSizes []int, spots []planeSpot) error {
-	starts := 0
+// locate finds each plane's memory. memSizes are the sizes of the
+// buffer's first memories (at most maxPlanes; a memory past them is
+// asked of GStreamer), size the whole buffer's. split reports a video
+// plane that does not lie within one memory (a frame cut into memories
+// anywhere but at its planes: appsrc, rawvideoparse, adapters), or a
+// buffer of more memories than a frame has planes: such a frame has no
+// single memory to pin per plane, and is copied. A plane past the end of
+// the whole buffer, or a tensor that does not fit its memory, is an error.
+func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem, size int, memSizes []int, spots []planeSpot) (split bool, err error) {
+	memSize := func(i int) int {
+		if i < len(memSizes) {
+			return memSizes[i]
+		}
+		return gstc.PeekMemory(buf, i).Size()
+	}
 	for p, pl := range fp.planes {
 		var sp planeSpot
 		if pl.Memory >= 0 {
+			// other/tensors: one memory per tensor, the offset in it.
 			if pl.Memory >= nmem {
-				return fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
+				return false, fmt.Errorf("tensor %d is in memory %d, but the buffer has %d memories", p, pl.Memory, nmem)
 			}
 			sp.mem, sp.skip = pl.Memory, pl.Layout.Offset
-		} else if nmem == 1 {
+			for i := 0; i < sp.mem; i++ {
+				sp.bufOffset += memSize(i)
+			}
+			sp.bufOffset += sp.skip
+			if sp.skip+fp.extents[p] > memSize(sp.mem) {
+				return false, fmt.Errorf("buffer memory %d of %d bytes is shorter than tensor %d needs (%d bytes from byte %d: %v %v, stride %d)",
+					sp.mem, memSize(sp.mem), p, fp.extents[p], sp.skip, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
+			}
+			spots[p] = sp
+			continue
+		}
+		// Video: the offset is counted across the buffer's memories.
+		sp.bufOffset = pl.Layout.Offset
+		if sp.bufOffset+fp.extents[p] > size {
+			return false, fmt.Errorf("the buffer's %d bytes are shorter than plane %d needs (%d bytes from byte %d: %v %v, stride %d)",
+				size, p, fp.extents[p], sp.bufOffset, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
+		}
+		if nmem == 1 {
 			// One memory (the common case): the offset is the place in it,
 			// no need to ask GStreamer.
-			if pl.Layout.Offset >= memSizes[0] {
-				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
-			}
 			sp.mem, sp.skip = 0, pl.Layout.Offset
 		} else {
 			mem, skip, ok := gstc.FindMemory(buf, pl.Layout.Offset)
 			if !ok {
-				return fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
+				return false, fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
 			}
 			sp.mem, sp.skip = mem, skip
+			if sp.mem >= maxPlanes || sp.skip+fp.extents[p] > memSize(sp.mem) {
+				split = true
+			}
 		}
-		if sp.skip+fp.extents[p] > memSizes[sp.mem] {
-			return fmt.Errorf("buffer memory %d of %d bytes is shorter than plane %d needs (%d bytes from byte %d: %v %v, stride %d)",
-				sp.mem, memSizes[sp.mem], p, fp.extents[p], sp.skip, pl.Layout.DType, pl.Layout.Shape, pl.Layout.RowStride)
-		}
-		starts = 0
-		for i := 0; i < sp.mem; i++ {
-			starts += memSizes[i]
-		}
-		sp.bufOffset = starts + sp.skip
 		spots[p] = sp
 	}
-	return nil
+	return split || nmem > maxPlanes, nil
 }
 
 // planeLayout is plane p's layout at offset off of an entry's storage.

@@ -95,21 +95,29 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	if err := fp.follow(&st.format, buf); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
-	if info.NMemory < 1 || info.NMemory > maxPlanes {
-		return fail(gstc.StreamFormat, "buffer with %d memories (1 to %d)", info.NMemory, maxPlanes)
+	if info.NMemory < 1 {
+		return fail(gstc.StreamFormat, "buffer with no memory")
 	}
 	var sizes [maxPlanes]int
 	var mems [maxPlanes]gstc.RawMemory
-	allFd := true
-	for i := 0; i < info.NMemory; i++ {
+	nm := min(info.NMemory, maxPlanes)
+	allFd := info.NMemory <= maxPlanes
+	for i := 0; i < nm; i++ {
 		mems[i] = gstc.PeekMemory(buf, i)
 		sizes[i] = mems[i].Size()
 		allFd = allFd && mems[i].IsFd()
 	}
 	n := len(fp.planes)
 	var spots [maxPlanes]planeSpot
-	if err := fp.locate(buf, info.NMemory, sizes[:info.NMemory], spots[:n]); err != nil {
+	split, err := fp.locate(buf, info.NMemory, info.Size, sizes[:nm], spots[:n])
+	if err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
+	}
+	reason := copyNotFd
+	if split {
+		// A plane spread over memories (fd or not) has no one memory to
+		// pin: the frame is copied whole, like system memory.
+		allFd, reason = false, copySplit
 	}
 	var offs [maxPlanes]int // each plane's offset in its entry's storage
 	if allFd {
@@ -132,7 +140,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		}
 	} else {
 		f.copied = true
-		e, isNew, err := s.copyIn(st, f.index, buf, info.Size)
+		e, isNew, err := s.copyIn(st, f.index, buf, info.Size, reason)
 		if err != nil {
 			return err
 		}
@@ -142,22 +150,28 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 			offs[p] = spots[p].bufOffset
 		}
 	}
-	for p := 0; p < n; p++ {
-		v, err := planeView(fp, f.mems[f.planes[p].entry], p, offs[p])
-		f.planes[p].view = v
+	for k := 0; k < f.nmem; k++ {
+		vs, err := planeViews(fp, f.mems[k], k, f.planes[:n], offs[:n])
 		if err != nil {
-			f.nplanes = p
 			f.releasePlanes()
-			return fail(gstc.StreamFormat, "plane %d does not fit its buffer memory: %v", p, err)
+			return fail(gstc.StreamFormat, "a plane does not fit its buffer memory: %v", err)
 		}
+		f.views[k] = vs
+	}
+	for p := 0; p < n; p++ {
+		f.planes[p].view = f.views[f.planes[p].entry].Views[p]
 	}
 	f.nplanes = n
 	f.pts, f.dur, f.caps = info.PTS, info.Duration, st.caps
 	f.access = tensor.AccessRead
 	t0 := f.planes[0].view.Tensor
 	id := t0.Identity()
-	if f.sync, f.announced = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset())); f.announced {
+	var stale int
+	if f.sync, f.announced, stale = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset()), info.Offset); f.announced {
 		s.stats.beginsMatched.Add(1)
+	}
+	if stale > 0 {
+		s.stats.beginsExpired.Add(uint64(stale))
 	}
 	timeout := time.Duration(set.syncTimeout) * time.Millisecond
 	for k := 0; k < f.nmem; k++ {
@@ -186,34 +200,52 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	return nil
 }
 
-// planeView returns entry e's view for plane p at offset off of its
-// storage, making the entry's views for the current layout generation
-// when they are missing or elsewhere (once per entry and layout: no
-// allocation per frame). The view belongs to the entry, not the frame.
-func planeView(fp *framePlanes, e *pincache.Entry, p, off int) (*pincache.PlaneView, error) {
-	if e.Shaped == fp.gen && p < len(e.Views) {
-		if v := e.Views[p]; v != nil && v.Tensor.Offset() == off {
-			return v, nil
+// planeViews returns, with a frame's reference taken, entry e's views
+// (mems index k) of the planes that lie in it, at offsets offs of its
+// storage, for the current layout: found among the sets the entry keeps
+// (no allocation per frame, also for a layout that alternates), else made
+// once and kept by the entry (pincache.ViewSet bounds them).
+func planeViews(fp *framePlanes, e *pincache.Entry, k int, planes []framePlane, offs []int) (*pincache.ViewSet, error) {
+sets:
+	for _, vs := range e.ViewSets() {
+		if vs.Gen != fp.gen || len(vs.Views) != len(planes) {
+			continue
 		}
+		for p := range planes {
+			if planes[p].entry == k && (vs.Views[p] == nil || vs.Views[p].Tensor.Offset() != offs[p]) {
+				continue sets
+			}
+		}
+		e.UseViews(vs)
+		return vs, nil
 	}
-	views := make([]*pincache.PlaneView, len(fp.planes))
-	if e.Shaped == fp.gen {
-		copy(views, e.Views) // other planes of this generation in e
+	views := make([]*pincache.PlaneView, len(planes))
+	for p := range planes {
+		if planes[p].entry != k {
+			continue
+		}
+		v, err := e.NewPlaneView(fp.planeLayout(p, offs[p]))
+		if err != nil {
+			for _, v := range views {
+				if v != nil {
+					v.Close()
+				}
+			}
+			return nil, fmt.Errorf("plane %d: %w", p, err)
+		}
+		views[p] = v
 	}
-	v, err := e.NewPlaneView(fp.planeLayout(p, off))
-	if err != nil {
-		return nil, err
-	}
-	views[p] = v
-	e.SetViews(fp.gen, views)
-	return v, nil
+	return e.AddViews(fp.gen, views), nil
 }
 
 // entryForMemory finds the pinned entry of an fd memory: through qdata on
 // the memory (no syscall), else by the fd's identity, else by importing it.
+// Either way the memory then carries the entry's qdata value, made once per
+// entry: a producer that wraps its dma-bufs in new GstMemory every frame
+// costs an fstat per frame, no allocation.
 func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.Entry, bool, error) {
 	off, size := mem.Offset(), mem.Size()
-	if v, ok := s.qkey.Get(mem); ok {
+	if v, ok := st.qkey.Get(mem); ok {
 		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
 			s.stats.hits.Add(1)
 			return e, false, nil
@@ -230,7 +262,7 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := st.cache.Lookup(key); e != nil {
 		s.stats.hits.Add(1)
-		s.qkey.Set(mem, e, nil)
+		st.qkey.SetShared(mem, qdataValue(e))
 		return e, false, nil
 	}
 	e, err := st.cache.Insert(fd, key)
@@ -239,13 +271,41 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	}
 	s.stats.misses.Add(1)
 	s.stats.mmaps.Add(1)
-	s.qkey.Set(mem, e, nil)
+	st.qkey.SetShared(mem, qdataValue(e))
+	s.noteCacheGrowth(st)
 	return e, true, nil
 }
 
-// copyIn copies a buffer that is not a single fd memory into the sink's own
-// memfd tensor for this frame index and returns that tensor's entry.
-func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pincache.Entry, bool, error) {
+// qdataValue returns e's qdata value, registering it on first use; it is
+// unregistered when the entry is freed.
+func qdataValue(e *pincache.Entry) gstc.QdataValue {
+	if t := e.Tag(); t != 0 {
+		return gstc.QdataValue(t)
+	}
+	v := gstc.NewQdataValue(e)
+	e.SetTag(uintptr(v), freeQdataValue)
+	return v
+}
+
+func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
+
+// Why a frame was copied (each is logged once per stream).
+const (
+	copyNotFd = iota // some memory is not fd memory
+	copySplit        // a plane spans memories, or too many memories
+	copyReasons
+)
+
+var copyWhy = [copyReasons]string{
+	copyNotFd: "that are not fd memory",
+	copySplit: "whose planes are split across memories (or that have more memories than planes)",
+}
+
+// copyIn copies a buffer that is not fd memory, or whose planes do not
+// each lie in one memory, into the sink's own memfd tensor for this
+// frame index and returns that tensor's entry. The first copy for each
+// reason in a stream is logged in GST_PERFORMANCE; every copy is counted.
+func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reason int) (*pincache.Entry, bool, error) {
 	own := st.own[i]
 	if own == nil || own.Capacity() < size {
 		if own != nil {
@@ -277,9 +337,10 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int) (*pi
 	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
 	s.stats.copies.Add(1)
 	s.stats.bytesCopied.Add(uint64(n))
-	if s.stats.copies.Load() == 1 {
-		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) that are not fd memory into pinned memory; "+
-			"the stats property counts every copy", size))
+	if !st.copyLogged[reason] {
+		st.copyLogged[reason] = true
+		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) %s into pinned memory; "+
+			"the stats property counts every copy (copies, bytes-copied)", size, copyWhy[reason]))
 	}
 	return e, newSlot, nil
 }

@@ -17,6 +17,7 @@ import (
 // only against property reads and Stop.
 type streamState struct {
 	cache  *pincache.Cache
+	qkey   gstc.QdataKey // this run's qdata key (takeQdataKey)
 	leases *leases
 	own    []*tensor.Tensor // copy path: one memfd tensor per frame index, lazily
 
@@ -29,6 +30,10 @@ type streamState struct {
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet.
 	begins pendingBegins
+	// copyLogged: the first copy for each reason was logged.
+	copyLogged [copyReasons]bool
+	// growthWarned: the cache's growth past cache-size was reported.
+	growthWarned bool
 }
 
 func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
@@ -37,9 +42,17 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	s.stats.reset()
 	st := &streamState{
 		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
+		qkey:   takeQdataKey(),
 		leases: newLeases(self.Element, &s.stats, int(set.maxLeases), set.postSyncMessages),
 		own:    make([]*tensor.Tensor, set.maxLeases),
 	}
+	// Every frame the application holds keeps its buffer's entry: the
+	// cache holds at least the leases and the pool proposed upstream
+	// (max-leases+1 buffers); beyond that it learns the producer's pool
+	// (see noteCacheGrowth).
+	st.cache.Grow(int(set.maxLeases) + 1)
+	st.cache.AutoGrow(maxCacheSize)
+	s.recordCache(st)
 	s.stateMu.Lock()
 	s.state = st
 	s.stateMu.Unlock()
@@ -66,6 +79,7 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 	s.recordCache(st)
 	st.cache.Close()
 	st.closeOwn()
+	giveQdataKey(st.qkey)
 	return true
 }
 
@@ -94,6 +108,28 @@ func (s *sink) current() *streamState {
 func (s *sink) recordCache(st *streamState) {
 	cs := st.cache.ReadStats()
 	s.stats.evictions.Store(cs.Evictions)
+	s.stats.cacheCapacity.Store(cs.Max)
+}
+
+// maxCacheSize bounds the pin cache's learnt size (cache-size's maximum).
+const maxCacheSize = 4096
+
+// noteCacheGrowth warns, once per run, when the cache had to grow past
+// cache-size because the producer cycles through more buffers (a camera
+// or decoder with a large pool): without growing, every frame would cost
+// an mmap, a munmap and a new slot. Streaming thread, no lock held.
+func (s *sink) noteCacheGrowth(st *streamState) {
+	cs := st.cache.ReadStats()
+	s.stats.cacheCapacity.Store(cs.Max)
+	if cs.Grown == 0 || st.growthWarned {
+		return
+	}
+	st.growthWarned = true
+	msg := fmt.Sprintf("the producer cycles through more buffers than cache-size=%d: the pin cache grows to hold them "+
+		"(now %d; the stats field cache-capacity has the final size); set cache-size to the producer's pool size",
+		s.readSettings().cacheSize, cs.Max)
+	cat.LogWarning(msg)
+	st.leases.held.PostWarning(gstc.ResourceSettings, msg, "")
 }
 
 // SetCaps reads the negotiated caps; a change of format releases every
@@ -117,6 +153,7 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
 		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
+	st.fp.forget()
 	if err := st.fp.set(f.Planes, nil); err != nil {
 		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to tensors: "+err.Error(),
 			fmt.Sprintf("caps: %v", caps))

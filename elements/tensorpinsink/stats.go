@@ -15,13 +15,19 @@ type counters struct {
 	// SyncForDevice at release); joined: deliveries that found the
 	// buffer's bracket already open (its producer's, or another reader's)
 	// and joined it without an ioctl.
-	syncs, joined                              atomic.Uint64
-	beginsMatched, beginsExpired               atomic.Uint64
+	syncs, joined                atomic.Uint64
+	beginsMatched, beginsExpired atomic.Uint64
+	// beginsRejected: GstTensorSync begins refused because they were not
+	// serialized with the buffers (out-of-band custom events).
+	beginsRejected                             atomic.Uint64
 	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
 	waitsForLease, poolsProposed               atomic.Uint64
 	// handlerPanics: frames whose Go handler (OnFrame) panicked; the sink
 	// released each such frame itself.
 	handlerPanics atomic.Uint64
+	// cacheCapacity: the pin cache's bound (cache-size, max-leases+1, or
+	// what it learnt of the producer's pool).
+	cacheCapacity atomic.Uint64
 	// Fence waits before this sink's brackets (sync-timeout): those that
 	// blocked (timed-out ones included), their total and longest time in
 	// nanoseconds, and the timeouts.
@@ -32,7 +38,7 @@ type counters struct {
 func (c *counters) reset() {
 	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
 		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed, &c.handlerPanics} {
+		&c.poolsProposed, &c.handlerPanics, &c.beginsRejected, &c.cacheCapacity} {
 		u.Store(0)
 	}
 	c.fences.Reset()
@@ -52,6 +58,7 @@ func (c *counters) structure(name string) *gst.Structure {
 		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
 		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
 		{"handler-panics", &c.handlerPanics},
+		{"begins-rejected", &c.beginsRejected}, {"cache-capacity", &c.cacheCapacity},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}

@@ -187,6 +187,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	if old := st.ring; old != nil {
 		old.retireLocked(&rel)
 		st.retired = append(st.retired, old)
+		st.pruneRetiredLocked() // old too, if none of its slots is out
 		q := st.queue[:0]
 		for _, sl := range st.queue {
 			if sl.r != old {

@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -121,4 +122,42 @@ func TestRenegotiate(t *testing.T) {
 		t.Errorf("%d brackets open after stop", n)
 	}
 	checkAnnounced(t, rec.snapshot())
+}
+
+// retiredRings counts the retired rings the running source still keeps
+// (test hook).
+func (e *element) retiredRings() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.st == nil {
+		return 0
+	}
+	return len(e.st.retired)
+}
+
+// Caps renegotiated again and again: each renegotiation retires a ring,
+// and a retired ring is forgotten once its last slot has come back — the
+// source keeps only the rings with slots still out, not one per
+// renegotiation for the life of the stream.
+func TestRetiredRingsArePrunedWhenTheirSlotsReturn(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src pool-size=2 ! capsfilter name=cf caps=video/x-raw,width=32,height=16 ! queue ! fakesink name=sink enable-last-sample=false")
+	rec := &recorder{pattern: patternCounter}
+	rec.attach(t, p, "sink")
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	defer stop(t, p)
+	waitFor(t, "frames", func() bool { return len(buffers(rec.snapshot())) >= 4 })
+	cf, _ := p.GetElementByName("cf")
+	const renegotiations = 12
+	for i := 0; i < renegotiations; i++ {
+		w := 64 + 32*(i%2)
+		cf.SetProperty("caps", gst.NewCapsFromString(fmt.Sprintf("video/x-raw,width=%d,height=16", w)))
+		waitFor(t, fmt.Sprintf("frames %d wide", w), func() bool {
+			b := buffers(rec.snapshot())
+			return len(b) > 0 && b[len(b)-1].size == w*16*3
+		})
+	}
+	e := goElement(t, src)
+	waitFor(t, "retired rings to be let go", func() bool { return e.retiredRings() == 0 })
 }

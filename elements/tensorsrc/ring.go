@@ -209,6 +209,9 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 	}
 	if r.closed {
 		sl.held = false
+		if st := e.st; st != nil && r.doneLocked() {
+			st.pruneRetiredLocked()
+		}
 		return false
 	}
 	sl.held = true
@@ -268,6 +271,35 @@ func (r *ring) retireLocked(rel *retired) {
 			sl.held = false
 		}
 	}
+}
+
+// doneLocked reports whether r is retired with nothing of it out any
+// more: no slot in a buffer downstream, held by the application, or
+// keeping its memory.
+func (r *ring) doneLocked() bool {
+	if !r.closed {
+		return false
+	}
+	for _, sl := range r.slots {
+		if sl.held || sl.state == slotInFlight || sl.state == slotApp {
+			return false
+		}
+	}
+	return true
+}
+
+// pruneRetiredLocked forgets the retired rings that are done, so a stream
+// renegotiated again and again keeps only the rings whose slots are still
+// out (no allocation).
+func (st *state) pruneRetiredLocked() {
+	kept := st.retired[:0]
+	for _, r := range st.retired {
+		if !r.doneLocked() {
+			kept = append(kept, r)
+		}
+	}
+	clear(st.retired[len(kept):])
+	st.retired = kept
 }
 
 // finish drops the collected references; memories no buffer holds are

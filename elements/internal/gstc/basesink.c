@@ -25,7 +25,17 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
   GstcSinkEventFunc prev;
 
   if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
-    gboolean ret = gstcGoBaseSinkTensorSyncBegin (sink, &ts);
+    gboolean ret;
+    if (!GST_EVENT_IS_SERIALIZED (ev)) {
+      /* An out-of-band begin reaches us on the sender's thread, not in
+       * order with the buffers: it cannot announce the next one. Refused
+       * (and counted) here, so only the streaming thread ever records a
+       * pending begin. */
+      gstcGoBaseSinkTensorSyncRejected (sink);
+      gst_event_unref (ev);
+      return FALSE;
+    }
+    ret = gstcGoBaseSinkTensorSyncBegin (sink, &ts);
     /* The base-sink event vfunc is transfer full. */
     gst_event_unref (ev);
     return ret;

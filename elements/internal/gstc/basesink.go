@@ -38,6 +38,18 @@ type TensorSyncBeginHandler interface {
 	TensorSyncBegin(self RawElement, ts tensorsync.Info) bool
 }
 
+// TensorSyncBeginRejecter is implemented by a Go GstBaseSink subclass
+// that counts the GstTensorSync begin events it refuses: those not
+// serialized with the buffers (out-of-band custom events), which GStreamer
+// hands to the event vfunc on the sender's thread, while the streaming
+// thread may be rendering. Such an event cannot announce "the buffer that
+// follows", so InstallBaseSinkTensorSync never passes it to
+// TensorSyncBegin: it calls TensorSyncBeginRejected (on that other thread)
+// and reports the event as not handled.
+type TensorSyncBeginRejecter interface {
+	TensorSyncBeginRejected(self RawElement)
+}
+
 // InstallBaseSinkRender makes GstBaseSinkClass.render call the element's
 // RenderRaw through this package's own trampoline, which, unlike go-gst's,
 // allocates nothing per buffer (go-gst wraps the element, the buffer and
@@ -50,8 +62,9 @@ func InstallBaseSinkRender(klass *glib.ObjectClass) {
 }
 
 // InstallBaseSinkTensorSync makes GstBaseSinkClass.event hand GstTensorSync
-// phase=begin events (any custom event type, as tensorsync.Parse accepts)
-// to the element's TensorSyncBegin, parsed in C (gsttensorsync.h) without
+// phase=begin events (any serialized custom event type that
+// tensorsync.Parse accepts; out-of-band ones are refused, see
+// TensorSyncBeginRejecter) to the element's TensorSyncBegin, parsed in C (gsttensorsync.h) without
 // allocating, and consume them; every other event goes to the event
 // function the class had when this was called — go-gst's trampoline to the
 // element's Event, so call it from ClassInit (which go-glib runs after
@@ -96,6 +109,16 @@ func gstcGoBaseSinkRender(sink *C.GstBaseSink, buf *C.GstBuffer) (ret C.GstFlowR
 //export gstcGoBaseSinkTensorSyncBegin
 func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, c *C.GstTensorSyncInfo) C.gboolean {
 	return tensorSyncTrampoline(unsafe.Pointer(sink), unsafe.Pointer(c), TensorSyncBeginHandler.TensorSyncBegin)
+}
+
+//export gstcGoBaseSinkTensorSyncRejected
+func gstcGoBaseSinkTensorSyncRejected(sink *C.GstBaseSink) {
+	self := rawElement(unsafe.Pointer(sink))
+	var ret C.gboolean
+	defer recoverTrampoline(self, "event", &ret, C.FALSE)
+	if r, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(sink)).(TensorSyncBeginRejecter); ok {
+		r.TensorSyncBeginRejected(self)
+	}
 }
 
 // tensorSyncTrampoline is the Go side of the GstTensorSync event

@@ -12,9 +12,11 @@
 void gstc_install_base_sink_render (gpointer klass);
 
 /* Replace GstBaseSinkClass.event of klass with a trampoline that hands
- * GstTensorSync phase=begin events to gstcGoBaseSinkTensorSyncBegin
- * (parsed in C, consumed there) and every other event to the event
- * function klass had before. */
+ * serialized GstTensorSync phase=begin events to
+ * gstcGoBaseSinkTensorSyncBegin (parsed in C, consumed there), refuses
+ * out-of-band ones (gstcGoBaseSinkTensorSyncRejected; consumed, not
+ * handled), and hands every other event to the event function klass had
+ * before. */
 void gstc_install_base_sink_tensor_sync (gpointer klass);
 
 gboolean gstc_base_sink_parent_query (GstBaseSink * sink, GstQuery * q);

@@ -24,6 +24,9 @@ import (
 	"github.com/go-gst/go-gst/gst"
 )
 
+// OffsetNone is GST_BUFFER_OFFSET_NONE, a buffer's unset offset.
+const OffsetNone = ^uint64(0)
+
 // ClockTimeNone is GST_CLOCK_TIME_NONE, the unset GstClockTime of a
 // buffer's PTS or duration.
 const ClockTimeNone = ^uint64(0)
@@ -97,6 +100,9 @@ type BufferInfo struct {
 	Size     int
 	PTS      uint64 // GstClockTime; ClockTimeNone if unset
 	Duration uint64 // GstClockTime; ClockTimeNone if unset
+	// Offset is GST_BUFFER_OFFSET (OffsetNone if unset): tensorsrc puts
+	// the frame's seqnum there.
+	Offset uint64
 	// Plane 0 of the buffer's GstVideoMeta, if it has one.
 	HasVideoMeta bool
 	MetaOffset   int
@@ -112,6 +118,7 @@ func ReadBufferInfo(b RawBuffer) BufferInfo {
 		Size:     int(C.gst_buffer_get_size(b.p)),
 		PTS:      uint64(b.p.pts),
 		Duration: uint64(b.p.duration),
+		Offset:   uint64(b.p.offset),
 	}
 	if m := C.gst_buffer_get_video_meta(b.p); m != nil {
 		info.HasVideoMeta = true
@@ -133,6 +140,10 @@ func PeekMemory(b RawBuffer, idx int) RawMemory {
 	}
 	return RawMemory{C.gst_buffer_peek_memory(b.p, C.guint(idx))}
 }
+
+// SetBufferOffset sets GST_BUFFER_OFFSET of b, which must be writable
+// (for tests that push buffers numbered as tensorsrc numbers them).
+func SetBufferOffset(b RawBuffer, offset uint64) { b.p.offset = C.guint64(offset) }
 
 // ExtractBuffer copies up to len(dst) bytes of b's content from its start
 // into dst (gst_buffer_extract) and returns how many it copied.

@@ -26,6 +26,16 @@ type RawElement struct{ p *C.GstElement }
 // rawElement borrows the GstElement at p (any GstElement subclass).
 func rawElement(p unsafe.Pointer) RawElement { return RawElement{(*C.GstElement)(p)} }
 
+// BorrowElement returns a RawElement for e without taking a reference
+// (for tests that drive an element's vfuncs directly); e must stay alive
+// while it is used.
+func BorrowElement(e *gst.Element) RawElement {
+	if e == nil {
+		return RawElement{}
+	}
+	return rawElement(unsafe.Pointer(e.Unsafe()))
+}
+
 // IsNil reports whether e points at no element.
 func (e RawElement) IsNil() bool { return e.p == nil }
 

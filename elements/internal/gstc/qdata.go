@@ -96,6 +96,39 @@ func (k QdataKey) Get(m RawMemory) (any, bool) {
 	return e.value, true
 }
 
+// QdataValue is a Go value registered once to be attached to any number
+// of memories (SetShared) without allocating per memory: the qdata holds
+// the value's handle with no destroy notify, and Free unregisters it, after
+// which every memory still carrying it answers Get with nothing. Handles
+// are never reused, so a memory outliving the value can never find
+// another one. The zero QdataValue is none.
+type QdataValue uintptr
+
+// NewQdataValue registers v.
+func NewQdataValue(v any) QdataValue { return QdataValue(newHandle(&qdataEntry{value: v})) }
+
+// Free unregisters v (idempotent; any goroutine).
+func (v QdataValue) Free() {
+	if v != 0 {
+		takeHandle(uintptr(v))
+	}
+}
+
+// SetShared attaches v to m under k, replacing (and releasing) any previous
+// value. One cgo call, no allocation. m is borrowed.
+func (k QdataKey) SetShared(m RawMemory, v QdataValue) {
+	C.gstc_set_qdata_shared((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, C.uintptr_t(v))
+}
+
+// QdataKeys counts the distinct keys made by NewQdataKey in this process
+// (each interns a GQuark for good): for tests that show they stay
+// bounded.
+func QdataKeys() int {
+	quarkMu.RLock()
+	defer quarkMu.RUnlock()
+	return len(qdataQuarks)
+}
+
 // remove removes k's entry from m, running its release now. It does
 // nothing if there is none. (The elements let entries go with their
 // memory; the tests remove them.)

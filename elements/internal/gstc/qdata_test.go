@@ -173,3 +173,49 @@ func TestReleasePanicContained(t *testing.T) {
 		t.Error("entry survived")
 	}
 }
+
+// A value registered once (QdataValue) is attached to memory after memory
+// with no allocation — the sink's identity path, for producers that wrap
+// their dma-bufs in new GstMemory every frame — and a memory outliving the
+// value finds nothing once it is freed. No handle is left behind.
+func TestSharedQdataValueAttachesWithoutAllocating(t *testing.T) {
+	bufs := make([]*gst.Buffer, 101)
+	for i := range bufs {
+		bufs[i] = gst.NewBufferWithSize(64)
+	}
+	handles := liveHandles()
+	type entry struct{ n int }
+	e := &entry{7}
+	v := NewQdataValue(e)
+	i := 0
+	if n := testing.AllocsPerRun(100, func() {
+		testKey.SetShared(PeekMemory(BorrowBuffer(bufs[i]), 0), v)
+		i++
+	}); n != 0 {
+		t.Errorf("SetShared: %v allocations per memory, want 0", n)
+	}
+	for _, b := range bufs {
+		if got, ok := testKey.Get(PeekMemory(BorrowBuffer(b), 0)); !ok || got != e {
+			t.Fatalf("Get = %v, %v, want the shared value", got, ok)
+		}
+	}
+	// Replacing a per-memory value releases it; the shared one has no
+	// release of its own.
+	released := 0
+	testKey.Set(PeekMemory(BorrowBuffer(bufs[0]), 0), 1, func(any) { released++ })
+	testKey.SetShared(PeekMemory(BorrowBuffer(bufs[0]), 0), v)
+	if released != 1 {
+		t.Fatalf("the replaced value was released %d times, want 1", released)
+	}
+	v.Free()
+	v.Free()
+	if _, ok := testKey.Get(PeekMemory(BorrowBuffer(bufs[1]), 0)); ok {
+		t.Fatal("a freed shared value is still found")
+	}
+	for _, b := range bufs {
+		UnrefBuffer(b)
+	}
+	if d := liveHandles() - handles; d != 0 {
+		t.Fatalf("%d handles left", d)
+	}
+}

@@ -3,7 +3,6 @@ package pincache
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -32,16 +31,16 @@ type Entry struct {
 	refs   atomic.Int32
 	dead   atomic.Bool
 	owner  *Cache
-	// Shaped and Views are free for the cache's user, who may read and
-	// write them while holding a reference from its single streaming
-	// thread: the sink keeps the layout generation it last made views for,
-	// and one PlaneView per frame plane that lies in this region (nil for
-	// planes elsewhere). Set them with SetViews.
-	Shaped uint64
-	Views  []*PlaneView
-	// owned are every view SetViews was given: frames may still use old
-	// ones after a layout change, so they are closed with the entry.
-	owned []*PlaneView
+	// sets are the views of the region the entry keeps for its user, one
+	// set per layout, most recently used first (see ViewSet). Only the
+	// cache's user touches them, from its single streaming thread, while
+	// holding a reference.
+	sets  [MaxViewSets]*ViewSet
+	nsets int
+	// tag is the user's value made once per entry (SetTag), freed by
+	// freeTag when the entry is.
+	tag     uintptr
+	freeTag func(uintptr)
 	// Intrusive LRU links, guarded by Cache.mu.
 	prev, next *Entry
 }
@@ -85,13 +84,58 @@ func (e *Entry) Acquire() bool {
 	}
 }
 
-// PlaneView is one plane of the frames whose memory is this entry's region,
+// Tag returns the value SetTag installed (0 if none).
+func (e *Entry) Tag() uintptr { return e.tag }
+
+// SetTag installs a value of the user's, made once for the entry (the
+// sink's qdata handle for it), and the function that frees it: called once,
+// when the entry is freed (its last reference, any goroutine). Same rules as
+// the view sets: the user's streaming thread, holding a reference.
+func (e *Entry) SetTag(tag uintptr, free func(uintptr)) {
+	if e.freeTag != nil {
+		e.freeTag(e.tag)
+	}
+	e.tag, e.freeTag = tag, free
+}
+
+// MaxViewSets bounds the view sets an entry keeps: a producer that
+// alternates between a few layouts (a GstVideoMeta that flips every frame)
+// finds its views again instead of making new ones; a set pushed out is
+// closed as soon as no frame uses it.
+const MaxViewSets = 4
+
+// ViewSet is one layout's views of an entry's region: one PlaneView per
+// frame plane that lies in the region (nil for planes elsewhere). Gen
+// names the layout; the user also checks the views' offsets. A set is
+// reference counted: the entry holds one reference while it keeps the set,
+// and each frame using its views holds one (Use, Release); the last
+// reference closes the views. Views must not be changed once the set is
+// added.
+type ViewSet struct {
+	Gen   uint64
+	Views []*PlaneView
+	refs  atomic.Int32
+}
+
+// Release drops a frame's reference (taken by Entry.UseViews or
+// Entry.AddViews); the last reference closes the views. Any goroutine.
+func (vs *ViewSet) Release() {
+	if vs.refs.Add(-1) == 0 {
+		for _, v := range vs.Views {
+			if v != nil {
+				v.Close()
+			}
+		}
+	}
+}
+
+// PlaneView is one plane of the frames whose memory is an entry's region,
 // for one layout: what a frame hands the application. Tensor is lent (see
 // tensor.Lend: the application cannot close, reshape or end brackets on
 // it) and Pin is narrowed from the entry's pin (so its clones reserve the
-// slot). Both belong to the entry until it is freed — never to a frame —
-// so a pointer to them kept past a frame still names this region, or
-// reads as released once the entry is gone; never another buffer.
+// slot). Both belong to the view set — never to a frame — so a pointer to
+// them kept past a frame still names this region, or reads as released
+// once the set is closed; never another buffer (a set is never reused).
 type PlaneView struct {
 	Tensor *tensor.Tensor
 	Pin    pin.HostPin
@@ -100,7 +144,7 @@ type PlaneView struct {
 
 // NewPlaneView makes the plane view with layout l (l.Offset from the start
 // of the storage) and a pin over its extent, for the caller to give to
-// SetViews. The caller holds a reference on e.
+// AddViews. The caller holds a reference on e.
 func (e *Entry) NewPlaneView(l tensor.Layout) (*PlaneView, error) {
 	a, err := e.tensor.Alias(l)
 	if err != nil {
@@ -114,39 +158,72 @@ func (e *Entry) NewPlaneView(l tensor.Layout) (*PlaneView, error) {
 	return &PlaneView{Tensor: a.Lend(), Pin: p.Move(), alias: a}, nil
 }
 
-func (v *PlaneView) close() {
+// Close releases a view that was never given to AddViews (a set closes its own).
+func (v *PlaneView) Close() {
 	v.Pin.Release()
 	v.alias.Close()
 }
 
-// SetViews makes views the entry's current Views for layout generation
-// gen. The entry owns them (nil elements are skipped): it closes them, and
-// every view it was given before, when it is freed. Same rules as Shaped.
-func (e *Entry) SetViews(gen uint64, views []*PlaneView) {
-	e.Shaped, e.Views = gen, views
-	for _, v := range views {
-		if v != nil && !slices.Contains(e.owned, v) {
-			e.owned = append(e.owned, v)
+// ViewSets returns the sets the entry keeps, most recently used first.
+// The slice is the entry's own (no allocation): do not keep or change it.
+func (e *Entry) ViewSets() []*ViewSet { return e.sets[:e.nsets] }
+
+// UseViews takes a frame's reference on vs, one of ViewSets(), and makes
+// it the most recently used.
+func (e *Entry) UseViews(vs *ViewSet) {
+	vs.refs.Add(1)
+	for i := 0; i < e.nsets; i++ {
+		if e.sets[i] == vs {
+			copy(e.sets[1:i+1], e.sets[:i])
+			e.sets[0] = vs
+			return
 		}
 	}
+}
+
+// AddViews makes views (owned by the entry from now on) a new set for
+// layout gen, the most recently used, and returns it with a frame's
+// reference taken. Beyond MaxViewSets the least recently used set is let
+// go: closed now if no frame uses it, else when the last one releases it.
+func (e *Entry) AddViews(gen uint64, views []*PlaneView) *ViewSet {
+	vs := &ViewSet{Gen: gen, Views: views}
+	vs.refs.Store(2) // the entry's and the caller's
+	if e.nsets == MaxViewSets {
+		e.nsets--
+		old := e.sets[e.nsets]
+		e.sets[e.nsets] = nil
+		old.Release()
+	}
+	copy(e.sets[1:e.nsets+1], e.sets[:e.nsets])
+	e.sets[0] = vs
+	e.nsets++
+	return vs
 }
 
 // Release drops a reference; the last one closes the tensor and its views
 // and releases the pin.
 func (e *Entry) Release() {
 	if e.refs.Add(-1) == 0 {
-		for _, v := range e.owned {
-			v.close()
+		for i := 0; i < e.nsets; i++ {
+			e.sets[i].Release() // frames using a set released it before the entry
+			e.sets[i] = nil
 		}
-		e.owned, e.Views = nil, nil
+		e.nsets = 0
+		if e.freeTag != nil {
+			e.freeTag(e.tag)
+			e.tag, e.freeTag = 0, nil
+		}
 		e.pin.Release()
 		e.tensor.Close()
 	}
 }
 
-// Stats are the cache's counters.
+// Stats are the cache's counters. Max is the current bound (New's, raised
+// by Grow and by learning, see AutoGrow); Grown counts the times learning
+// raised it.
 type Stats struct {
 	Hits, Misses, Evictions, Entries uint64
+	Max, Grown                       uint64
 }
 
 // Cache is a bounded LRU of entries.
@@ -161,6 +238,14 @@ type Cache struct {
 	hits    atomic.Uint64
 	misses  atomic.Uint64
 	evicted atomic.Uint64
+	// Learning (AutoGrow): the keys of the last evicted entries (a ring of
+	// up to max keys, under mu); a miss on one of them means the
+	// producer's working set is larger than max, and max grows by one, up
+	// to growLimit.
+	growLimit int
+	ghosts    []Key
+	ghostNext int
+	grown     atomic.Uint64
 }
 
 // New returns a cache holding at most max entries (at least 1), with slot
@@ -176,6 +261,59 @@ func NewWithSlots(max int, slots *Slots) *Cache {
 		max = 1
 	}
 	return &Cache{max: max, byKey: make(map[Key]*Entry, max), slots: slots}
+}
+
+// Grow raises the bound to n (it never lowers it).
+func (c *Cache) Grow(n int) {
+	c.mu.Lock()
+	c.max = max(c.max, n)
+	c.mu.Unlock()
+}
+
+// AutoGrow makes the cache learn its size, up to limit: when it misses a
+// buffer it evicted earlier (it remembers the last max evicted keys), the
+// producer cycles through more buffers than the cache holds — a camera
+// or a pool with more buffers than the bound — and, without growing,
+// would evict (munmap) and import (mmap) one buffer per frame for ever;
+// so the bound grows by one for each such miss. Buffers that never come
+// back (a producer allocating new memory per frame) do not grow it.
+// Growth is counted in Stats.Grown.
+func (c *Cache) AutoGrow(limit int) {
+	c.mu.Lock()
+	c.growLimit = limit
+	c.mu.Unlock()
+}
+
+// learnLocked is Insert's miss on key: grow if key was evicted lately.
+func (c *Cache) learnLocked(key Key) {
+	if c.max >= c.growLimit {
+		return
+	}
+	for i, g := range c.ghosts {
+		if g == key {
+			// Forget it (so one buffer grows the bound once) and grow.
+			last := len(c.ghosts) - 1
+			c.ghosts[i] = c.ghosts[last]
+			c.ghosts = c.ghosts[:last]
+			c.ghostNext = 0
+			c.max++
+			c.grown.Add(1)
+			return
+		}
+	}
+}
+
+// rememberLocked records an evicted key for learnLocked.
+func (c *Cache) rememberLocked(key Key) {
+	if c.growLimit <= c.max {
+		return
+	}
+	if len(c.ghosts) < c.max {
+		c.ghosts = append(c.ghosts, key)
+		return
+	}
+	c.ghosts[c.ghostNext%len(c.ghosts)] = key
+	c.ghostNext = (c.ghostNext + 1) % len(c.ghosts)
 }
 
 // Hit records a hit found without Lookup (the qdata fast path) and marks the
@@ -246,8 +384,13 @@ func (c *Cache) Insert(fd int, key Key) (*Entry, error) {
 		return nil, err
 	}
 	e.refs.Store(2) // the cache's and the caller's
+	learnt := false
 	for {
 		c.mu.Lock()
+		if !learnt {
+			c.learnLocked(key)
+			learnt = true
+		}
 		if c.closed {
 			c.mu.Unlock()
 			e.refs.Store(1)
@@ -271,7 +414,9 @@ func (c *Cache) Insert(fd int, key Key) (*Entry, error) {
 		}
 		var victims []*Entry
 		for len(c.byKey) >= c.max {
-			victims = append(victims, c.removeLocked(c.tail))
+			v := c.removeLocked(c.tail)
+			c.rememberLocked(v.key)
+			victims = append(victims, v)
 			c.evicted.Add(1)
 		}
 		c.mu.Unlock()
@@ -310,8 +455,10 @@ func (c *Cache) Close() {
 func (c *Cache) ReadStats() Stats {
 	c.mu.Lock()
 	n := len(c.byKey)
+	m := c.max
 	c.mu.Unlock()
-	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evicted.Load(), Entries: uint64(n)}
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evicted.Load(), Entries: uint64(n),
+		Max: uint64(m), Grown: c.grown.Load()}
 }
 
 // Slots hands out slot numbers, lowest free first. It has its own lock:

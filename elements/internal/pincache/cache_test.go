@@ -1,6 +1,7 @@
 package pincache_test
 
 import (
+	"os"
 	"sync"
 	"testing"
 
@@ -305,4 +306,168 @@ func TestHeldSlotsNameOneAddress(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// closed reports whether view v was closed: its pin released and its
+// lent tensor unusable.
+func closed(t *testing.T, v *pincache.PlaneView) bool {
+	a, err := v.Tensor.Alias(v.Tensor.Layout())
+	if err != nil {
+		if v.Pin.Valid() {
+			t.Error("a closed view kept its pin")
+		}
+		return true
+	}
+	a.Close()
+	return false
+}
+
+// viewsFor is what the sink does per frame and entry: the entry's views
+// for layout gen, made once.
+func viewsFor(t testing.TB, e *pincache.Entry, gen uint64, made *[]*pincache.PlaneView) *pincache.ViewSet {
+	for _, vs := range e.ViewSets() {
+		if vs.Gen == gen {
+			e.UseViews(vs)
+			return vs
+		}
+	}
+	v, err := e.NewPlaneView(tensor.Layout{DType: tensor.U8, Shape: []int{int(gen%16) + 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made != nil {
+		*made = append(*made, v)
+	}
+	return e.AddViews(gen, []*pincache.PlaneView{v})
+}
+
+// A layout that flips every frame (a GstVideoMeta alternating between two
+// strides) makes two view sets for good: no view per frame, no allocation
+// per frame, nothing accumulated.
+func TestFlippingLayoutReusesItsViews(t *testing.T) {
+	fds, keys := pool(t, 1, 4096)
+	c := pincache.New(4)
+	defer c.Close()
+	var made []*pincache.PlaneView
+	frame := 0
+	step := func() {
+		e := get(t, c, fds[0], keys[0])
+		viewsFor(t, e, uint64(1+frame%2), &made).Release()
+		frame++
+		e.Release()
+	}
+	for range 10 {
+		step()
+	}
+	if n := testing.AllocsPerRun(soak(1000, 100000), step); n != 0 {
+		t.Errorf("%v allocations per frame with a flipping layout, want 0", n)
+	}
+	if len(made) != 2 {
+		t.Errorf("%d views made over %d frames of two layouts, want 2", len(made), frame)
+	}
+}
+
+// A layout that changes every frame to one never seen before keeps at most
+// MaxViewSets sets: older ones are closed as soon as no frame uses them;
+// a set a frame still holds is closed when that frame lets it go.
+func TestChangingLayoutKeepsBoundedViews(t *testing.T) {
+	fds, keys := pool(t, 1, 4096)
+	c := pincache.New(4)
+	defer c.Close()
+	var made []*pincache.PlaneView
+	e := get(t, c, fds[0], keys[0])
+	held := viewsFor(t, e, 1, &made) // a frame keeps layout 1's views
+	e.Release()
+	frames := soak(1000, 100000)
+	for gen := 2; gen < frames; gen++ {
+		e := get(t, c, fds[0], keys[0])
+		viewsFor(t, e, uint64(gen), &made).Release()
+		e.Release()
+		if len(e.ViewSets()) > pincache.MaxViewSets {
+			t.Fatalf("%d view sets kept", len(e.ViewSets()))
+		}
+	}
+	open := 0
+	for _, v := range made {
+		if !closed(t, v) {
+			open++
+		}
+	}
+	if open != pincache.MaxViewSets+1 {
+		t.Errorf("%d views open after %d layouts, want %d (the kept sets and the held one)", open, frames, pincache.MaxViewSets+1)
+	}
+	if closed(t, held.Views[0]) {
+		t.Fatal("a view a frame still holds was closed")
+	}
+	held.Release()
+	if !closed(t, held.Views[0]) {
+		t.Error("the held view outlived its last frame")
+	}
+}
+
+// A producer cycling through more buffers than the cache holds (a camera
+// with 32 buffers, cache size 16) would cost an mmap, a munmap and a new
+// slot per frame for ever; with AutoGrow the cache learns the pool within
+// two cycles and then costs nothing: no mmap, no eviction, no new slot.
+func TestCacheLearnsAPoolLargerThanItsBound(t *testing.T) {
+	const n = 32
+	fds, keys := pool(t, n, 4096)
+	c := pincache.New(16)
+	c.AutoGrow(4096)
+	defer c.Close()
+	frame := 0
+	step := func() {
+		i := frame % n
+		frame++
+		get(t, c, fds[i], keys[i]).Release()
+	}
+	for range 2 * n {
+		step()
+	}
+	before, s0 := tensor.ReadStats(), c.ReadStats()
+	slots := map[int]bool{}
+	frames := soak(100*n, 100000)
+	for range frames {
+		i := frame % n
+		e := get(t, c, fds[i], keys[i])
+		slots[e.Slot()] = true
+		e.Release()
+		frame++
+	}
+	after, s1 := tensor.ReadStats(), c.ReadStats()
+	if d := after.Mmaps - before.Mmaps; d != 0 {
+		t.Errorf("%d mmaps over %d frames after learning, want 0", d, frames)
+	}
+	if d := s1.Evictions - s0.Evictions; d != 0 {
+		t.Errorf("%d evictions over %d frames after learning, want 0", d, frames)
+	}
+	if len(slots) != n || s1.Max != n || s1.Entries != n {
+		t.Errorf("%d slots, stats %+v: want %d slots, bound and entries", len(slots), s1, n)
+	}
+	if n := testing.AllocsPerRun(100, step); n != 0 {
+		t.Errorf("%v allocations per frame once learnt", n)
+	}
+}
+
+// Buffers that never come back (new memory every frame) do not grow the
+// cache: it stays at its bound and evicts.
+func TestCacheDoesNotGrowForBuffersThatNeverReturn(t *testing.T) {
+	fds, keys := pool(t, 40, 4096)
+	c := pincache.New(16)
+	c.AutoGrow(4096)
+	defer c.Close()
+	for i := range fds {
+		get(t, c, fds[i], keys[i]).Release()
+	}
+	if s := c.ReadStats(); s.Max != 16 || s.Grown != 0 || s.Evictions != 24 {
+		t.Errorf("stats %+v: want bound 16, not grown, 24 evictions", s)
+	}
+}
+
+// soak returns full when TENSORPIN_SOAK=full (make soak), else short.
+func soak(short, full int) int {
+	if os.Getenv("TENSORPIN_SOAK") == "full" {
+		return full
+	}
+	return short
 }
