@@ -104,11 +104,11 @@ func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes
 // follow makes the planes those of buf: the caps' defaults, or its
 // GstVideoMeta's offsets and strides. It allocates only for a layout not
 // among the last few seen.
-func (fp *framePlanes) follow(f *capslayout.Format, buf gstc.RawBuffer) error {
+func (fp *framePlanes) follow(f *capslayout.Format, v *gstc.BufferView) error {
 	var m gstc.VideoMetaPlanes
 	ok := f.Media == capslayout.MediaVideo
 	if ok {
-		m, ok = gstc.ReadVideoMetaPlanes(buf)
+		m, ok = v.VideoMeta()
 	}
 	if !ok {
 		if fp.haveMeta || fp.planes == nil {
@@ -152,21 +152,16 @@ type planeSpot struct {
 	bufOffset int
 }
 
-// locate finds each plane's memory. memSizes are the sizes of the
-// buffer's first memories (at most maxPlanes; a memory past them is
-// asked of GStreamer), size the whole buffer's. split reports a video
-// plane that does not lie within one memory (a frame cut into memories
-// anywhere but at its planes: appsrc, rawvideoparse, adapters), or a
-// buffer of more memories than a frame has planes: such a frame has no
-// single memory to pin per plane, and is copied. A plane past the end of
-// the whole buffer, or a tensor that does not fit its memory, is an error.
-func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem, size int, memSizes []int, spots []planeSpot) (split bool, err error) {
-	memSize := func(i int) int {
-		if i < len(memSizes) {
-			return memSizes[i]
-		}
-		return gstc.PeekMemory(buf, i).Size()
-	}
+// locate finds each plane's memory in the buffer v reads. split reports a
+// video plane that does not lie within one memory (a frame cut into
+// memories anywhere but at its planes: appsrc, rawvideoparse, adapters),
+// or a buffer of more memories than a frame has planes: such a frame has
+// no single memory to pin per plane, and is copied. A plane past the end
+// of the whole buffer, or a tensor that does not fit its memory, is an
+// error.
+func (fp *framePlanes) locate(v *gstc.BufferView, spots []planeSpot) (split bool, err error) {
+	nmem, size := v.NMemory(), v.Size()
+	memSize := v.MemSize
 	for p, pl := range fp.planes {
 		var sp planeSpot
 		if pl.Memory >= 0 {
@@ -197,9 +192,13 @@ func (fp *framePlanes) locate(buf gstc.RawBuffer, nmem, size int, memSizes []int
 			// no need to ask GStreamer.
 			sp.mem, sp.skip = 0, pl.Layout.Offset
 		} else {
-			mem, skip, ok := gstc.FindMemory(buf, pl.Layout.Offset)
+			mem, skip, ok := v.FindMemory(pl.Layout.Offset)
 			if !ok {
-				return false, fmt.Errorf("plane %d starts at byte %d, past the end of the buffer", p, pl.Layout.Offset)
+				// Past the memories the view holds (the plane is inside
+				// the buffer: checked above): too many memories, copied.
+				split = true
+				spots[p] = sp
+				continue
 			}
 			sp.mem, sp.skip = mem, skip
 			if sp.mem >= maxPlanes || sp.skip+fp.extents[p] > memSize(sp.mem) {

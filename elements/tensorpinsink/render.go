@@ -90,26 +90,23 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 // fences (not when it joins an open bracket: the opener waited); a
 // timeout is an error wrapping tensor.ErrFenceTimeout, counted here.
 func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set settings) error {
-	info := gstc.ReadBufferInfo(buf)
+	v := &st.view
+	gstc.ReadBufferView(buf, st.qkey, v) // the one read of the buffer
 	fp := &st.fp
-	if err := fp.follow(&st.format, buf); err != nil {
+	if err := fp.follow(&st.format, v); err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
-	if info.NMemory < 1 {
+	if v.NMemory() < 1 {
 		return fail(gstc.StreamFormat, "buffer with no memory")
 	}
-	var sizes [maxPlanes]int
-	var mems [maxPlanes]gstc.RawMemory
-	nm := min(info.NMemory, maxPlanes)
-	allFd := info.NMemory <= maxPlanes
-	for i := 0; i < nm; i++ {
-		mems[i] = gstc.PeekMemory(buf, i)
-		sizes[i] = mems[i].Size()
-		allFd = allFd && mems[i].IsFd()
+	nm := v.Memories()
+	allFd := v.NMemory() <= maxPlanes
+	for i := 0; i < nm && allFd; i++ {
+		allFd = v.MemFD(i) >= 0
 	}
 	n := len(fp.planes)
 	var spots [maxPlanes]planeSpot
-	split, err := fp.locate(buf, info.NMemory, info.Size, sizes[:nm], spots[:n])
+	split, err := fp.locate(v, spots[:n])
 	if err != nil {
 		return fail(gstc.StreamFormat, "%v", err)
 	}
@@ -126,7 +123,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		for p := 0; p < n; p++ {
 			mi := spots[p].mem
 			if memOf[mi] == 0 {
-				e, isNew, err := s.entryForMemory(st, mems[mi])
+				e, isNew, err := s.entryForMemory(st, v, mi)
 				if err != nil {
 					f.releasePlanes()
 					return err
@@ -136,11 +133,11 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 				memOf[mi] = f.nmem
 			}
 			f.planes[p].entry = memOf[mi] - 1
-			offs[p] = mems[mi].Offset() + spots[p].skip
+			offs[p] = v.MemOffset(mi) + spots[p].skip
 		}
 	} else {
 		f.copied = true
-		e, isNew, err := s.copyIn(st, f.index, buf, info.Size, reason)
+		e, isNew, err := s.copyIn(st, f.index, buf, v.Size(), reason)
 		if err != nil {
 			return err
 		}
@@ -162,12 +159,12 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		f.planes[p].view = f.views[f.planes[p].entry].Views[p]
 	}
 	f.nplanes = n
-	f.pts, f.dur, f.caps = info.PTS, info.Duration, st.caps
+	f.pts, f.dur, f.caps = v.PTS(), v.Duration(), st.caps
 	f.access = tensor.AccessRead
 	t0 := f.planes[0].view.Tensor
 	id := t0.Identity()
 	var stale int
-	if f.sync, f.announced, stale = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset()), info.Offset); f.announced {
+	if f.sync, f.announced, stale = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset()), v.Offset()); f.announced {
 		s.stats.beginsMatched.Add(1)
 	}
 	if stale > 0 {
@@ -238,20 +235,20 @@ sets:
 	return e.AddViews(fp.gen, views), nil
 }
 
-// entryForMemory finds the pinned entry of an fd memory: through qdata on
-// the memory (no syscall), else by the fd's identity, else by importing it.
-// Either way the memory then carries the entry's qdata value, made once per
-// entry: a producer that wraps its dma-bufs in new GstMemory every frame
-// costs an fstat per frame, no allocation.
-func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.Entry, bool, error) {
-	off, size := mem.Offset(), mem.Size()
-	if v, ok := st.qkey.Get(mem); ok {
-		if e, _ := v.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
+// entryForMemory finds the pinned entry of memory i of the view: through
+// its qdata (read with the view: no syscall), else by the fd's identity,
+// else by importing it. Either way the memory then carries the entry's
+// qdata value, made once per entry: a producer that wraps its dma-bufs in
+// new GstMemory every frame costs an fstat per frame, no allocation.
+func (s *sink) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pincache.Entry, bool, error) {
+	off, size := v.MemOffset(i), v.MemSize(i)
+	if q, ok := v.MemQdata(i); ok {
+		if e, _ := q.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
 			s.stats.hits.Add(1)
 			return e, false, nil
 		}
 	}
-	fd := mem.FD()
+	fd := v.MemFD(i)
 	if fd < 0 {
 		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
 	}
@@ -262,7 +259,7 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := st.cache.Lookup(key); e != nil {
 		s.stats.hits.Add(1)
-		st.qkey.SetShared(mem, qdataValue(e))
+		st.qkey.SetShared(v.Memory(i), qdataValue(e))
 		return e, false, nil
 	}
 	e, err := st.cache.Insert(fd, key)
@@ -271,7 +268,7 @@ func (s *sink) entryForMemory(st *streamState, mem gstc.RawMemory) (*pincache.En
 	}
 	s.stats.misses.Add(1)
 	s.stats.mmaps.Add(1)
-	st.qkey.SetShared(mem, qdataValue(e))
+	st.qkey.SetShared(v.Memory(i), qdataValue(e))
 	s.noteCacheGrowth(st)
 	return e, true, nil
 }

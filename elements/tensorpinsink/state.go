@@ -26,6 +26,9 @@ type streamState struct {
 	caps       string // the negotiated caps, for Frame.Caps
 	// fp are the frame's planes for the current caps and video meta.
 	fp framePlanes
+	// view is the current buffer, read once per frame (render's only
+	// call into the buffer; reused: no allocation).
+	view gstc.BufferView
 
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet.

@@ -17,9 +17,10 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-// ErrUnsupportedCaps: caps that do not describe one tensor this project
-// can map (multi-plane video, several tensors, flexible tensors, an
-// unknown type). The wrapped text says which field.
+// ErrUnsupportedCaps: caps this project cannot map to tensors (a raw
+// video format outside videoFormats, flexible or sparse tensors, more
+// than MaxTensors tensors, an unknown type, a rank above MaxRank). The
+// wrapped text says which field.
 var ErrUnsupportedCaps = errors.New("caps cannot be mapped to a tensor")
 
 // Media types and the feature this project handles.

@@ -43,7 +43,9 @@ func (s *testSink) RenderRaw(self RawElement, buf RawBuffer) gst.FlowReturn {
 	h.mu.Lock()
 	h.renders++
 	n, panicAt := h.renders, h.panicAt
-	h.sizes = append(h.sizes, ReadBufferInfo(buf).Size)
+	var v BufferView
+	ReadBufferView(buf, QdataKey{}, &v)
+	h.sizes = append(h.sizes, v.Size())
 	h.mu.Unlock()
 	if n == panicAt {
 		panic(fmt.Sprintf("sink boom at frame %d", n))

@@ -93,43 +93,6 @@ func (l Lease) Release() {
 	}
 }
 
-// BufferInfo is what a sink reads of a buffer per frame, without
-// allocating.
-type BufferInfo struct {
-	NMemory  int
-	Size     int
-	PTS      uint64 // GstClockTime; ClockTimeNone if unset
-	Duration uint64 // GstClockTime; ClockTimeNone if unset
-	// Offset is GST_BUFFER_OFFSET (OffsetNone if unset): tensorsrc puts
-	// the frame's seqnum there.
-	Offset uint64
-	// Plane 0 of the buffer's GstVideoMeta, if it has one.
-	HasVideoMeta bool
-	MetaOffset   int
-	MetaStride   int
-	MetaWidth    int
-	MetaHeight   int
-}
-
-// ReadBufferInfo reads b (borrowed).
-func ReadBufferInfo(b RawBuffer) BufferInfo {
-	info := BufferInfo{
-		NMemory:  int(C.gst_buffer_n_memory(b.p)),
-		Size:     int(C.gst_buffer_get_size(b.p)),
-		PTS:      uint64(b.p.pts),
-		Duration: uint64(b.p.duration),
-		Offset:   uint64(b.p.offset),
-	}
-	if m := C.gst_buffer_get_video_meta(b.p); m != nil {
-		info.HasVideoMeta = true
-		info.MetaOffset = int(m.offset[0])
-		info.MetaStride = int(m.stride[0])
-		info.MetaWidth = int(m.width)
-		info.MetaHeight = int(m.height)
-	}
-	return info
-}
-
 // PeekMemory borrows memory idx of b (gst_buffer_peek_memory): no
 // reference is taken and b keeps ownership. It returns the nil RawMemory
 // when idx is out of range. go-gst's Buffer.PeekMemory instead takes a

@@ -18,16 +18,19 @@ func TestLeaseKeepsBufferAndInfoReadsIt(t *testing.T) {
 	if buf.IsWritable() {
 		t.Error("leased buffer still writable: the lease holds no reference")
 	}
-	info := ReadBufferInfo(b)
-	if info.NMemory != 1 || info.Size != 10 || info.PTS != 42 || info.Duration != ClockTimeNone || info.HasVideoMeta {
-		t.Fatalf("info %+v", info)
+	var v BufferView
+	ReadBufferView(b, QdataKey{}, &v)
+	if _, meta := v.VideoMeta(); v.NMemory() != 1 || v.Size() != 10 || v.PTS() != 42 || v.Duration() != ClockTimeNone || meta ||
+		v.MemSize(0) != 10 || v.MemFD(0) != -1 || v.Offset() != OffsetNone {
+		t.Fatalf("view: %d memories, %d bytes, pts %d, duration %d, meta %v, fd %d, offset %d",
+			v.NMemory(), v.Size(), v.PTS(), v.Duration(), meta, v.MemFD(0), v.Offset())
 	}
 	dst := make([]byte, 4)
 	if n := ExtractBuffer(b, dst); n != 4 || string(dst) != "0123" {
 		t.Fatalf("extract %d %q", n, dst)
 	}
-	if n := testing.AllocsPerRun(50, func() { ReadBufferInfo(b) }); n != 0 {
-		t.Errorf("ReadBufferInfo allocates %.0f times", n)
+	if n := testing.AllocsPerRun(50, func() { ReadBufferView(b, testKey, &v) }); n != 0 {
+		t.Errorf("ReadBufferView allocates %.0f times", n)
 	}
 	if n := testing.AllocsPerRun(50, func() { LeaseBuffer(b).Release() }); n != 0 {
 		t.Errorf("LeaseBuffer+Release allocates %.0f times", n)

@@ -17,7 +17,9 @@
 //	element.go, element.h       RawElement, panic recovery of trampolines, vfunc override/chain
 //	handles.go                  Go values referenced from C by handle; their destroy notify
 //	qdata.go, qdata.[ch]        Go values attached to a GstMemory as qdata (QdataKey)
-//	buffer.go                   RawBuffer, Lease, BufferInfo, peek/extract/unref/append, ClockTimeNone
+//	buffer.go                   RawBuffer, Lease, peek/extract/unref/append, ClockTimeNone
+//	bufferview.go, bufferview.[ch] BufferView: one read of a buffer per frame (memories, fds,
+//	                            qdata, timestamps, flags, video meta planes) in one cgo call
 //	memory.go                   RawMemory (borrowed GstMemory) and its map
 //	fdmem.go, fdmem.[ch]        fd/DMA-BUF memory wrapping the caller's fd, the two allocators
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
@@ -27,8 +29,7 @@
 //	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values
 //	basesink.go, basesink.[ch]  render and begin-event trampolines, query chain-up, wait preroll
 //	basesrc.go, basesrc.[ch]    create and end-event trampolines, chain-ups, negotiate, live get_times
-//	planes.go                   a frame's planes: every plane of a GstVideoMeta, the memory a
-//	                            plane lies in, the planes structure the new-frame signal carries
+//	planes.go                   VideoMetaPlanes and the planes structure new-frame carries
 //	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers
 //	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
 //	held.go                     an element and pad kept without wrappers (Held)

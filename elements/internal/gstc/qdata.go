@@ -85,7 +85,12 @@ func (k QdataKey) Get(m RawMemory) (any, bool) {
 	if h == 0 {
 		return nil, false
 	}
-	r, ok := lookupHandle(uintptr(h))
+	return qdataValue(uintptr(h))
+}
+
+// qdataValue returns the value behind a qdata handle.
+func qdataValue(h uintptr) (any, bool) {
+	r, ok := lookupHandle(h)
 	if !ok {
 		return nil, false
 	}

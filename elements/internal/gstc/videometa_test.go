@@ -36,10 +36,12 @@ func TestVideoMetaRoundTrip(t *testing.T) {
 	if !ok || !reflect.DeepEqual(vm, want) {
 		t.Fatalf("got %+v, want %+v", vm, want)
 	}
-	// What a sink reads per frame: plane 0.
-	info := ReadBufferInfo(BorrowBuffer(buf))
-	if !info.HasVideoMeta || info.MetaOffset != 0 || info.MetaStride != stride || info.MetaWidth != w || info.MetaHeight != h {
-		t.Errorf("ReadBufferInfo %+v", info)
+	// What a sink reads per frame: every plane, through the buffer view.
+	var v BufferView
+	ReadBufferView(BorrowBuffer(buf), QdataKey{}, &v)
+	m, ok := v.VideoMeta()
+	if !ok || m.NPlanes != 2 || m.Width != w || m.Height != h || m.Offsets[1] != offsets[1] || m.Strides[0] != stride || m.Strides[1] != stride {
+		t.Errorf("BufferView's meta %+v (ok %v)", m, ok)
 	}
 	// go-gst sees the meta under the API type we hand to allocation
 	// queries.
