@@ -78,11 +78,22 @@
 //
 // Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages,
 // propose-pool, sync-timeout, on-sync-timeout and the read-only stats (a GstStructure, also posted as an element
-// message named "tensorpinsink-stats" at EOS). The new-frame signal
-// (buffer, address, size, slot of plane 0, and a "tensorpinsink-planes"
-// GstStructure: n-planes and per-plane arrays address, size, offset,
-// stride, slot) serves languages other than Go; the frame is released when
-// the handlers return.
+// message named "tensorpinsink-stats" at EOS).
+//
+// # Signals
+//
+// For languages other than Go (generated from the declarations in
+// element.go; TestSignalDocsAreGeneratedFromTheDeclarations keeps this in
+// step). A signal's arguments never change: new information comes as new
+// signals or new fields of the planes structure.
+//
+//	"new-frame": void new_frame (GstElement * element, GstBuffer * buffer, guint64 address, guint64 size, guint slot, GstStructure * planes, gpointer user_data)
+//	  Emitted for every frame when emit-signals is true, on the streaming thread, with the frame inside its CPU-access bracket; the frame is released when the handlers return, so read (or copy) the memory in the handler.
+//	  - buffer: the frame's GstBuffer (borrowed for the call)
+//	  - address: host address of plane 0's first element, the same for every frame of its slot
+//	  - size: bytes of plane 0 from that address: its rows with their stride, no padding after the last
+//	  - slot: pool slot of plane 0's memory: bind the address once per slot
+//	  - planes: a tensorpinsink-planes GstStructure (borrowed): n-planes (guint) and per-plane arrays address, size, offset (guint64) and stride, slot (guint), index i for plane i
 //
 // Frames are made of planes: one tensor per plane of raw video (NV12:
 // luma [H, W] and interleaved chroma [H/2, W/2, 2]; I420: three planes;

@@ -61,7 +61,7 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 		"Drop (and count) frames when max-leases frames are held, instead of making the streaming thread wait.",
 		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.drop }),
 	proptable.Bool("emit-signals", "Emit signals",
-		"Emit new-frame (buffer, address, size, slot) for every frame; the frame is released when the handlers return.",
+		"Emit new-frame (buffer, address, size, slot, planes) for every frame; the frame is released when the handlers return.",
 		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.emitSignals }),
 	proptable.Bool("post-sync-messages", "Post sync messages",
 		"Post each frame's bracket phases (begin at delivery, end at release) on the bus as GstTensorSync element messages.",
@@ -84,7 +84,23 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	}),
 )
 
-var newFrameSignal uint
+// newFrame is the new-frame signal: its contract lives here, once (its
+// parameters' GTypes, what Emit takes and the documentation all come from
+// this declaration). Signals change only by adding: this one's six
+// handler arguments are frozen (see CHANGELOG.md).
+var newFrame = proptable.NewSignal5[*gst.Buffer, uint64, uint64, uint, *gst.Structure]("new-frame",
+	"Emitted for every frame when emit-signals is true, on the streaming thread, with the frame inside its "+
+		"CPU-access bracket; the frame is released when the handlers return, so read (or copy) the memory in the handler.",
+	proptable.Param{Name: "buffer", Doc: "the frame's GstBuffer (borrowed for the call)"},
+	proptable.Param{Name: "address", Doc: "host address of plane 0's first element, the same for every frame of its slot"},
+	proptable.Param{Name: "size", Doc: "bytes of plane 0 from that address: its rows with their stride, no padding after the last"},
+	proptable.Param{Name: "slot", Doc: "pool slot of plane 0's memory: bind the address once per slot"},
+	proptable.Param{Name: "planes", Doc: "a tensorpinsink-planes GstStructure (borrowed): n-planes (guint) and per-plane arrays " +
+		"address, size, offset (guint64) and stride, slot (guint), index i for plane i"},
+)
+
+// signals are the element's signals, registered in ClassInit.
+var signals = []proptable.Signal{newFrame}
 
 // sink is the Go side of one tensorpinsink instance.
 type sink struct {
@@ -146,12 +162,9 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		"gst-tensorpin developers")
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkCaps()))
 	klass.InstallProperties(props.ParamSpecs())
-	id, err := gstc.NewSignal(klass, "new-frame", gstc.BufferGType(), glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_UINT,
-		gst.TypeStructure)
-	if err != nil {
-		cat.LogError("cannot register new-frame: " + err.Error())
+	if err := proptable.RegisterSignals(klass, signals...); err != nil {
+		cat.LogError("cannot register the signals: " + err.Error())
 	}
-	newFrameSignal = id
 	// After go-gst's InitClass (go-glib runs it before ClassInit): render
 	// and GstTensorSync begin events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.

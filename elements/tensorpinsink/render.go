@@ -388,7 +388,7 @@ func (s *sink) emitNewFrame(self gstc.RawElement, f Frame, buf gstc.RawBuffer) {
 		}
 		info := gstc.NewPlanesStructure("tensorpinsink-planes", planes)
 		defer info.Free()
-		if err := gstc.EmitSignal(sink.Element, newFrameSignal, gst.ToGstBuffer(buf.Unsafe()), uint64(f.Pin().Addr()),
+		if err := newFrame.Emit(sink.Element, gst.ToGstBuffer(buf.Unsafe()), uint64(f.Pin().Addr()),
 			uint64(f.Pin().Len()), uint(f.Slot()), info); err != nil {
 			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
 		}

@@ -1,4 +1,5 @@
-// Package proptable declares an element's GObject properties as one table:
+// Package proptable declares an element's GObject properties as one table,
+// and its signals, each once and typed (signals.go), beside it:
 // per property its name, nick, blurb, type, range, default, flags, getter
 // and setter, in one entry. The table makes the param specs to install and
 // dispatches SetProperty and GetProperty by the entry's position — the id
