@@ -113,26 +113,61 @@ func Alloc(l Layout, opts AllocOptions) (*Tensor, error) {
 	return nil, errors.Join(errs...)
 }
 
+// AllocFD allocates fd-backed memory of at least size bytes (rounded up to
+// whole pages) from src — SourceDMAHeap (the heap at DMAHeapPath),
+// SourceUdmabuf, SourceMemfd (a memfd sealed against shrinking and
+// growing), or SourceAuto: TENSORPIN_BACKEND's source when set, else the
+// DMA heap, then memfd (fallbacks counted) — and returns the fd, which the
+// caller owns and must close, and the source that gave it. It is the one
+// allocator of the project: Alloc's fd storage and the buffer pools the
+// elements propose to GStreamer (package gstc's allocators call it) both
+// come from here, with the same seals, heap path and fault seams.
+func AllocFD(size int, src Source, name string) (fd int, from Source, err error) {
+	if src == SourceAuto {
+		if env := os.Getenv(BackendEnv); env != "" {
+			if src, err = ParseSource(env); err != nil {
+				return -1, 0, fmt.Errorf("alloc: %s: %w", BackendEnv, err)
+			}
+		}
+	}
+	if src != SourceAuto {
+		fd, err = allocFD(src, size, name)
+		return fd, src, err
+	}
+	var errs []error
+	for _, s := range []Source{SourceDMAHeap, SourceMemfd} {
+		fd, err := allocFD(s, size, name)
+		if err == nil {
+			return fd, s, nil
+		}
+		counters.allocFallbacks.Add(1)
+		errs = append(errs, err)
+	}
+	return -1, 0, errors.Join(errs...)
+}
+
+// allocFD allocates from one fd source.
+func allocFD(src Source, need int, name string) (int, error) {
+	size := roundUpPage(need)
+	if size < 0 || need < 0 {
+		return -1, fmt.Errorf("alloc %d bytes: %w", need, ErrOverflow)
+	}
+	switch src {
+	case SourceDMAHeap:
+		return dmaHeapAlloc(size)
+	case SourceUdmabuf:
+		return udmabufAlloc(size, name)
+	case SourceMemfd:
+		return memfdAlloc(size, name)
+	}
+	return -1, fmt.Errorf("alloc fd memory from %v: %w", src, ErrNotSupported)
+}
+
 func allocFrom(src Source, l Layout, need int, name string) (*Tensor, error) {
 	if src == SourceHeap {
 		return allocHeap(l, need)
 	}
-	size := roundUpPage(need)
-	if size < 0 {
-		return nil, fmt.Errorf("alloc %d bytes: %w", need, ErrOverflow)
-	}
-	var fd int
-	var err error
-	switch src {
-	case SourceDMAHeap:
-		fd, err = dmaHeapAlloc(size)
-	case SourceUdmabuf:
-		fd, err = udmabufAlloc(size, name)
-	case SourceMemfd:
-		fd, err = memfdAlloc(size, name)
-	default:
-		return nil, fmt.Errorf("alloc from %v: %w", src, ErrNotSupported)
-	}
+	fd, err := allocFD(src, need, name)
 	if err != nil {
 		return nil, err
 	}

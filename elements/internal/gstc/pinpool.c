@@ -1,15 +1,15 @@
-/* pinpool.c: fd-backed allocators (a new memfd, or a new dma-heap buffer,
- * per memory) and the buffer pool tensorpinsink proposes with them. */
+/* pinpool.c: the GstAllocator glue of the buffer pool tensorpinsink
+ * proposes: a GstFdAllocator (memfd) and a GstDmaBufAllocator (dma-heap)
+ * whose alloc takes its fd from Go's tensor.AllocFD, the project's one
+ * allocator (seals, heap path and fault seams live there). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <linux/dma-heap.h>
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 #include "pinpool.h"
+#include "_cgo_export.h"
 
 /* ---- memfd: a GstFdAllocator making one sealed memfd per memory ---- */
 
@@ -33,16 +33,11 @@ memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
   GstMemory *mem;
   int fd;
 
-  /* mmap is page aligned: any align up to a page holds. */
-  fd = memfd_create ("tensorpin-pool", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  /* The project's one allocator (tensor.AllocFD): a sealed memfd, page
+   * rounded; mmap is page aligned, so any align up to a page holds. */
+  fd = gstcGoPoolAllocFD (GSTC_PINPOOL_MEMFD, total);
   if (fd < 0)
     return NULL;
-  if (ftruncate (fd, total) < 0) {
-    close (fd);
-    return NULL;
-  }
-  /* The capacity the sink reads at import stays true. */
-  fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW);
   /* The memory owns fd from here (closed when it is freed); the mapping a
    * producer makes is kept across map/unmap. */
   mem = gst_fd_allocator_alloc (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
@@ -73,7 +68,6 @@ gstc_memfd_allocator_init (GstcMemfdAllocator * self)
 typedef struct
 {
   GstDmaBufAllocator parent;
-  int heap;                     /* /dev/dma_heap/system, or -1 */
 } GstcHeapAllocator;
 
 typedef struct
@@ -88,23 +82,18 @@ G_DEFINE_TYPE (GstcHeapAllocator, gstc_heap_allocator,
 static GstMemory *
 heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
 {
-  GstcHeapAllocator *self = (GstcHeapAllocator *) a;
-  struct dma_heap_allocation_data data = { 0 };
   gsize total = params->prefix + size + params->padding;
   GstMemory *mem;
+  int fd;
 
-  if (self->heap < 0)
+  /* tensor.AllocFD from the configured heap (tensor.DMAHeapPath). */
+  fd = gstcGoPoolAllocFD (GSTC_PINPOOL_DMA_HEAP, total);
+  if (fd < 0)
     return NULL;
-  data.len = total;
-  data.fd_flags = O_RDWR | O_CLOEXEC;
-  while (ioctl (self->heap, DMA_HEAP_IOCTL_ALLOC, &data) < 0) {
-    if (errno != EINTR && errno != EAGAIN)
-      return NULL;
-  }
-  mem = gst_dmabuf_allocator_alloc_with_flags (a, data.fd, total,
+  mem = gst_dmabuf_allocator_alloc_with_flags (a, fd, total,
       GST_FD_MEMORY_FLAG_KEEP_MAPPED);
   if (mem == NULL) {
-    close (data.fd);
+    close (fd);
     return NULL;
   }
   if (params->prefix)
@@ -113,27 +102,30 @@ heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
 }
 
 static void
-heap_finalize (GObject * obj)
-{
-  GstcHeapAllocator *self = (GstcHeapAllocator *) obj;
-
-  if (self->heap >= 0)
-    close (self->heap);
-  G_OBJECT_CLASS (gstc_heap_allocator_parent_class)->finalize (obj);
-}
-
-static void
 gstc_heap_allocator_class_init (GstcHeapAllocatorClass * klass)
 {
   GST_ALLOCATOR_CLASS (klass)->alloc = heap_alloc;
-  G_OBJECT_CLASS (klass)->finalize = heap_finalize;
 }
 
 static void
 gstc_heap_allocator_init (GstcHeapAllocator * self)
 {
-  self->heap = open ("/dev/dma_heap/system", O_RDWR | O_CLOEXEC);
   GST_OBJECT_FLAG_UNSET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+}
+
+GST_DEBUG_CATEGORY_STATIC (pinpool_debug);
+
+void
+gstc_pinpool_warn (const char *msg)
+{
+  static gsize init = 0;
+
+  if (g_once_init_enter (&init)) {
+    GST_DEBUG_CATEGORY_INIT (pinpool_debug, "tensorpin-pool", 0,
+        "buffer pool proposed by tensorpinsink");
+    g_once_init_leave (&init, 1);
+  }
+  GST_CAT_WARNING (pinpool_debug, "%s", msg);
 }
 
 /* ---- the proposal ---- */

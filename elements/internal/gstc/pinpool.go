@@ -7,9 +7,12 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // PoolMemory is the kind of fd memory a proposed pool allocates.
@@ -17,8 +20,46 @@ type PoolMemory int
 
 const (
 	PoolMemfd   PoolMemory = C.GSTC_PINPOOL_MEMFD    // a sealed memfd per memory
-	PoolDMAHeap PoolMemory = C.GSTC_PINPOOL_DMA_HEAP // a /dev/dma_heap/system buffer per memory
+	PoolDMAHeap PoolMemory = C.GSTC_PINPOOL_DMA_HEAP // a buffer of the heap at tensor.DMAHeapPath per memory
 )
+
+// gstcGoPoolAllocFD is the proposed pool's allocators' source of fds: the
+// project's one allocator, tensor.AllocFD (so the pool's memfds are sealed
+// as Alloc's are, its dma-heap is the configured one, and tests can inject
+// faults). It returns an fd the new GstMemory owns, or -1 after logging
+// why (the producer's buffer allocation then fails, and it posts the
+// error). It runs on the producer's thread.
+//
+//export gstcGoPoolAllocFD
+func gstcGoPoolAllocFD(kind C.int, size C.gsize) (fd C.int) {
+	defer func() {
+		if r := recover(); r != nil {
+			poolWarning(fmt.Sprintf("panic in the pool's allocator: %v", r))
+			fd = -1
+		}
+	}()
+	src := tensor.SourceMemfd
+	if PoolMemory(kind) == PoolDMAHeap {
+		src = tensor.SourceDMAHeap
+	}
+	if uint64(size) > uint64(^uint(0)>>1) {
+		poolWarning(fmt.Sprintf("the pool cannot allocate %d bytes", uint64(size)))
+		return -1
+	}
+	f, _, err := tensor.AllocFD(int(size), src, "tensorpin-pool")
+	if err != nil {
+		poolWarning("the pool cannot allocate a buffer: " + err.Error())
+		return -1
+	}
+	return C.int(f)
+}
+
+// poolWarning logs msg in the pool's debug category (tensorpin-pool).
+func poolWarning(msg string) {
+	cs := C.CString(msg)
+	defer C.free(unsafe.Pointer(cs))
+	C.gstc_pinpool_warn(cs)
+}
 
 // AllocationCaps returns the caps of an ALLOCATION query (borrowed from
 // q: a wrapper with no reference, valid while q is) and whether the peer

@@ -3,6 +3,7 @@
 #ifndef GSTC_PINPOOL_H
 #define GSTC_PINPOOL_H
 
+#include <stdlib.h>
 #include <gst/gst.h>
 
 /* Kinds of memory the proposed pool allocates. */
@@ -11,6 +12,9 @@ enum
   GSTC_PINPOOL_MEMFD = 0,
   GSTC_PINPOOL_DMA_HEAP = 1,
 };
+
+/* Logs a warning in the pool's debug category, tensorpin-pool. */
+void gstc_pinpool_warn (const char *msg);
 
 GstCaps *gstc_allocation_caps (GstQuery * q, gboolean * need_pool);
 int gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
