@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -55,11 +56,17 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	if !app {
 		// The bracket opens before the CPU writes and stays open while the
 		// buffer travels: downstream readers (inference) run inside it.
-		if err := st.beginWrite(sl); err != nil {
+		// The wait for the slot's fences runs with no lock held; a flush
+		// or stop (Unlock) ends it.
+		stopped := func() bool { return st.flushing || e.st != st || sl.r.closed }
+		if err := e.openForWrite(nil, st, sl, stopped); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
 			e.cond.Broadcast()
 			e.mu.Unlock()
+			if errors.Is(err, errWaitInterrupted) {
+				return gst.FlowFlushing, gstc.RawBuffer{}
+			}
 			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
 			return gst.FlowError, gstc.RawBuffer{}
 		}

@@ -32,8 +32,10 @@
 //	                               when the buffer's last holder frees it; close: it ends
 //	                               right after the write (for device readers downstream)
 //	sync-timeout uint     1000     ms to wait at most for a slot's dma-buf fences before its
-//	                               bracket opens for writing (0: the kernel's unbounded wait);
-//	                               a timeout is an error (Acquire's, or a RESOURCE error)
+//	                               bracket opens for writing (0: no bound); a timeout is an
+//	                               error (Acquire's, or a RESOURCE error). The wait holds no
+//	                               lock; a stop, flush, renegotiation or Acquire's context
+//	                               ends it
 //	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
 //	                               brackets-opened, brackets-closed, brackets-ended-here,
 //	                               brackets-open, waits-for-free-slot, reader-end-events,

@@ -96,6 +96,9 @@ type element struct {
 	cond *sync.Cond
 	st   *state // nil outside Start..Stop
 	runs int    // Start calls so far
+	// waiters are the fence waits in progress (no lock held while they
+	// wait): Stop, Unlock and a ring replacement wake them.
+	waiters map[*fenceWaiter]struct{}
 
 	// stats are the counters of the current or last run.
 	stats *runStats

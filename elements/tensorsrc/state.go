@@ -181,6 +181,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 		st.queue = st.queue[:0]
 	}
 	e.cond.Broadcast()
+	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	rel.finish()
 	if st != nil {
@@ -190,8 +191,8 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	return true
 }
 
-// Unlock wakes a create waiting for a free slot or an application push;
-// it returns FLUSHING until UnlockStop.
+// Unlock wakes a create waiting for a free slot, an application push or
+// a slot's fences; it returns FLUSHING until UnlockStop.
 func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock", &ret, false)
 	e.mu.Lock()
@@ -199,6 +200,7 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 		e.st.flushing = true
 	}
 	e.cond.Broadcast()
+	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	return true
 }
