@@ -245,6 +245,23 @@ func (s *Source) SetWriteFence(sl *Slot, syncFD int) error {
 	return nil
 }
 
+// OnSeek sets h (nil: none) to be called at every seek of the source
+// (pattern=app), on the thread that seeks, after the flush and before
+// streaming restarts, with no lock of the element held. From then on the
+// application should push the frames of the new position (Seek.Position;
+// the next frame's seqnum is Seek.Frame). Slots it holds (acquired, not
+// pushed) stay its own; slots it pushed that were not sent yet were
+// given back to the ring (Seek.Discarded). h must return without waiting
+// for the pipeline (no Acquire that could wait for a free slot); hand the
+// news to the producing goroutine instead.
+func (s *Source) OnSeek(h func(Seek)) {
+	if h == nil {
+		s.el.onSeek.Store(nil)
+		return
+	}
+	s.el.onSeek.Store(&h)
+}
+
 // Tensor returns the slot's tensor (borrowed: do not close or reshape it).
 func (sl *Slot) Tensor() *tensor.Tensor { return sl.t }
 

@@ -40,6 +40,11 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		e.mu.Unlock()
 		return flow, gstc.RawBuffer{}
 	}
+	if st.seekPending {
+		// The first frame after a seek (or the start): the one at the
+		// segment's position, now that the frame rate is known.
+		st.frame, st.seekPending = frameAt(st.seekPos, st.fpsN, st.fpsD), false
+	}
 	n := st.frame
 	st.frame++
 	sl.state, sl.seq = slotInFlight, uint32(n)
@@ -58,7 +63,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		// buffer travels: downstream readers (inference) run inside it.
 		// The wait for the slot's fences runs with no lock held; a flush
 		// or stop (Unlock) ends it.
-		stopped := func() bool { return st.flushing || e.st != st || sl.r.closed }
+		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
 		if err := e.openForWrite(nil, st, sl, stopped); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
@@ -117,7 +122,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
 	waited := false
 	for {
-		if st.flushing || e.st != st {
+		if st.flushing || st.seekWake || e.st != st {
 			return nil, gst.FlowFlushing
 		}
 		if st.pattern == patternApp {

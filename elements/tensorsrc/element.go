@@ -3,6 +3,7 @@ package tensorsrc
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
@@ -84,6 +85,29 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	}),
 )
 
+// Signals, beside the property table:
+//
+//	seek (guint64 position, guint64 stop, gdouble rate, gboolean flush,
+//	      gboolean segment, guint64 frame)
+//	    The source was seeked: the stream restarts at position (ns) with
+//	    frame number frame; stop is the segment's stop
+//	    (GST_CLOCK_TIME_NONE: none); flush for a flushing seek, segment
+//	    for a segment seek. Emitted on the thread that seeks, after the
+//	    flush and before streaming restarts, with no lock held; slots the
+//	    application pushed and the source had not sent were given back.
+//	    Not emitted for the start's own initial segment.
+var seekSignal uint
+
+// signals registers the element's signals on klass (from ClassInit).
+func signals(klass *glib.ObjectClass) {
+	id, err := gstc.NewSignal(klass, "seek", glib.TYPE_UINT64, glib.TYPE_UINT64, glib.TYPE_DOUBLE,
+		glib.TYPE_BOOLEAN, glib.TYPE_BOOLEAN, glib.TYPE_UINT64)
+	if err != nil {
+		cat.LogError("cannot register seek: " + err.Error())
+	}
+	seekSignal = id
+}
+
 // element is the Go side of a tensorsrc instance.
 type element struct {
 	settingsMu sync.Mutex
@@ -102,6 +126,9 @@ type element struct {
 
 	// stats are the counters of the current or last run.
 	stats *runStats
+
+	// onSeek is the application's seek handler (Source.OnSeek), or nil.
+	onSeek atomic.Pointer[func(Seek)]
 }
 
 // New implements glib.GoObjectSubclass.
@@ -121,6 +148,7 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways,
 		gst.NewCapsFromString(templateCaps(true))))
 	klass.InstallProperties(props.ParamSpecs())
+	signals(klass)
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
 	// and upstream GstTensorSync end events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.

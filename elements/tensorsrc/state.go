@@ -103,8 +103,15 @@ type state struct {
 	fpsN       int     // negotiated frame rate (0: unknown)
 	fpsD       int
 	frame      uint64 // number of the next frame
+	// seekPos is the position (ns) of the last do_seek; seekPending: the
+	// next frame is the one at seekPos (set by DoSeek, applied by create,
+	// which knows the frame rate by then). seeked: DoSeek ran this run.
+	seekPos     uint64
+	seekPending bool
+	seeked      bool
 
 	flushing bool    // Unlock called, UnlockStop not yet
+	seekWake bool    // a non-flushing seek is waiting for create to return
 	eos      bool    // app: EndOfStream called
 	queue    []*Slot // app: pushed slots awaiting create, oldest first
 }
