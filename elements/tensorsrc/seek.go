@@ -69,9 +69,12 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 		cat.LogInfo(fmt.Sprintf("refused a seek with rate %v: tensorsrc plays forward only", rate), self.Object)
 		return false
 	}
-	if flags&gst.SeekFlagFlush == 0 && (format == gst.FormatTime || isFrames(format)) {
+	if flags&gst.SeekFlagFlush == 0 {
 		e.mu.Lock()
-		if st := e.st; st != nil {
+		// Only a seek GstBaseSrc will get to do_seek with: one in frames
+		// needs the frame rate (else the conversion fails before the
+		// task is paused, and nothing would restart it).
+		if st := e.st; st != nil && (format == gst.FormatTime || (isFrames(format) && st.fpsN > 0 && st.fpsD > 0)) {
 			st.seekWake = true
 			e.cond.Broadcast()
 			e.wakeWaitersLocked()

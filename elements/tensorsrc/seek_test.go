@@ -263,3 +263,74 @@ func TestSeekTellsTheApplication(t *testing.T) {
 		t.Errorf("%d brackets open after NULL", n)
 	}
 }
+
+// A non-flushing seek while create waits for the application's next
+// push completes at once (create gives way); the application hears of
+// it, and its next frame is numbered from the position. Without the
+// wake-up the seek waited until the application pushed a frame.
+func TestNonFlushingSeekEndsCreateWaitForAPush(t *testing.T) {
+	p, srcEl := parse(t, "tensorsrc name=src pattern=app pool-size=4 ! "+seekCaps+" ! appsink name=sink sync=false enable-last-sample=false")
+	se, _ := p.GetElementByName("sink")
+	sink := app.SinkFromElement(se)
+	src, err := FromElement(srcEl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeks := make(chan Seek, 2)
+	src.OnSeek(func(s Seek) { seeks <- s })
+	defer func() {
+		if p != nil {
+			stop(t, p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	sl, err := src.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Push(sl, 0); err != nil {
+		t.Fatal(err)
+	}
+	s := pull(t, sink, 10*time.Second)
+	if s == nil || s.off != 0 {
+		t.Fatalf("first frame: %+v", s)
+	}
+	s.release()
+	// create now waits for a push.
+	done := make(chan bool, 1)
+	go func() { done <- p.SeekSimple(int64(2*time.Second), gst.FormatTime, gst.SeekFlagNone) }()
+	select {
+	case ok := <-done:
+		if !ok {
+			t.Fatal("non-flushing seek refused")
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the seek so the test can end.
+		if sl, err := src.Acquire(ctx); err == nil {
+			src.Push(sl, 0)
+		}
+		<-done
+		t.Fatal("a non-flushing seek waited for the application's next push")
+	}
+	if sk := <-seeks; sk.Flush || sk.Frame != 60 {
+		t.Errorf("OnSeek got %+v", sk)
+	}
+	sl, err = src.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Push(sl, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	s = pull(t, sink, 10*time.Second)
+	if s == nil || s.off != 60 || s.pts != 2*time.Second {
+		t.Fatalf("frame after the seek: %+v, want frame 60 at 2s", s)
+	}
+	s.release()
+	stop(t, p)
+	p, sink = nil, nil
+}
