@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gst/go-gst/gst"
+
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/pipelines"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -242,5 +244,59 @@ func TestPanickingOnFrameReleasesItsFrame(t *testing.T) {
 	after := tensor.ReadStats()
 	if opened, closed := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed; opened != closed {
 		t.Errorf("%d brackets opened, %d closed: the panicking frame's buffer never came back", opened, closed)
+	}
+}
+
+// A seek reaches a pattern=app application through TensorSrc.OnSeek,
+// after the flush; the frames it pushes next carry the new position.
+func TestTensorSrcOnSeek(t *testing.T) {
+	p, err := pipelines.Parse("tensorsrc name=src pool-size=3 ! " + tensorCaps(3, 8, 4) +
+		" ! tensorpinsink name=sink sync=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := p.TensorSrc("src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeks := make(chan pipelines.Seek, 2)
+	src.OnSeek(func(s pipelines.Seek) { seeks <- s })
+	sink, _ := p.PinSink("sink")
+	frames := sink.Frames()
+	done := make(chan error, 1)
+	go func() { done <- p.Run(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	nop := func(*pipelines.Slot) error { return nil }
+	if err := src.Send(ctx, 0, nop); err != nil {
+		t.Fatal(err)
+	}
+	(<-frames).Release()
+	if !p.Gst().SeekSimple(int64(time.Second), gst.FormatTime, gst.SeekFlagFlush) {
+		t.Fatal("seek refused")
+	}
+	var s pipelines.Seek
+	select {
+	case s = <-seeks:
+	case <-ctx.Done():
+		t.Fatal("OnSeek not called")
+	}
+	if s.Position != time.Second || !s.Flush {
+		t.Fatalf("OnSeek got %+v", s)
+	}
+	if err := src.Send(ctx, s.Position, nop); err != nil {
+		t.Fatal(err)
+	}
+	f := <-frames
+	if f.PTS() != time.Second {
+		t.Errorf("frame after the seek at %v, want 1s", f.PTS())
+	}
+	f.Release()
+	src.Close()
+	for f := range frames {
+		f.Release()
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
 	}
 }

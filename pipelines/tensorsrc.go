@@ -11,6 +11,9 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
 
+// Seek is what OnSeek's handler learns of a seek. See tensorsrc.Seek.
+type Seek = tensorsrc.Seek
+
 // Slot is one pinned tensor of a TensorSrc's ring, held by the
 // application between Next and Push (or Discard). See tensorsrc.Slot.
 type Slot = tensorsrc.Slot
@@ -101,6 +104,16 @@ func (s *TensorSrc) Send(ctx context.Context, pts time.Duration, fill func(*Slot
 	}
 	return s.Push(sl, pts)
 }
+
+// OnSeek sets h (nil: none) to be called when the pipeline is seeked
+// (Pipeline's go-gst SeekSimple, a player, a test harness): on the
+// seeking thread, after the flush and before streaming restarts. Push the
+// frames of the new position from then on (Seek.Position; the next
+// frame's seqnum is Seek.Frame). Slots you hold stay yours; slots you
+// pushed that had not been sent are given back (Seek.Discarded). h must
+// not wait for the pipeline (no Next): hand the news to the goroutine
+// that produces. See tensorsrc.Source.OnSeek.
+func (s *TensorSrc) OnSeek(h func(Seek)) { s.src.OnSeek(h) }
 
 // Close ends the stream: EOS follows the frames already pushed, and Run
 // returns nil once it has reached the sinks. Next fails with

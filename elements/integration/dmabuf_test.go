@@ -505,3 +505,139 @@ func TestV4L2ConvertScaleIntoDMAHeapPool(t *testing.T) {
 	t.Logf("YUY2 → videoconvert → videoscale → tensorpinsink: %d frames, %d copies, %d mmaps, %d START + %d END ",
 		s.Frames, s.Copies, s.Mmaps, st, en)
 }
+
+// 20 flushing seeks on real dma-heap buffers (tensorsrc backend=dma-heap
+// ! queue ! tensorpinsink), every lease held across each seek: each
+// bracket open at the flush ends exactly once — those of the frames the
+// flush dropped (queued, or waiting in the sink for a lease) with one END
+// ioctl each during the seek, those of the frames the application holds
+// with one END each when it releases them after the seek, none before —
+// and over the run every frame the source made cost exactly one START
+// and one END: 2 SYNC ioctls per frame, delivered or flushed.
+func TestDMAHeapSeekBrackets(t *testing.T) {
+	needReal(t, tensor.DMAHeapPath, openable(tensor.DMAHeapPath))
+	const leases, rounds = 4, 20
+	p, sink, _ := parseWithSink(t, "tensorsrc name=src backend=dma-heap pool-size=4 ! "+
+		"video/x-raw(memory:DMABuf),format=RGBA,width=64,height=48,framerate=30/1 ! queue ! "+
+		"tensorpinsink name=sink sync=false max-leases=4")
+	srcEl, _ := p.GetElementByName("src")
+	frames := make(chan tensorpinsink.Frame, 4*leases)
+	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	var held []tensorpinsink.Frame
+	defer func() {
+		p.SetState(gst.StateNull)
+		for _, f := range held {
+			f.Release()
+		}
+		for len(frames) > 0 {
+			(<-frames).Release()
+		}
+		runtime.KeepAlive(p)
+	}()
+	srcStat := func(key string) uint64 {
+		st, err := gstc.GetStructureProperty(srcEl, "stats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Free()
+		v, err := st.GetValue(key)
+		if err != nil {
+			t.Fatalf("tensorsrc stats lack %s", key)
+		}
+		return v.(uint64)
+	}
+	recv := func(what string) tensorpinsink.Frame {
+		t.Helper()
+		select {
+		case f := <-frames:
+			return f
+		case <-time.After(60 * time.Second):
+			t.Fatalf("no %s within 60 s", what)
+		}
+		return tensorpinsink.Frame{}
+	}
+	before := tensor.ReadStats()
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	var flushedEnds uint64
+	for i := 0; i < rounds; i++ {
+		for j := 0; j < leases; j++ {
+			held = append(held, recv(fmt.Sprintf("frame %d of round %d", j, i)))
+		}
+		// Every slot of the ring goes downstream (held, queued, or
+		// waiting in the sink for a lease) and the source waits.
+		ring := srcStat("ring-size")
+		stalled := func(when string) {
+			t.Helper()
+			deadline := time.Now().Add(60 * time.Second)
+			for srcStat("brackets-open") != ring {
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d, %s: %d of %d brackets open, the ring never filled", i, when, srcStat("brackets-open"), ring)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		stalled("before the seek")
+		made0 := srcStat("frames")
+		s0 := tensor.ReadStats()
+		target := time.Duration(i+1) * time.Second
+		if !p.SeekSimple(int64(target), gst.FormatTime, gst.SeekFlagFlush|gst.SeekFlagKeyUnit) {
+			t.Fatalf("round %d: seek refused", i)
+		}
+		// The flush frees the slots of the frames it dropped — the ring's
+		// slots the application does not hold — and the source fills
+		// them again with frames of the new position (a create racing
+		// the flush may make one more, which the flush drops too): wait
+		// until it stalls again.
+		stalled("after the seek")
+		s1 := tensor.ReadStats()
+		made := srcStat("frames") - made0
+		// Every bracket that ended in the window ended with one END:
+		// those of the frames the flush dropped (the ring's slots not
+		// held), and of frames made during the flush and dropped with
+		// it; the held frames' did not end (they end at their release,
+		// below). The ring is full again, so exactly as many brackets
+		// ended as opened.
+		st, en := s1.SyncStart-s0.SyncStart, s1.SyncEnd-s0.SyncEnd
+		if en != st || en < ring-leases {
+			t.Errorf("round %d: %d END and %d START ioctls during the seek (about %d frames made), %d brackets open at the flush, %d of them held; "+
+				"want END = START ≥ %d", i, en, st, made, ring, leases, ring-leases)
+		}
+		flushedEnds += s1.SyncEnd - s0.SyncEnd
+		rel := held
+		held = nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for _, f := range rel {
+				f.Release()
+			}
+		}()
+		<-done
+		if e := tensor.ReadStats().SyncEnd - s1.SyncEnd; e != leases {
+			t.Errorf("round %d: %d END ioctls for the %d frames released after the seek, want %d", i, e, leases, leases)
+		}
+		f := recv(fmt.Sprintf("the first frame after seek %d", i))
+		if f.PTS() != target {
+			t.Errorf("round %d: first frame after the seek to %v at %v", i, target, f.PTS())
+		}
+		f.Release()
+	}
+	p.SetState(gst.StateNull)
+	for len(frames) > 0 {
+		(<-frames).Release()
+	}
+	after := tensor.ReadStats()
+	made, delivered := srcStat("frames"), sink.Stats().Frames
+	st, en := after.SyncStart-before.SyncStart, after.SyncEnd-before.SyncEnd
+	if after.SyncNotTTY != before.SyncNotTTY || after.SyncErrors != before.SyncErrors {
+		t.Errorf("%d ENOTTY, %d sync errors: not real dma-bufs?", after.SyncNotTTY-before.SyncNotTTY, after.SyncErrors-before.SyncErrors)
+	}
+	if st != made || en != made || srcStat("brackets-open") != 0 {
+		t.Errorf("%d START + %d END DMA_BUF_IOCTL_SYNC for %d frames made (%d delivered), want one each per frame; %d brackets open",
+			st, en, made, delivered, srcStat("brackets-open"))
+	}
+	t.Logf("%d flushing seeks with %d frames held across each: %d frames made, %d delivered, %d START + %d END; %d ENDs at the flushes",
+		rounds, leases, made, delivered, st, en, flushedEnds)
+}

@@ -65,34 +65,31 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 	})
 	defer stop()
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	waited := false
 	for {
 		if err := ctx.Err(); err != nil {
+			e.mu.Unlock()
 			return nil, err
 		}
 		st := e.st
 		if st == nil && e.runs > 0 {
+			e.mu.Unlock()
 			return nil, ErrStopped
 		}
 		if st != nil {
 			if st.pattern != patternApp {
+				e.mu.Unlock()
 				return nil, ErrNotApp
 			}
 			if st.eos {
+				e.mu.Unlock()
 				return nil, ErrEOS
 			}
 			if st.ring != nil {
 				if sl := st.ring.takeFreeLocked(); sl != nil {
-					// Under e.mu, as before: a wait here is bounded by
-					// sync-timeout (0: the kernel's, unbounded).
-					if err := st.beginWrite(sl); err != nil {
-						sl.state = slotFree
-						e.cond.Broadcast()
-						return nil, fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
-					}
-					sl.state, sl.open = slotApp, true
-					return sl, nil
+					sl.state = slotOpening
+					e.mu.Unlock()
+					return s.open(ctx, st, sl)
 				}
 				if !waited {
 					waited = true
@@ -102,6 +99,38 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		}
 		e.cond.Wait()
 	}
+}
+
+// open waits for the fences of sl, which Acquire took (slotOpening), with
+// no lock held — a stop, a renegotiation or ctx ends the wait — then opens
+// its bracket and hands it to the application.
+func (s *Source) open(ctx context.Context, st *state, sl *Slot) (*Slot, error) {
+	e := s.el
+	stopped := func() bool { return ctx.Err() != nil || e.st != st || sl.r.closed }
+	err := e.openForWrite(ctx, st, sl, stopped)
+	e.mu.Lock()
+	if err == nil && (e.st != st || sl.r.closed) {
+		// Stopped (or the ring replaced) while we waited: the slot is
+		// no use to the application any more.
+		sl.open = true
+		err = ErrStopped
+	} else if err == nil {
+		sl.state, sl.open = slotApp, true
+		e.mu.Unlock()
+		return sl, nil
+	}
+	drop := s.releaseLocked(sl)
+	e.mu.Unlock()
+	if drop {
+		gstc.UnrefRingMemory(sl.m)
+	}
+	switch {
+	case errors.Is(err, errWaitInterrupted) && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, errWaitInterrupted), errors.Is(err, ErrStopped):
+		return nil, ErrStopped
+	}
+	return nil, fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
 }
 
 // Push queues an acquired slot as the next frame, with PTS pts (negative:
@@ -214,6 +243,23 @@ func (s *Source) SetWriteFence(sl *Slot, syncFD int) error {
 	sl.r.stats.fencesAttached.Add(1)
 	sl.closeBracketLocked()
 	return nil
+}
+
+// OnSeek sets h (nil: none) to be called at every seek of the source
+// (pattern=app), on the thread that seeks, after the flush and before
+// streaming restarts, with no lock of the element held. From then on the
+// application should push the frames of the new position (Seek.Position;
+// the next frame's seqnum is Seek.Frame). Slots it holds (acquired, not
+// pushed) stay its own; slots it pushed that were not sent yet were
+// given back to the ring (Seek.Discarded). h must return without waiting
+// for the pipeline (no Acquire that could wait for a free slot); hand the
+// news to the producing goroutine instead.
+func (s *Source) OnSeek(h func(Seek)) {
+	if h == nil {
+		s.el.onSeek.Store(nil)
+		return
+	}
+	s.el.onSeek.Store(&h)
 }
 
 // Tensor returns the slot's tensor (borrowed: do not close or reshape it).

@@ -199,6 +199,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	st.ring = r
 	stats.ringSize.Store(uint64(n))
 	e.cond.Broadcast()
+	e.wakeWaitersLocked() // a wait for a retired slot's fences gives up
 	e.mu.Unlock()
 	rel.finish()
 	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s: %v", n, b.name, why, r.slots[0].t), self.Object)

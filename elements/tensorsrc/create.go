@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -39,6 +40,11 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		e.mu.Unlock()
 		return flow, gstc.RawBuffer{}
 	}
+	if st.seekPending {
+		// The first frame after a seek (or the start): the one at the
+		// segment's position, now that the frame rate is known.
+		st.frame, st.seekPending = frameAt(st.seekPos, st.fpsN, st.fpsD), false
+	}
 	n := st.frame
 	st.frame++
 	sl.state, sl.seq = slotInFlight, uint32(n)
@@ -55,11 +61,17 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	if !app {
 		// The bracket opens before the CPU writes and stays open while the
 		// buffer travels: downstream readers (inference) run inside it.
-		if err := st.beginWrite(sl); err != nil {
+		// The wait for the slot's fences runs with no lock held; a flush
+		// or stop (Unlock) ends it.
+		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
+		if err := e.openForWrite(nil, st, sl, stopped); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
 			e.cond.Broadcast()
 			e.mu.Unlock()
+			if errors.Is(err, errWaitInterrupted) {
+				return gst.FlowFlushing, gstc.RawBuffer{}
+			}
 			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
 			return gst.FlowError, gstc.RawBuffer{}
 		}
@@ -110,7 +122,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
 	waited := false
 	for {
-		if st.flushing || e.st != st {
+		if st.flushing || st.seekWake || e.st != st {
 			return nil, gst.FlowFlushing
 		}
 		if st.pattern == patternApp {

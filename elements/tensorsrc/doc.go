@@ -32,19 +32,63 @@
 //	                               when the buffer's last holder frees it; close: it ends
 //	                               right after the write (for device readers downstream)
 //	sync-timeout uint     1000     ms to wait at most for a slot's dma-buf fences before its
-//	                               bracket opens for writing (0: the kernel's unbounded wait);
-//	                               a timeout is an error (Acquire's, or a RESOURCE error)
+//	                               bracket opens for writing (0: no bound); a timeout is an
+//	                               error (Acquire's, or a RESOURCE error). The wait holds no
+//	                               lock; a stop, flush, renegotiation or Acquire's context
+//	                               ends it
 //	stats       GstStructure (read-only) "tensorsrc-stats": frames, pool-size, backend, mmaps,
 //	                               brackets-opened, brackets-closed, brackets-ended-here,
 //	                               brackets-open, waits-for-free-slot, reader-end-events,
 //	                               other-end-events, sync-errors, ring-size,
 //	                               downstream-min-buffers, fence-waits, fence-wait-total-ns,
-//	                               fence-wait-max-ns, fence-timeouts, fences-attached
+//	                               fence-wait-max-ns, fence-timeouts, fences-attached,
+//	                               seeks, seek-discarded
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
 // format, type or dimensions fails the state change with a RESOURCE error
 // that names it.
+//
+// # Signals
+//
+// Generated from the declarations in element.go (see Seeking too):
+//
+//	"seek": void seek (GstElement * element, guint64 position, guint64 stop, gdouble rate, gboolean flush, gboolean segment, guint64 frame, gpointer user_data)
+//	  The source was seeked: the stream restarts at position with frame number frame. Emitted on the thread that seeks, after the flush and before streaming restarts, with no lock held; slots the application pushed and the source had not sent were given back. Not emitted for the start's own initial segment.
+//	  - position: where the stream restarts (ns)
+//	  - stop: the segment's stop (ns; GST_CLOCK_TIME_NONE: none)
+//	  - rate: the segment's rate (forward rates only)
+//	  - flush: TRUE for a flushing seek
+//	  - segment: TRUE for a segment seek (SEGMENT_DONE at the stop instead of EOS)
+//	  - frame: the frame number (seqnum) of the first buffer after the seek
+//
+// # Seeking
+//
+// tensorsrc is seekable (forward rates only): flushing and non-flushing
+// seeks, segment seeks (SEGMENT_DONE at the stop instead of EOS), in TIME,
+// BUFFERS or DEFAULT (frames; converted at the negotiated frame rate, and
+// answered in CONVERT queries). The next frame is the one showing at the
+// seek position — floor(position × rate), as videotestsrc restarts — with
+// that frame's PTS, and its number as seqnum (GstTensorSync) and buffer
+// offset; the pattern restarts there. A seek of the stream changes nothing
+// for the ring: a flush drops the buffers queued downstream, and each
+// slot's memory comes back when its last holder lets go — a queue at the
+// flush, a tee branch, a sink, the application releasing a frame it held
+// across the seek (from any goroutine, any time after) — and the slot's
+// bracket ends then, exactly once. Sinks expire the begin events whose
+// buffers the flush dropped. A non-flushing seek first ends a create that
+// waits (for a free slot, an application push or a slot's fences); a
+// buffer being pushed still holds it until downstream takes the buffer,
+// as GstBaseSrc always does (use a flushing seek when downstream may hold
+// every buffer, e.g. in PAUSED). A seek event that reaches the source
+// twice (a pipeline seek goes up each branch of a tee) is done twice.
+//
+// With pattern=app the application learns of every seek (Source.OnSeek;
+// the seek signal), after the flush and before streaming restarts: slots
+// it holds stay its own and can be pushed as frames of the new position;
+// slots it had pushed that were not sent yet belonged before the seek and
+// go back to the ring, their brackets closed (Seek.Discarded, stats
+// seek-discarded).
 //
 // # Caps
 //
@@ -106,7 +150,10 @@
 // device reads the buffer.
 //
 // At stop, brackets of slots still queued are closed and logged, and
-// slots still downstream are closed when they come back.
+// slots still downstream are closed when they come back. Before a slot is
+// written (create, Acquire) its dma-buf's fences are waited for with no
+// lock held, at most sync-timeout; a flush, stop, renegotiation or
+// Acquire's context ends the wait.
 //
 // # Ownership
 //

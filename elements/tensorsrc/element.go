@@ -3,6 +3,7 @@ package tensorsrc
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
@@ -84,6 +85,24 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	}),
 )
 
+// seekSignal is the seek signal, declared once: its GTypes, what Emit
+// takes and its documentation (doc.go's Signals section, checked by
+// TestSignalDocsAreGeneratedFromTheDeclarations) come from here.
+var seekSignal = proptable.NewSignal6[uint64, uint64, float64, bool, bool, uint64]("seek",
+	"The source was seeked: the stream restarts at position with frame number frame. Emitted on the thread that seeks, "+
+		"after the flush and before streaming restarts, with no lock held; slots the application pushed and the source had "+
+		"not sent were given back. Not emitted for the start's own initial segment.",
+	proptable.Param{Name: "position", Doc: "where the stream restarts (ns)"},
+	proptable.Param{Name: "stop", Doc: "the segment's stop (ns; GST_CLOCK_TIME_NONE: none)"},
+	proptable.Param{Name: "rate", Doc: "the segment's rate (forward rates only)"},
+	proptable.Param{Name: "flush", Doc: "TRUE for a flushing seek"},
+	proptable.Param{Name: "segment", Doc: "TRUE for a segment seek (SEGMENT_DONE at the stop instead of EOS)"},
+	proptable.Param{Name: "frame", Doc: "the frame number (seqnum) of the first buffer after the seek"},
+)
+
+// signals are the element's signals, registered in ClassInit.
+var signals = []proptable.Signal{seekSignal}
+
 // element is the Go side of a tensorsrc instance.
 type element struct {
 	settingsMu sync.Mutex
@@ -96,9 +115,15 @@ type element struct {
 	cond *sync.Cond
 	st   *state // nil outside Start..Stop
 	runs int    // Start calls so far
+	// waiters are the fence waits in progress (no lock held while they
+	// wait): Stop, Unlock and a ring replacement wake them.
+	waiters map[*fenceWaiter]struct{}
 
 	// stats are the counters of the current or last run.
 	stats *runStats
+
+	// onSeek is the application's seek handler (Source.OnSeek), or nil.
+	onSeek atomic.Pointer[func(Seek)]
 }
 
 // New implements glib.GoObjectSubclass.
@@ -118,6 +143,9 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways,
 		gst.NewCapsFromString(templateCaps(true))))
 	klass.InstallProperties(props.ParamSpecs())
+	if err := proptable.RegisterSignals(klass, signals...); err != nil {
+		cat.LogError("cannot register the signals: " + err.Error())
+	}
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
 	// and upstream GstTensorSync end events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.

@@ -19,6 +19,9 @@ import (
 // go-gst's trampoline, which calls Event.
 func (e *element) Event(self *base.GstBaseSrc, ev *gst.Event) (ret bool) {
 	defer gstc.Guard(self.Element, "event", &ret, false)
+	if ev.Type() == gst.EventTypeSeek {
+		return e.seekEvent(self, ev)
+	}
 	if ev.Type() != gst.EventTypeCustomUpstream {
 		return gstc.BaseSrcParentEvent(self, ev)
 	}

@@ -67,7 +67,8 @@ func stats(t testing.TB, src *gst.Element) map[string]any {
 	for _, k := range []string{"frames", "mmaps", "brackets-opened", "brackets-closed",
 		"brackets-ended-here", "brackets-open", "waits-for-free-slot", "reader-end-events",
 		"other-end-events", "sync-errors", "pool-size", "ring-size", "downstream-min-buffers", "backend",
-		"fence-waits", "fence-wait-total-ns", "fence-wait-max-ns", "fence-timeouts", "fences-attached"} {
+		"fence-waits", "fence-wait-total-ns", "fence-wait-max-ns", "fence-timeouts", "fences-attached",
+		"seeks", "seek-discarded"} {
 		v, err := st.GetValue(k)
 		if err != nil {
 			t.Fatalf("stats lacks %s: %s", k, st)

@@ -1,7 +1,6 @@
 package tensorsrc
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
@@ -17,6 +16,7 @@ type slotState uint8
 const (
 	slotFree     slotState = iota
 	slotApp                // acquired by the application (pattern=app)
+	slotOpening            // taken by Acquire, waiting for its fences (e.mu not held)
 	slotQueued             // pushed by the application, awaiting create
 	slotInFlight           // in a buffer that has not been freed yet
 )
@@ -147,28 +147,6 @@ func (r *ring) takeFreeLocked() *Slot {
 	return nil
 }
 
-// beginWrite opens (or joins) sl's bracket for the CPU's write, waiting
-// at most st.syncTimeout for the fences its dma-buf still carries — a
-// write fence the application attached to it on an earlier round
-// (SetWriteFence) whose device has not finished, or a device reader's.
-// It counts the wait; on error no bracket is open.
-func (st *state) beginWrite(sl *Slot) error {
-	_, waited, err := sl.t.BeginCPUAccessTimeout(tensor.AccessReadWrite, st.syncTimeout)
-	if waited > 0 {
-		st.stats.fences.Record(waited)
-	}
-	if err != nil {
-		if errors.Is(err, tensor.ErrFenceTimeout) {
-			st.stats.fences.Timeout()
-		} else {
-			st.stats.syncErrors.Add(1)
-		}
-		return err
-	}
-	st.stats.opened.Add(1)
-	return nil
-}
-
 // closeBracketLocked leaves our bracket on sl (SyncForDevice). The
 // bracket belongs to the dma-buf and is shared with every reader that
 // joined it (tensor.SyncForCPU); the last one out does the END ioctl —
@@ -254,7 +232,9 @@ func (r *ring) retireLocked(rel *retired) {
 	rel.mrings = append(rel.mrings, r.mring)
 	for _, sl := range r.slots {
 		switch sl.state {
-		case slotApp:
+		case slotApp, slotOpening:
+			// The application (or the Acquire waiting for the slot's
+			// fences) releases it.
 			rel.appHeld++
 			continue
 		case slotQueued:

@@ -103,8 +103,15 @@ type state struct {
 	fpsN       int     // negotiated frame rate (0: unknown)
 	fpsD       int
 	frame      uint64 // number of the next frame
+	// seekPos is the position (ns) of the last do_seek; seekPending: the
+	// next frame is the one at seekPos (set by DoSeek, applied by create,
+	// which knows the frame rate by then). seeked: DoSeek ran this run.
+	seekPos     uint64
+	seekPending bool
+	seeked      bool
 
 	flushing bool    // Unlock called, UnlockStop not yet
+	seekWake bool    // a non-flushing seek is waiting for create to return
 	eos      bool    // app: EndOfStream called
 	queue    []*Slot // app: pushed slots awaiting create, oldest first
 }
@@ -181,6 +188,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 		st.queue = st.queue[:0]
 	}
 	e.cond.Broadcast()
+	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	rel.finish()
 	if st != nil {
@@ -190,8 +198,8 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	return true
 }
 
-// Unlock wakes a create waiting for a free slot or an application push;
-// it returns FLUSHING until UnlockStop.
+// Unlock wakes a create waiting for a free slot, an application push or
+// a slot's fences; it returns FLUSHING until UnlockStop.
 func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock", &ret, false)
 	e.mu.Lock()
@@ -199,6 +207,7 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 		e.st.flushing = true
 	}
 	e.cond.Broadcast()
+	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	return true
 }

@@ -36,6 +36,9 @@ type runStats struct {
 	// the write fences the application attached (SetWriteFence).
 	fences         tensor.FenceWaitCounter
 	fencesAttached atomic.Uint64
+	// seeks: seeks done (not counting the start's); seekDiscarded: slots
+	// the application had pushed that a seek gave back unsent.
+	seeks, seekDiscarded atomic.Uint64
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
@@ -73,6 +76,8 @@ func (s *runStats) structure() *gst.Structure {
 		{"fence-wait-max-ns", fm},
 		{"fence-timeouts", ft},
 		{"fences-attached", s.fencesAttached.Load()},
+		{"seeks", s.seeks.Load()},
+		{"seek-discarded", s.seekDiscarded.Load()},
 	} {
 		st.SetValue(f.k, f.v)
 	}

@@ -178,3 +178,17 @@ func NewSignal5[A, B, C, D, E any](name, doc string, a, b, c, d, e Param) *Signa
 func (s *Signal5[A, B, C, D, E]) Emit(elem *gst.Element, a A, b B, c C, d D, e E) error {
 	return s.emit(elem, a, b, c, d, e)
 }
+
+// Signal6 is a signal with six parameters.
+type Signal6[A, B, C, D, E, F any] struct{ SignalSpec }
+
+// NewSignal6 declares a signal with six parameters.
+func NewSignal6[A, B, C, D, E, F any](name, doc string, a, b, c, d, e, f Param) *Signal6[A, B, C, D, E, F] {
+	return &Signal6[A, B, C, D, E, F]{newSpec(name, doc, []Param{a, b, c, d, e, f},
+		gtypeOf[A], gtypeOf[B], gtypeOf[C], gtypeOf[D], gtypeOf[E], gtypeOf[F])}
+}
+
+// Emit emits the signal on elem and returns when every handler has run.
+func (s *Signal6[A, B, C, D, E, F]) Emit(elem *gst.Element, a A, b B, c C, d D, e E, f F) error {
+	return s.emit(elem, a, b, c, d, e, f)
+}
