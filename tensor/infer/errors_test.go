@@ -284,7 +284,13 @@ func TestInferLoadLeavesNothingBehind(t *testing.T) {
 		t.Helper()
 		home, cache, tmp := t.TempDir(), t.TempDir(), t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"=1", "ONNXRUNTIME_LIB="+lib, childModelEnv+"="+model,
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, infer.TelemetryEnv+"=") { // the user's setting would decide instead of Load
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, childEnv+"=1", "ONNXRUNTIME_LIB="+lib, childModelEnv+"="+model,
 			"HOME="+home, "XDG_CACHE_HOME="+cache, "TMPDIR="+tmp)
 		if telemetry != "" {
 			cmd.Env = append(cmd.Env, infer.TelemetryEnv+"="+telemetry)
