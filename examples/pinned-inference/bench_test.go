@@ -14,15 +14,19 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
 
 // What it costs, per frame and outside the model's own run, to hand a
-// pinned frame to ONNX Runtime (issue 12). Three ways, on the same
-// session, the same frames and the same output handling:
+// pinned frame to ONNX Runtime (issue 12). Three ways, on the same model
+// with the same session options, the same frames and the same output
+// handling:
 //
-//   - bindonce: the example's way. Each ring slot's input tensor was
-//     created once over the slot's pin; a frame looks its slot's binding
-//     up (runtime.slot), runs it and reads the scores (runtime.run).
+//   - bindonce: the example's way, package infer's Session. Each ring
+//     slot's input was bound once over the slot's pin; a frame selects
+//     its (input slot, output slot) pair, runs it (Session.Run) and reads
+//     the scores (runtime.run).
 //   - pertensor: GStreamer's onnxinference's way. Every frame creates an
 //     input tensor over the mapped frame (no copy), binds it, runs, reads
 //     the scores and destroys the tensor.
@@ -30,15 +34,19 @@ import (
 //     bytes into a new Go slice (C.GoBytes, as go-gst's MapInfo.Bytes
 //     does), then goes on as pertensor over the slice.
 //
-// runonly is the model's own run on the same frames: each slot's binding
-// made once, indexed directly, RunWithBinding and nothing else. A way's
-// overhead is its ns/op minus runonly's (scripts/benchreport computes it
-// from the medians of the same `go test` run); allocs/op are its own.
+// runonly is the model's own run on the same frames: each slot's
+// IoBinding made once (with onnxruntime_go directly), indexed directly,
+// RunWithBinding and nothing else. A way's overhead is its ns/op minus
+// runonly's (scripts/benchreport computes it from the medians of the same
+// `go test` run); allocs/op are its own. bindonce's time in the run is
+// what package infer counts in Stats.RunNsTotal around the same call.
 //
-// pertensor and copy bind their per-frame tensor to an IoBinding whose
-// output was bound once, rather than passing it to session.Run, so that
-// the run call is the same as bindonce's and only the input handling
-// differs.
+// runonly, pertensor and copy use one onnxruntime_go session (package
+// infer's options: one thread, no spinning) in the environment package
+// infer loaded. pertensor and copy bind their per-frame tensor to an
+// IoBinding whose output was bound once, rather than passing it to
+// session.Run, so that the run call is the same as bindonce's and only
+// the input handling differs.
 //
 // The frames are a ring of ringSlots memfd tensors pinned as
 // tensorpinsink pins them (tensor.PinHost), filled once with a pattern
@@ -54,14 +62,41 @@ const ringSlots = 4 // tensorsrc's pool-size in the example's pipeline
 type benchModel struct {
 	name      string // sub-benchmark name
 	model     model
+	input     string // input and output names, for the onnxruntime_go session
+	output    string
+	dtype     ort.TensorElementDataType
+	elemSize  int
+	shape     ort.Shape
 	fill      func(frame []byte, slot int)
 	reference func(frame []byte) [Scores]float64
 	within    func(got float32, want float64) bool
 }
 
+// inputBytes is the size of one packed input tensor.
+func (bm benchModel) inputBytes() int { return int(bm.shape.FlattenedSize()) * bm.elemSize }
+
+// floatModel is the benchmarks' second model (infertest.Float640): a
+// float32 NHWC image the size of a common detector input, and the
+// cheapest network that still reads every byte of it, so the per-frame
+// costs of handing a frame to ONNX Runtime can be put next to a run over
+// a large input:
+//
+//	image float32 [1 640 640 3] -> Mul(1/256) -> ReduceMean(H, W) -> scores [1 3]
+var floatModel = infertest.Float640
+
+// floatReference is floatModel's output on frame (packed float32 NHWC,
+// native byte order), computed in float64.
+func floatReference(frame []byte) [Scores]float64 {
+	m := floatModel
+	v := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(frame))), len(frame)/4)
+	ref := m.Reference(func(y, x, c int) float64 { return float64(v[(y*m.W+x)*m.C+c]) })[0]
+	return [Scores]float64(ref)
+}
+
 var benchModels = []benchModel{
 	{
-		name: "u8-64x64x3", model: exampleModel,
+		name: "u8-64x64x3", model: exampleModel, input: "image", output: "scores",
+		dtype: ort.TensorElementDataTypeUint8, elemSize: 1, shape: ort.NewShape(1, H, W, C),
 		fill: func(frame []byte, slot int) {
 			for i := range frame {
 				frame[i] = byte((i*7)%200 + slot*13)
@@ -71,7 +106,8 @@ var benchModels = []benchModel{
 		within:    func(got float32, want float64) bool { return within(float64(got), want) },
 	},
 	{
-		name: "f32-640x640x3", model: floatModel,
+		name: "f32-640x640x3", model: model{name: floatModel.String(), onnx: floatModel.ONNX()}, input: "image", output: "scores",
+		dtype: ort.TensorElementDataTypeFloat, elemSize: 4, shape: ort.Shape(floatModel.InputShape()),
 		fill: func(frame []byte, slot int) {
 			values := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(frame))), len(frame)/4)
 			// Small integers: every scaled value is k/256 and a channel's
@@ -87,47 +123,59 @@ var benchModels = []benchModel{
 	},
 }
 
-// inputBench is one model's session, its ring of pinned frames and what
+// inputBench is one model's sessions, its ring of pinned frames and what
 // each way of handing them to ONNX Runtime needs.
 //
 // Ownership: inputBench owns everything here; close frees it. The
-// runtime's per-slot bindings hold clones of the ring's pins (as the
-// example's do), so closing the ring before the runtime is safe.
+// runtime's input bindings hold clones of the ring's pins (package infer
+// clones them), so closing the ring before the runtime is safe.
 type inputBench struct {
-	rt    *runtime         // session; one binding per slot, bound once (the example's)
-	ring  []*tensor.Tensor // memfd tensors, one per slot
-	pins  []pin.HostPin    // ring[i]'s pin: frame i's memory
-	bound []*binding       // rt's bindings by slot, for runonly (no lookup)
+	bm   benchModel
+	rt   *runtime         // package infer's session; one input slot per ring slot, bound once (the example's)
+	ring []*tensor.Tensor // memfd tensors, one per slot
+	pins []pin.HostPin    // ring[i]'s pin: frame i's memory
 
-	// For pertensor and copy: an IoBinding with the output bound once (in
-	// an anonymous mapping, as binding's: ONNX Runtime keeps the pointer)
-	// and the input bound per frame.
-	perFrame       *ort.IoBinding
-	perFrameOut    []byte
-	perFrameOutput *ort.Tensor[float32]
+	// For runonly, pertensor and copy: an onnxruntime_go session with the
+	// same options, an output tensor bound once (in an anonymous
+	// mapping: ONNX Runtime keeps the pointer), and for runonly one
+	// IoBinding per slot made once over the slot's pin.
+	raw       *ort.DynamicAdvancedSession
+	rawOut    []byte
+	rawOutput *ort.Tensor[float32]
+	rawInputs []*ort.CustomDataTensor
+	bound     []*ort.IoBinding // runonly's, by slot
+	perFrame  *ort.IoBinding   // pertensor's and copy's: input bound per frame
 
-	// Between a way's begin and end: the frame's binding (bindonce) or
-	// its input tensor (pertensor, copy).
-	current *binding
-	input   *ort.CustomDataTensor
+	// Between a way's begin and end: the frame's input tensor (pertensor,
+	// copy).
+	input *ort.CustomDataTensor
 }
 
-// newInputBench creates bm's session (ONNX Runtime's environment must be
-// initialised), its ring and every binding.
-func newInputBench(bm benchModel) (x *inputBench, err error) {
-	x = &inputBench{}
+// newInputBench creates bm's sessions in env, its ring and every binding.
+func newInputBench(env *infer.Environment, bm benchModel) (x *inputBench, err error) {
+	x = &inputBench{bm: bm}
 	defer func() {
 		if err != nil {
 			x.close()
 			x = nil
 		}
 	}()
-	if x.rt, err = newSession(bm.model); err != nil {
+	if x.rt, err = newSession(env, bm.model); err != nil {
 		return nil, err
 	}
-	l := tensor.Layout{DType: tensor.U8, Shape: []int{bm.model.inputBytes()}}
-	if bm.model.elemSize == 4 {
-		l = tensor.Layout{DType: tensor.F32, Shape: []int{bm.model.inputBytes() / 4}}
+	if x.raw, err = rawSession(bm); err != nil {
+		return nil, err
+	}
+	if x.rawOut, err = unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
+		return nil, fmt.Errorf("output memory: %w", err)
+	}
+	scores := unsafe.Slice((*float32)(unsafe.Pointer(&x.rawOut[0])), Scores)
+	if x.rawOutput, err = ort.NewTensor(ort.NewShape(1, Scores), scores); err != nil {
+		return nil, fmt.Errorf("output tensor: %w", err)
+	}
+	l := tensor.Layout{DType: tensor.U8, Shape: []int{bm.inputBytes()}}
+	if bm.elemSize == 4 {
+		l = tensor.Layout{DType: tensor.F32, Shape: []int{bm.inputBytes() / 4}}
 	}
 	x.pins = make([]pin.HostPin, ringSlots)
 	for slot := range ringSlots {
@@ -145,22 +193,63 @@ func newInputBench(bm benchModel) (x *inputBench, err error) {
 		if err := x.rt.bind(slot, &x.pins[slot]); err != nil {
 			return nil, err
 		}
-		x.bound = append(x.bound, x.rt.slot(slot))
+		in, err := ort.NewCustomDataTensor(bm.shape, x.pins[slot].Bytes(), bm.dtype)
+		if err != nil {
+			return nil, fmt.Errorf("ring slot %d: %w", slot, err)
+		}
+		x.rawInputs = append(x.rawInputs, in)
+		io, err := x.bindRaw(in)
+		if err != nil {
+			return nil, fmt.Errorf("ring slot %d: %w", slot, err)
+		}
+		x.bound = append(x.bound, io)
 	}
-	if x.perFrameOut, err = unix.Mmap(-1, 0, unix.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS); err != nil {
-		return nil, fmt.Errorf("output memory: %w", err)
-	}
-	scores := unsafe.Slice((*float32)(unsafe.Pointer(&x.perFrameOut[0])), Scores)
-	if x.perFrameOutput, err = ort.NewTensor(ort.NewShape(1, Scores), scores); err != nil {
-		return nil, fmt.Errorf("output tensor: %w", err)
-	}
-	if x.perFrame, err = x.rt.session.CreateIoBinding(); err != nil {
+	if x.perFrame, err = x.raw.CreateIoBinding(); err != nil {
 		return nil, fmt.Errorf("IoBinding: %w", err)
 	}
-	if err = x.perFrame.BindOutput(bm.model.output, x.perFrameOutput); err != nil {
+	if err = x.perFrame.BindOutput(bm.output, x.rawOutput); err != nil {
 		return nil, fmt.Errorf("binding the output: %w", err)
 	}
 	return x, nil
+}
+
+// rawSession is an onnxruntime_go session over bm with package infer's
+// default options (one intra-op and one inter-op thread, no spinning).
+func rawSession(bm benchModel) (*ort.DynamicAdvancedSession, error) {
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer opts.Destroy()
+	for _, set := range []func() error{
+		func() error { return opts.SetIntraOpNumThreads(1) },
+		func() error { return opts.SetInterOpNumThreads(1) },
+		func() error { return opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0") },
+		func() error { return opts.AddSessionConfigEntry("session.inter_op.allow_spinning", "0") },
+	} {
+		if err := set(); err != nil {
+			return nil, err
+		}
+	}
+	return ort.NewDynamicAdvancedSessionWithONNXData(bm.model.onnx, []string{bm.input}, []string{bm.output}, opts)
+}
+
+// bindRaw makes an IoBinding of the raw session with in as its input and
+// the raw output bound.
+func (x *inputBench) bindRaw(in ort.Value) (*ort.IoBinding, error) {
+	io, err := x.raw.CreateIoBinding()
+	if err != nil {
+		return nil, err
+	}
+	if err := io.BindInput(x.bm.input, in); err != nil {
+		io.Destroy()
+		return nil, err
+	}
+	if err := io.BindOutput(x.bm.output, x.rawOutput); err != nil {
+		io.Destroy()
+		return nil, err
+	}
+	return io, nil
 }
 
 // fillBracketed writes frame (t's pinned bytes) inside a CPU-write
@@ -177,11 +266,20 @@ func (x *inputBench) close() {
 	if x.perFrame != nil {
 		x.perFrame.Destroy()
 	}
-	if x.perFrameOutput != nil {
-		x.perFrameOutput.Destroy()
+	for _, io := range x.bound {
+		io.Destroy()
 	}
-	if x.perFrameOut != nil {
-		unix.Munmap(x.perFrameOut)
+	for _, in := range x.rawInputs {
+		in.Destroy()
+	}
+	if x.rawOutput != nil {
+		x.rawOutput.Destroy()
+	}
+	if x.rawOut != nil {
+		unix.Munmap(x.rawOut)
+	}
+	if x.raw != nil {
+		x.raw.Destroy()
 	}
 	if x.rt != nil {
 		x.rt.closeSession()
@@ -194,61 +292,85 @@ func (x *inputBench) close() {
 	}
 }
 
-// way is one way of handing slot's frame to ONNX Runtime. A frame is
-// begin, the run (session.RunWithBinding on the binding begin returns:
-// the same call for every way), then end; the benchmark times the run
-// apart from the rest.
+// way is one way of handing slot's frame to ONNX Runtime: frame runs it
+// and returns the scores, the time in the model's run and the time
+// outside it (the way's own per-frame cost, plus the clock reads, which
+// runonly measures alone). Timing the parts rather than subtracting the
+// run from the whole keeps the run's noise — tens of µs on a shared
+// machine — out of a cost of tens of ns.
 type way struct {
-	name string
-	// begin readies slot's frame and returns the binding to run.
-	begin func(x *inputBench, slot int) (*ort.IoBinding, error)
-	// end reads the scores and undoes what begin made for this frame.
-	end func(x *inputBench) [Scores]float32
+	name  string
+	frame func(x *inputBench, slot int) (scores [Scores]float32, inRun, outside time.Duration, err error)
+}
+
+// rawFrame times begin, RunWithBinding on the IoBinding begin returns,
+// then end.
+func rawFrame(x *inputBench, slot int, begin func(*inputBench, int) (*ort.IoBinding, error), end func(*inputBench) [Scores]float32) (scores [Scores]float32, inRun, outside time.Duration, err error) {
+	t0 := time.Now()
+	io, err := begin(x, slot)
+	if err != nil {
+		return scores, 0, 0, err
+	}
+	t1 := time.Now()
+	err = x.raw.RunWithBinding(io)
+	t2 := time.Now()
+	scores = end(x)
+	t3 := time.Now()
+	if err != nil {
+		return scores, 0, 0, fmt.Errorf("slot %d: run: %w", slot, err)
+	}
+	return scores, t2.Sub(t1), t1.Sub(t0) + t3.Sub(t2), nil
 }
 
 var ways = []way{
-	// The model's own run: slot's binding, made once, indexed; the scores
-	// are left in the binding's output (the tests read them there).
-	{"runonly",
-		func(x *inputBench, slot int) (*ort.IoBinding, error) { return x.bound[slot].io, nil },
-		func(*inputBench) [Scores]float32 { return [Scores]float32{} }},
-	// The example's per-frame path (infer, then runtime.run's body): the
-	// slot's binding, made once, looked up; run; scores copied out.
-	{"bindonce",
-		func(x *inputBench, slot int) (*ort.IoBinding, error) {
-			if x.current = x.rt.slot(slot); x.current == nil {
-				return nil, fmt.Errorf("slot %d has no binding", slot)
-			}
-			return x.current.io, nil
-		},
-		func(x *inputBench) (scores [Scores]float32) {
-			copy(scores[:], x.current.output.GetData())
-			return scores
-		}},
+	// The model's own run: slot's IoBinding, made once, indexed; the
+	// scores are left in the output (the tests read them there).
+	{"runonly", func(x *inputBench, slot int) ([Scores]float32, time.Duration, time.Duration, error) {
+		return rawFrame(x, slot,
+			func(x *inputBench, slot int) (*ort.IoBinding, error) { return x.bound[slot], nil },
+			func(*inputBench) [Scores]float32 { return [Scores]float32{} })
+	}},
+	// The example's per-frame path (inferFrame, then runtime.run):
+	// Session.Run on the slot's pair, scores copied out. The run's own
+	// time is what the session counts around RunWithBinding.
+	{"bindonce", func(x *inputBench, slot int) (scores [Scores]float32, inRun, outside time.Duration, err error) {
+		before := x.rt.session.Stats().RunNsTotal
+		t0 := time.Now()
+		scores, err = x.rt.run(slot)
+		t1 := time.Now()
+		if err != nil {
+			return scores, 0, 0, fmt.Errorf("slot %d: %w", slot, err)
+		}
+		inRun = time.Duration(x.rt.session.Stats().RunNsTotal - before)
+		return scores, inRun, t1.Sub(t0) - inRun, nil
+	}},
 	// An input tensor created over the pinned frame, in place.
-	{"pertensor",
-		func(x *inputBench, slot int) (*ort.IoBinding, error) { return x.bindInput(x.pins[slot].Bytes()) },
-		(*inputBench).endInput},
+	{"pertensor", func(x *inputBench, slot int) ([Scores]float32, time.Duration, time.Duration, error) {
+		return rawFrame(x, slot,
+			func(x *inputBench, slot int) (*ort.IoBinding, error) { return x.bindInput(x.pins[slot].Bytes()) },
+			(*inputBench).endInput)
+	}},
 	// The frame copied into a new Go slice first, as C.GoBytes does.
-	{"copy",
-		func(x *inputBench, slot int) (*ort.IoBinding, error) {
-			frame := x.pins[slot].Bytes()
-			data := make([]byte, len(frame))
-			copy(data, frame)
-			return x.bindInput(data)
-		},
-		(*inputBench).endInput},
+	{"copy", func(x *inputBench, slot int) ([Scores]float32, time.Duration, time.Duration, error) {
+		return rawFrame(x, slot,
+			func(x *inputBench, slot int) (*ort.IoBinding, error) {
+				frame := x.pins[slot].Bytes()
+				data := make([]byte, len(frame))
+				copy(data, frame)
+				return x.bindInput(data)
+			},
+			(*inputBench).endInput)
+	}},
 }
 
 // bindInput creates an input tensor over data (borrowed until endInput)
 // and binds it to the per-frame IoBinding.
 func (x *inputBench) bindInput(data []byte) (*ort.IoBinding, error) {
-	m := x.rt.model
-	in, err := ort.NewCustomDataTensor(m.shape, data, m.dtype)
+	in, err := ort.NewCustomDataTensor(x.bm.shape, data, x.bm.dtype)
 	if err != nil {
 		return nil, fmt.Errorf("input tensor: %w", err)
 	}
-	if err := x.perFrame.BindInput(m.input, in); err != nil {
+	if err := x.perFrame.BindInput(x.bm.input, in); err != nil {
 		in.Destroy()
 		return nil, fmt.Errorf("binding the input: %w", err)
 	}
@@ -260,32 +382,10 @@ func (x *inputBench) bindInput(data []byte) (*ort.IoBinding, error) {
 // IoBinding still names the tensor's memory afterwards; it never reads
 // it, and the next frame's BindInput replaces it.
 func (x *inputBench) endInput() (scores [Scores]float32) {
-	copy(scores[:], x.perFrameOutput.GetData())
+	copy(scores[:], x.rawOutput.GetData())
 	x.input.Destroy()
 	x.input = nil
 	return scores
-}
-
-// frame runs w on slot's frame. inRun is the time in the run call;
-// outside is the time in w's begin and end, the way's own per-frame cost
-// (plus the clock reads, which runonly measures alone). Timing the parts
-// rather than subtracting the run from the whole keeps the run's noise —
-// tens of µs on a shared machine — out of a cost of tens of ns.
-func (x *inputBench) frame(w way, slot int) (scores [Scores]float32, inRun, outside time.Duration, err error) {
-	t0 := time.Now()
-	io, err := w.begin(x, slot)
-	if err != nil {
-		return scores, 0, 0, err
-	}
-	t1 := time.Now()
-	err = x.rt.session.RunWithBinding(io)
-	t2 := time.Now()
-	scores = w.end(x)
-	t3 := time.Now()
-	if err != nil {
-		return scores, 0, 0, fmt.Errorf("%s, slot %d: run: %w", w.name, slot, err)
-	}
-	return scores, t2.Sub(t1), t1.Sub(t0) + t3.Sub(t2), nil
 }
 
 // benchORTLib is $ONNXRUNTIME_LIB. Unlike the tests, the benchmarks never
@@ -304,12 +404,13 @@ func benchORTLib(b *testing.B) string {
 // the top of this file. Sub-benchmarks: <model>/<way>.
 func BenchmarkORTInput(b *testing.B) {
 	lib := benchORTLib(b)
-	if err := initEnvironment(lib); err != nil {
+	env, err := infer.Load(lib)
+	if err != nil {
 		b.Fatal(err)
 	}
-	defer ort.DestroyEnvironment()
+	defer env.Close()
 	for _, bm := range benchModels {
-		x, err := newInputBench(bm)
+		x, err := newInputBench(env, bm)
 		if err != nil {
 			b.Fatalf("%s: %v", bm.name, err)
 		}
@@ -326,7 +427,7 @@ func BenchmarkORTInput(b *testing.B) {
 					var frames int
 					var inRun, outside time.Duration
 					for b.Loop() {
-						_, run, out, err := x.frame(w, frames%ringSlots)
+						_, run, out, err := w.frame(x, frames%ringSlots)
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -360,13 +461,14 @@ func medianDuration(ds []time.Duration) time.Duration {
 // stale copy) would fail.
 func TestORTInputWays(t *testing.T) {
 	lib := ortLib(t)
-	if err := initEnvironment(lib); err != nil {
+	env, err := infer.Load(lib)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer ort.DestroyEnvironment()
+	defer env.Close()
 	for _, bm := range benchModels {
 		t.Run(bm.name, func(t *testing.T) {
-			x, err := newInputBench(bm)
+			x, err := newInputBench(env, bm)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -381,12 +483,12 @@ func TestORTInputWays(t *testing.T) {
 			for _, w := range ways {
 				for frame := range 2 * ringSlots {
 					slot := frame % ringSlots
-					got, _, _, err := x.frame(w, slot)
+					got, _, _, err := w.frame(x, slot)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if w.name == "runonly" {
-						copy(got[:], x.bound[slot].output.GetData())
+						copy(got[:], x.rawOutput.GetData())
 					}
 					for j := range Scores {
 						if !bm.within(got[j], want[slot][j]) {

@@ -16,21 +16,28 @@
 // (model/model.onnx, 1 KB, written by model/make_model.py) is uint8 image
 // → scale → 3×3 conv → ReLU → mean → Gemm → 3 scores; every output is
 // checked against the same network computed in Go on the frame's bytes
-// (reference.go). The program prints frames, matches, copies, mmaps,
+// (reference.go, from package tensor/infer/infertest). The program prints frames, matches, copies, mmaps,
 // syncs and time per frame, and exits 1 if any frame was not inferred at
 // its slot's bound address or disagreed with the reference.
 //
-// Lifetimes: the PinSink's OnSlot hook (on the streaming thread) clones
-// the slot's pin and creates the ORT input tensor over it
-// (NewCustomDataTensor over the pinned window: ONNX Runtime keeps the
-// pointer, it does not copy). The clone keeps the mapping alive for as long as ORT may
-// read it — past the frame, the sink and the pipeline — and is released
-// only when the binding is destroyed, after the run. Frames are inferred
-// and checked between delivery and Release, inside the sink's CPU-access
-// bracket, and released at once so the producer's ring keeps moving. The
-// pinned memory is an mmap, not Go memory, so handing it to C and letting
-// C keep it obeys cgo's pointer rules; the outputs live in an anonymous
-// mapping for the same reason.
+// The runtime is package tensor/infer, the engine the tensorinfer element
+// uses too: infer.Load shares ONNX Runtime's environment (and keeps its
+// telemetry from writing under ~/.cache and /tmp), and an infer.Session
+// binds each input slot and output slot once.
+//
+// Lifetimes: the PinSink's OnSlot hook (on the streaming thread) binds the
+// slot's pin as the session's input slot (Session.BindInput clones the
+// pin and creates the ORT input tensor over it: ONNX Runtime keeps the
+// pointer, it does not copy). The clone keeps the mapping alive for as
+// long as ORT may read it — past the frame, the sink and the pipeline —
+// and is released when the session is closed, after the last run. The
+// scores go to one output slot, a pinned memfd tensor bound once; each
+// frame runs (input slot, output slot 0) and reads the scores before the
+// next. Frames are inferred and checked between delivery and Release,
+// inside the sink's CPU-access bracket, and released at once so the
+// producer's ring keeps moving. The pinned memory is an mmap, not Go
+// memory, so handing it to C and letting C keep it obeys cgo's pointer
+// rules.
 //
 // The program registers the elements statically (package pipelines): do
 // not also put libgsttensorpin.so on GST_PLUGIN_PATH.

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"time"
 
-	ort "github.com/yalue/onnxruntime_go"
-
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/pipelines"
@@ -72,7 +70,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		return nil, err
 	}
 	defer rt.close()
-	rep := &report{Version: ort.GetVersion(), Pipeline: desc}
+	rep := &report{Version: rt.env.Version(), Pipeline: desc}
 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -86,7 +84,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		defer close(done)
 		for f := range sink.Frames() {
 			if rep.Frames < cfg.frames {
-				if err := infer(rt, f, rep); err != nil {
+				if err := inferFrame(rt, f, rep); err != nil {
 					stop(err)
 				}
 				if rep.Frames == cfg.frames && cfg.pipeline != "" {
@@ -114,11 +112,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	return rep, nil
 }
 
-// infer runs the model on one frame through its slot's binding and
+// inferFrame runs the model on one frame through its slot's binding and
 // checks the output.
-func infer(rt *runtime, f pipelines.Frame, rep *report) error {
-	b := rt.slot(f.Slot())
-	if b == nil {
+func inferFrame(rt *runtime, f pipelines.Frame, rep *report) error {
+	b, ok := rt.binding(f.Slot())
+	if !ok {
 		return fmt.Errorf("frame at %v: slot %d has no binding", f.PTS(), f.Slot())
 	}
 	if f.NewSlot() {
@@ -127,13 +125,16 @@ func infer(rt *runtime, f pipelines.Frame, rep *report) error {
 		}
 	}
 	rep.Frames++
-	if b.addr == f.Pin().Addr() && b.inputAddr() == f.Pin().Addr() {
+	// b.Addr is where ONNX Runtime reads the slot's input: the pin's
+	// address when it reads in place, the session's conversion tensor if
+	// the slot were converted.
+	if b.PinAddr == f.Pin().Addr() && b.Addr == f.Pin().Addr() {
 		rep.AtPin++
 	} else {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("frame %d: pinned at %#x, slot %d bound at %#x", rep.Frames, f.Pin().Addr(), f.Slot(), b.inputAddr()))
+		rep.Problems = append(rep.Problems, fmt.Sprintf("frame %d: pinned at %#x, slot %d bound at %#x", rep.Frames, f.Pin().Addr(), f.Slot(), b.Addr))
 	}
 	t0 := time.Now()
-	got, err := rt.run(b)
+	got, err := rt.run(f.Slot())
 	rep.Infer += time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("ONNX Runtime, frame %d: %w", rep.Frames, err)
@@ -141,13 +142,13 @@ func infer(rt *runtime, f pipelines.Frame, rep *report) error {
 	t1 := time.Now()
 	want := reference(f.Bytes())
 	rep.Check += time.Since(t1)
-	ok := true
+	match := true
 	for j := range Scores {
 		d := math.Abs(float64(got[j]) - want[j])
 		rep.MaxDiff = max(rep.MaxDiff, d)
-		ok = ok && within(float64(got[j]), want[j])
+		match = match && within(float64(got[j]), want[j])
 	}
-	if ok {
+	if match {
 		rep.Matched++
 	} else if len(rep.Problems) < 10 {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("frame %d (slot %d): ONNX Runtime %v, Go reference %v", rep.Frames, f.Slot(), got, want))
@@ -157,18 +158,13 @@ func infer(rt *runtime, f pipelines.Frame, rep *report) error {
 
 // describe lists the bindings, by slot.
 func (r *runtime) describe() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var lines []string
-	for slot, b := range r.bindings() {
-		if b == nil {
-			continue
-		}
+	for _, b := range r.session.InputBindings() {
 		lines = append(lines, fmt.Sprintf("slot %d: ORT input tensor created once over the pin at %#x (%d bytes, aligned to %d)",
-			slot, b.inputAddr(), b.pin.Len(), b.pin.Alignment()))
+			b.Slot, b.Addr, b.PinLen, b.Alignment))
 	}
 	sort.Strings(lines)
-	if n := len(r.retired); n > 0 {
+	if n := r.session.Stats().Retired; n > 0 {
 		lines = append(lines, fmt.Sprintf("%d binding(s) replaced after the sink re-imported a slot", n))
 	}
 	return lines

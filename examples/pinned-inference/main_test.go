@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
 	"github.com/gst-tensorpin/gst-tensorpin/pipelines"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
 
 // TestMain fails the run if the tests leave an fd or an fd-backed mapping
@@ -25,44 +25,13 @@ func TestMain(m *testing.M) {
 	pintest.Main(m)
 }
 
-var fetched struct {
-	once sync.Once
-	lib  string
-	err  string
-}
-
 // ortLib returns the ONNX Runtime library: $ONNXRUNTIME_LIB, or the one
-// scripts/fetch-onnxruntime fetches (once per run; cached on disk). A
-// failed fetch fails the test — CI must run it — unless
-// TENSORPIN_SKIP_ORT=1.
+// scripts/fetch-onnxruntime fetches (package infertest: once per run,
+// cached on disk). A failed fetch fails the test — CI must run it —
+// unless TENSORPIN_SKIP_ORT=1.
 func ortLib(t *testing.T) string {
 	t.Helper()
-	if lib := os.Getenv("ONNXRUNTIME_LIB"); lib != "" {
-		return lib
-	}
-	if os.Getenv("TENSORPIN_SKIP_ORT") == "1" {
-		t.Skip("TENSORPIN_SKIP_ORT=1: not running ONNX Runtime")
-	}
-	fetched.once.Do(func() {
-		script, err := filepath.Abs("../../scripts/fetch-onnxruntime")
-		if err != nil {
-			fetched.err = err.Error()
-			return
-		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(script)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			fetched.err = fmt.Sprintf("%s failed (%v):\n%s", script, err, strings.TrimSpace(stderr.String()))
-			return
-		}
-		fetched.lib = strings.TrimSpace(stdout.String())
-	})
-	if fetched.err != "" {
-		t.Fatalf("cannot get ONNX Runtime: %s\nSet ONNXRUNTIME_LIB to a libonnxruntime.so >= 1.24, make npm and "+
-			"the npm registry reachable, or set TENSORPIN_SKIP_ORT=1 to skip the ONNX Runtime tests.", fetched.err)
-	}
-	return fetched.lib
+	return infertest.Lib(t)
 }
 
 // 300 frames from tensorsrc's ring of 5: ONNX Runtime runs every frame on

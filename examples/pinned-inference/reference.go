@@ -1,69 +1,24 @@
 package main
 
-import "math"
+import "github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 
 // The network of model/model.onnx (see model/make_model.py, which writes
 // it from the same formulas): uint8 NHWC [1, H, W, C] → ×1/64 → 3×3
 // convolution with Filters filters → ReLU → spatial mean → Gemm →
-// Scores float32 scores.
+// Scores float32 scores. Its Go reference lives in package infertest
+// (tensor/infer/infertest/shipped.go), where package infer's tests use it
+// too.
 const (
-	H, W, C = 64, 64, 3
-	Filters = 4
-	K       = 3
-	Scores  = 3
+	H, W, C = infertest.ShippedH, infertest.ShippedW, infertest.ShippedC
+	Filters = infertest.ShippedFilters
+	Scores  = infertest.ShippedScores
 	// InputBytes is the size of one input tensor (packed rows).
-	InputBytes = H * W * C
+	InputBytes = infertest.ShippedInputBytes
 )
 
-// Weights, from the closed formulas make_model.py uses.
-func convW(o, c, ky, kx int) int    { return (7*o+5*c+3*ky+kx)%5 - 2 }
-func convB(o int) float64           { return (float64(o) - 1.5) / 4 }
-func gemmG(o, j int) float64        { return float64((3*o+2*j)%7-3) / 8 }
-func gemmC(j int) float64           { return float64(j)/2 - 0.5 }
-func within(got, want float64) bool { return math.Abs(got-want) <= 1e-4*(1+math.Abs(want)) }
+func within(got, want float64) bool { return infertest.ShippedWithin(got, want) }
 
 // reference computes the network's output on img (InputBytes bytes,
-// NHWC) in Go. The convolution is done in integers (exact, as ONNX
-// Runtime's is in float32 for these weights); the mean and the Gemm in
-// float64, so ONNX Runtime's float32 result must be within a small
-// tolerance of it.
-func reference(img []byte) [Scores]float64 {
-	const oh, ow = H - K + 1, W - K + 1
-	var mean [Filters]float64
-	for o := 0; o < Filters; o++ {
-		var w [K][K][C]int
-		for ky := range K {
-			for kx := range K {
-				for c := range C {
-					w[ky][kx][c] = convW(o, c, ky, kx)
-				}
-			}
-		}
-		bias := convB(o)
-		var sum float64
-		for y := 0; y < oh; y++ {
-			for x := 0; x < ow; x++ {
-				acc := 0 // Σ w·pixel, exact; the input scale 1/64 is applied once
-				for ky := range K {
-					row := img[((y+ky)*W+x)*C:]
-					for kx := range K {
-						px := row[kx*C : kx*C+C]
-						acc += w[ky][kx][0]*int(px[0]) + w[ky][kx][1]*int(px[1]) + w[ky][kx][2]*int(px[2])
-					}
-				}
-				if v := float64(acc)/64 + bias; v > 0 {
-					sum += v
-				}
-			}
-		}
-		mean[o] = sum / (oh * ow)
-	}
-	var out [Scores]float64
-	for j := range Scores {
-		out[j] = gemmC(j)
-		for o := range Filters {
-			out[j] += mean[o] * gemmG(o, j)
-		}
-	}
-	return out
-}
+// NHWC) in Go: integer convolution (exact), float64 mean and Gemm, so
+// ONNX Runtime's float32 result must be within a small tolerance of it.
+func reference(img []byte) [Scores]float64 { return infertest.ShippedReference(img) }

@@ -14,7 +14,8 @@ what tensorsrc or a camera produce), and gives three float32 scores:
           -> Conv(4 filters 3x3, stride 1, no padding) + bias -> Relu
           -> ReduceMean(H, W) -> Gemm(4 -> 3) -> scores [1, 3]
 
-Every weight comes from a closed formula that reference.go repeats, so Go
+Every weight comes from a closed formula that Go repeats (ShippedReference
+in tensor/infer/infertest/shipped.go, used by reference.go), so Go
 computes the same result on the same bytes without reading this file:
 
     conv W[o][c][ky][kx] = ((7o + 5c + 3ky + kx) mod 5) - 2

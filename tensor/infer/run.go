@@ -1,0 +1,89 @@
+package infer
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+type counters struct {
+	runs, inputBinds, outputBinds, conversions, bytesCopied, runNs atomic.Uint64
+}
+
+// Stats are a session's counters since it was created.
+type Stats struct {
+	Runs        uint64 // successful runs
+	InputBinds  uint64 // BindInput calls that bound a slot (first binds and rebinds)
+	OutputBinds uint64 // BindOutput calls that bound a slot
+	Conversions uint64 // runs that converted their input first
+	BytesCopied uint64 // bytes those conversions wrote into the conversion tensor
+	RunNsTotal  uint64 // nanoseconds inside ONNX Runtime's run, summed
+	// Retired counts bindings (input slots, output slots and IoBindings)
+	// replaced by a rebind and waiting for Close.
+	Retired int
+	// IoBindings counts the live IoBindings: one per bound (input slot,
+	// output slot) pair.
+	IoBindings int
+}
+
+// Stats returns the session's counters. Safe from any goroutine.
+func (s *Session) Stats() Stats {
+	st := Stats{
+		Runs: s.stats.runs.Load(), InputBinds: s.stats.inputBinds.Load(), OutputBinds: s.stats.outputBinds.Load(),
+		Conversions: s.stats.conversions.Load(), BytesCopied: s.stats.bytesCopied.Load(), RunNsTotal: s.stats.runNs.Load(),
+	}
+	s.mu.Lock()
+	st.Retired = len(s.retired.in) + len(s.retired.out) + len(s.retired.io)
+	s.mu.Unlock()
+	if t := s.table.Load(); t != nil {
+		for _, row := range t.pairs {
+			for _, io := range row {
+				if io != nil {
+					st.IoBindings++
+				}
+			}
+		}
+	}
+	return st
+}
+
+// Run runs the model once on input slot in, writing the outputs into
+// output slot out's memory. It selects the pair's IoBinding, made when
+// the second of the two slots was bound, converts the input first if the
+// slot was bound through a conversion, and runs: no ONNX Runtime value is
+// made, nothing is copied out, and nothing is allocated in Go.
+//
+// The caller holds CPU access to both slots' memory for the duration
+// (package tensor's brackets): ONNX Runtime reads the input and writes
+// the outputs there. Run is for one goroutine at a time per session
+// (concurrent calls are serialised); BindInput and BindOutput may run
+// concurrently with it.
+func (s *Session) Run(in, out int) error {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	t := s.table.Load()
+	if t == nil {
+		return fmt.Errorf("%s: run: session %w", s.name, ErrClosed)
+	}
+	if in < 0 || in >= len(t.in) || t.in[in] == nil {
+		return fmt.Errorf("%w: %s: run: input slot %d", ErrNotBound, s.name, in)
+	}
+	row := t.pairs[in]
+	if out < 0 || out >= len(row) || row[out] == nil {
+		return fmt.Errorf("%w: %s: run: output slot %d", ErrNotBound, s.name, out)
+	}
+	b := t.in[in]
+	if b.plan != nil {
+		n := b.plan.run(b.conv.mem, b.pin.Bytes())
+		s.stats.conversions.Add(1)
+		s.stats.bytesCopied.Add(uint64(n))
+	}
+	t0 := time.Now()
+	err := s.sess.RunWithBinding(row[out])
+	s.stats.runNs.Add(uint64(time.Since(t0)))
+	if err != nil {
+		return fmt.Errorf("%s: run (input slot %d, output slot %d): %w", s.name, in, out, err)
+	}
+	s.stats.runs.Add(1)
+	return nil
+}
