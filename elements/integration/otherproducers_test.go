@@ -90,7 +90,7 @@ func runForeignShape(t *testing.T, desc string, sinks, frames int) tensor.Stats 
 	return d
 }
 
-func TestDMABufOtherProducerShapes(t *testing.T) {
+func TestV4L2TeeShapes(t *testing.T) {
 	dev := vividDevice(t, "vivid-000-vid-cap")
 	const n = 30
 	src := fmt.Sprintf(`v4l2src device=%s io-mode=dmabuf num-buffers=%d ! video/x-raw,format=YUY2,width=320,height=180,framerate=120/1`, dev, n)
