@@ -7,6 +7,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
@@ -33,7 +34,7 @@ func Init() error {
 		for _, el := range []struct {
 			name     string
 			register func(*gst.Plugin) bool
-		}{{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}} {
+		}{{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register}} {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would
 			// fail.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
@@ -30,6 +31,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 	plugin := gst.FromGstPluginUnsafeNone(unsafe.Pointer(p))
 	ok := tensorpinsink.Register(plugin)
 	ok = tensorsrc.Register(plugin) && ok
+	ok = tensorinfer.Register(plugin) && ok
 	if ok {
 		return C.TRUE
 	}

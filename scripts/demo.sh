@@ -29,3 +29,27 @@ run() {
 run "tensorsrc → queue → tensorpinsink: zero copies, one mmap per pool buffer" demo
 run "videotestsrc → tensorpinsink through the pinned pool it proposes: zero copies" pinned-pool
 run "videotestsrc refusing the pool (propose-pool=false) → tensorpinsink: the copy path, counted" copy-path
+
+# tensorinfer: the shipped model (uint8 [1 64 64 3]) on frames scaled into
+# the pool tensorinfer proposes, bound once per pool buffer; then its
+# outputs checked against the Go reference of the model on every frame
+# (the element's tests, which compare each output with
+# infertest.ShippedReference of the frame's bytes).
+lib=${ONNXRUNTIME_LIB:-$("$top/scripts/fetch-onnxruntime")}
+model=$top/examples/pinned-inference/model/model.onnx
+desc="videotestsrc num-buffers=300 ! videoscale ! video/x-raw,format=RGB,width=64,height=64 ! tensorinfer ort-library=$lib model=$model ! fakesink"
+echo "== videotestsrc → videoscale → tensorinfer (ONNX Runtime bound once per pool buffer) → fakesink"
+echo "   gst-launch-1.0 $desc"
+# shellcheck disable=SC2086
+out=$(gst-launch-1.0 -m $desc 2>&1) || { echo "$out" | tail -20; exit 1; }
+s=$(grep -o 'tensorinfer-stats, .*' <<<"$out" | head -1)
+printf '   frames %s | runs %s | input-binds %s (pool buffers), output-binds %s (ring) | copies %s | conversions %s | mmaps %s | run time %s ns total\n' \
+	"$(field frames "$s")" "$(field runs "$s")" "$(field input-binds "$s")" "$(field output-binds "$s")" \
+	"$(field copies "$s")" "$(field conversions "$s")" "$(field mmaps "$s")" "$(field run-ns-total "$s")"
+if (cd "$top" && ONNXRUNTIME_LIB=$lib go test -count=1 \
+	-run 'TestTensorInferShippedModelFromTensorSrc|TestTensorInferVideoThroughProposedPool' ./elements/tensorinfer/ >/dev/null 2>&1); then
+	echo "   outputs: equal to the Go reference of the shipped model on every frame (120 tensorsrc frames, 60 videoscale frames)"
+else
+	echo "   outputs: CHECK FAILED (go test -run TestTensorInfer ./elements/tensorinfer/)"
+	exit 1
+fi

@@ -180,6 +180,28 @@ func checkSlot(kind string, slot int) error {
 	return nil
 }
 
+// CheckInput reports what BindInput would decide for memory laid out as
+// in.Layout (with in.Scale and in.Transpose), assuming a pin of the
+// layout's extent aligned to 64 bytes (in.Pin is not read): the
+// conversion each run of such a slot would do ("" when ONNX Runtime
+// reads it in place), or ErrInput naming the input, what the model takes
+// and what was given. Nothing is bound; for checking negotiated caps
+// before the first frame.
+func (s *Session) CheckInput(in Input) (conversion string, err error) {
+	g, err := in.Layout.Geometry()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w: input %q: layout: %v", s.name, ErrInput, s.input.Name, err)
+	}
+	p, err := planLayout(s.input, in, g.Extent, 64)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", s.name, err)
+	}
+	if p == nil {
+		return "", nil
+	}
+	return p.desc, nil
+}
+
 // BindInput binds input slot slot to in, once: ONNX Runtime reads the
 // slot's frames at in.Pin on every later Run of the slot. BindInput
 // clones the pin; the clone is released at Close, so the mapping outlives

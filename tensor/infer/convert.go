@@ -56,10 +56,16 @@ func squeeze[T int | int64](shape []T) []int {
 // bytes in place: same element type, same shape (leading 1s aside),
 // packed rows, aligned to the element size, no scale.
 func planInput(m TensorInfo, in Input) (*plan, error) {
-	name := m.Name
 	if in.Pin == nil || !in.Pin.Valid() {
-		return nil, fmt.Errorf("%w: input %q: no pin", ErrInput, name)
+		return nil, fmt.Errorf("%w: input %q: no pin", ErrInput, m.Name)
 	}
+	return planLayout(m, in, in.Pin.Len(), in.Pin.Alignment())
+}
+
+// planLayout is planInput for memory of pinLen bytes aligned to align
+// (in.Pin is not read).
+func planLayout(m TensorInfo, in Input, pinLen int, align uintptr) (*plan, error) {
+	name := m.Name
 	l := in.Layout
 	g, err := l.Geometry()
 	if err != nil {
@@ -69,9 +75,9 @@ func planInput(m TensorInfo, in Input) (*plan, error) {
 		return nil, fmt.Errorf("%w: input %q: layout offset %d: the pin must start at the first element (as tensor.PinHost's do)",
 			ErrInput, name, l.Offset)
 	}
-	if in.Pin.Len() < g.Extent {
+	if pinLen < g.Extent {
 		return nil, fmt.Errorf("%w: input %q: the layout %v %v (row stride %d) needs %d bytes, the pin holds %d",
-			ErrInput, name, l.DType, l.Shape, g.Stride, g.Extent, in.Pin.Len())
+			ErrInput, name, l.DType, l.Shape, g.Stride, g.Extent, pinLen)
 	}
 	if in.Scale < 0 || math.IsNaN(float64(in.Scale)) || math.IsInf(float64(in.Scale), 0) {
 		return nil, fmt.Errorf("%w: input %q: scale %v", ErrInput, name, in.Scale)
@@ -140,7 +146,7 @@ func planInput(m TensorInfo, in Input) (*plan, error) {
 	if !g.Packed() {
 		why = append(why, fmt.Sprintf("rows %d bytes apart packed to %d", g.Stride, g.RowBytes))
 	}
-	if a := in.Pin.Alignment(); a < uintptr(m.DType.Size()) {
+	if a := align; a < uintptr(m.DType.Size()) {
 		why = append(why, fmt.Sprintf("pin aligned to %d bytes, %v needs %d", a, m.DType, m.DType.Size()))
 	}
 	if len(why) == 0 {

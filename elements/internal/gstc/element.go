@@ -96,3 +96,8 @@ func Guard[T any](elem *gst.Element, what string, ret *T, fail T) {
 	}
 	fmt.Fprintf(os.Stderr, "gstc: %s\n", text)
 }
+
+// RawElementOf borrows the GstElement at p (an instance pointer the caller
+// keeps alive, e.g. a Go subclass's own instance): no reference, no
+// wrapper.
+func RawElementOf(p unsafe.Pointer) RawElement { return rawElement(p) }

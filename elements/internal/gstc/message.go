@@ -203,3 +203,9 @@ func postElementMessageC(e *C.GstElement, st *gst.Structure) bool {
 	msg := C.gst_message_new_element((*C.GstObject)(unsafe.Pointer(e)), structC(st))
 	return gobool(C.gst_element_post_message(e, msg))
 }
+
+// PostElementMessageRaw is PostElementMessage from a borrowed RawElement
+// (a trampoline's self).
+func PostElementMessageRaw(elem RawElement, st *gst.Structure) bool {
+	return postElementMessageC(elem.p, st)
+}

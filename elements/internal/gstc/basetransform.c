@@ -1,0 +1,75 @@
+/* basetransform.c: C definitions of basetransform.go (see there for the
+ * ownership rules). */
+#include "basetransform.h"
+#include "element.h"
+#include "_cgo_export.h"
+
+typedef gboolean (*GstcTransformEventFunc) (GstBaseTransform * t,
+    GstEvent * ev);
+
+static GQuark
+prev_sink_event_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-prev-transform-sink-event");
+}
+
+static GstFlowReturn
+transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
+{
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret = gstcGoTransformPrepare (t, in, &buf);
+
+  *out = buf;
+  if (ret != GST_FLOW_OK && buf != NULL) {
+    gst_buffer_unref (buf);
+    *out = NULL;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+transform_nothing (GstBaseTransform * t, GstBuffer * in, GstBuffer * out)
+{
+  return GST_FLOW_OK;
+}
+
+static gboolean
+transform_sink_event (GstBaseTransform * t, GstEvent * ev)
+{
+  GstTensorSyncInfo ts;
+  GstcTransformEventFunc prev;
+
+  if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
+    gboolean ret = FALSE;
+    if (GST_EVENT_IS_SERIALIZED (ev))
+      ret = gstcGoTransformTensorSyncBegin (t, &ts);
+    /* sink_event is transfer full; the begin is consumed here: the
+     * element announces its own output downstream. */
+    gst_event_unref (ev);
+    return ret;
+  }
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
+    gstcGoTransformSerializedEvent (t, GST_EVENT_TYPE (ev));
+  prev = (GstcTransformEventFunc) gstc_vfunc_overridden (t,
+      prev_sink_event_quark ());
+  if (prev == NULL) {
+    gst_event_unref (ev);
+    return FALSE;
+  }
+  return prev (t, ev);
+}
+
+void
+gstc_install_base_transform (gpointer klass)
+{
+  GstBaseTransformClass *k = GST_BASE_TRANSFORM_CLASS (klass);
+
+  k->prepare_output_buffer = transform_prepare;
+  k->transform = transform_nothing;
+  k->transform_ip = NULL;
+  k->passthrough_on_same_caps = FALSE;
+  gstc_vfunc_override (klass, prev_sink_event_quark (),
+      (gpointer *) & k->sink_event, (gpointer) transform_sink_event);
+}

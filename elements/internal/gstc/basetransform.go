@@ -1,0 +1,134 @@
+package gstc
+
+// basetransform.go: GstBaseTransform subclassing for an element that
+// makes its own output buffers (tensorinfer): the per-frame vfunc
+// (prepare_output_buffer) and GstTensorSync begin events through this
+// package's allocation-free trampolines; the transform vfunc does nothing
+// (the frame's work is done while its output buffer is prepared).
+
+/*
+#cgo noescape gstc_install_base_transform
+#cgo nocallback gstc_install_base_transform
+#include "basetransform.h"
+
+static inline gboolean
+gstc_transform_sink_flushing (GstBaseTransform * t)
+{
+  return GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t));
+}
+
+static inline gboolean
+gstc_transform_push_upstream (GstBaseTransform * t, GstEvent * ev)
+{
+  return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (t), ev);
+}
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+)
+
+// FlowDropped is GST_BASE_TRANSFORM_FLOW_DROPPED: a prepared frame that
+// produces no output buffer (the input is dropped, the stream goes on).
+const FlowDropped = gst.FlowReturn(C.GST_FLOW_CUSTOM_SUCCESS)
+
+// RawPreparer is implemented by a Go GstBaseTransform subclass whose
+// output buffers are its own (see InstallBaseTransform). PrepareRaw runs
+// on the streaming thread with the input buffer borrowed; on FlowOK it
+// returns an output buffer it owns a reference of (moved to GStreamer),
+// with its timestamps set: GstBaseTransform copies no metadata onto it.
+type RawPreparer interface {
+	PrepareRaw(self RawElement, in RawBuffer) (gst.FlowReturn, RawBuffer)
+}
+
+// TransformTensorSyncBeginHandler receives serialized GstTensorSync
+// begin events reaching a GstBaseTransform's sink pad, parsed (the event
+// is consumed).
+type TransformTensorSyncBeginHandler interface {
+	TensorSyncBegin(self RawElement, ts tensorsync.Info) bool
+}
+
+// TransformSerializedEventHandler hears of EOS and FLUSH_STOP on the
+// sink pad before they go on to the class's sink_event.
+type TransformSerializedEventHandler interface {
+	SinkEOS(self RawElement)
+	SinkFlushStop(self RawElement)
+}
+
+// InstallBaseTransform installs the trampolines: call it from ClassInit of
+// a type registered with base.ExtendsBaseTransform that defines neither
+// go-gst's PrepareOutputBuffer nor Transform. Events other than
+// GstTensorSync begins go on to the sink_event the class had (go-gst's
+// trampoline to SinkEvent, or GstBaseTransform's default).
+func InstallBaseTransform(klass *glib.ObjectClass) {
+	C.gstc_install_base_transform(C.gpointer(klass.Unsafe()))
+}
+
+// TransformSinkFlushing reports whether the sink pad of self (a
+// GstBaseTransform) is flushing: a flush or a deactivation (state change
+// to READY) is under way, and a streaming thread waiting for resources
+// must return.
+func TransformSinkFlushing(self RawElement) bool {
+	return gobool(C.gstc_transform_sink_flushing((*C.GstBaseTransform)(unsafe.Pointer(self.p))))
+}
+
+// TransformPushTensorSyncUpstream sends a GstTensorSync event upstream
+// from the sink pad of self (a GstBaseTransform). No allocation.
+func TransformPushTensorSyncUpstream(self RawElement, ts tensorsync.Info) bool {
+	ev := (*C.GstEvent)(tensorsync.NewEventC(tensorsync.Upstream, ts))
+	if ev == nil {
+		return false
+	}
+	return gobool(C.gstc_transform_push_upstream((*C.GstBaseTransform)(unsafe.Pointer(self.p)), ev))
+}
+
+// AppendRawMemory moves the caller's reference of m into buf (a buffer the
+// caller owns and that is writable: one from NewFrameBuffer).
+func AppendRawMemory(buf RawBuffer, m RawMemory) {
+	C.gst_buffer_append_memory(buf.p, m.p)
+}
+
+// SetBufferDTS sets the DTS of a buffer the caller owns.
+func SetBufferDTS(b RawBuffer, dts uint64) { b.p.dts = C.guint64(dts) }
+
+//export gstcGoTransformPrepare
+func gstcGoTransformPrepare(t *C.GstBaseTransform, in *C.GstBuffer, out **C.GstBuffer) (ret C.GstFlowReturn) {
+	self := rawElement(unsafe.Pointer(t))
+	defer recoverTrampoline(self, "prepare-output-buffer", &ret, C.GST_FLOW_ERROR)
+	p, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(t)).(RawPreparer)
+	if !ok {
+		PostErrorRaw(self, CoreNotImplemented, "element does not implement PrepareRaw", "")
+		return C.GST_FLOW_ERROR
+	}
+	flow, buf := p.PrepareRaw(self, RawBuffer{in})
+	*out = buf.p
+	return C.GstFlowReturn(flow)
+}
+
+//export gstcGoTransformTensorSyncBegin
+func gstcGoTransformTensorSyncBegin(t *C.GstBaseTransform, c *C.GstTensorSyncInfo) C.gboolean {
+	return tensorSyncTrampoline(unsafe.Pointer(t), unsafe.Pointer(c), TransformTensorSyncBeginHandler.TensorSyncBegin)
+}
+
+//export gstcGoTransformSerializedEvent
+func gstcGoTransformSerializedEvent(t *C.GstBaseTransform, typ C.GstEventType) {
+	self := rawElement(unsafe.Pointer(t))
+	var ret struct{}
+	defer recoverTrampoline(self, "sink-event", &ret, struct{}{})
+	h, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(t)).(TransformSerializedEventHandler)
+	if !ok {
+		return
+	}
+	switch typ {
+	case C.GST_EVENT_EOS:
+		h.SinkEOS(self)
+	case C.GST_EVENT_FLUSH_STOP:
+		h.SinkFlushStop(self)
+	}
+}

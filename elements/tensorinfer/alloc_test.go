@@ -1,0 +1,74 @@
+package tensorinfer_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// inferAllocs counts the Go allocations in the heap profile whose stack
+// runs through tensorinfer's per-frame trampolines (gstc's
+// prepare-output-buffer and sink-event ones).
+func inferAllocs() int64 {
+	for range 3 {
+		runtime.GC()
+	}
+	n, _ := runtime.MemProfile(nil, true)
+	recs := make([]runtime.MemProfileRecord, n+256)
+	n, _ = runtime.MemProfile(recs, true)
+	var total int64
+	for _, r := range recs[:n] {
+		frames := runtime.CallersFrames(r.Stack())
+		for {
+			f, more := frames.Next()
+			if strings.Contains(f.Function, "gstcGoTransform") {
+				total += r.AllocObjects
+				break
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	return total
+}
+
+// tensorinfer's per-frame path allocates nothing in Go: runs of n and 4n
+// frames cost the same allocations under its trampolines (only the first
+// bind of each input slot allocates).
+func TestTensorInferPerFrameAllocationFree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("heap profiling at rate 1")
+	}
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	old := runtime.MemProfileRate
+	runtime.MemProfileRate = 1
+	defer func() { runtime.MemProfileRate = old }()
+	cost := func(frames int) int64 {
+		before := inferAllocs()
+		r := mustRun(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=4 ! "+
+			"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8 ! "+
+			"tensorinfer name=infer ort-library=%s model=%s ! tensorpinsink name=sink sync=false", frames, lib, model),
+			func(f tensorpinsink.Frame) { f.Release() })
+		if r.infer.Frames != uint64(frames) {
+			t.Fatalf("%d frames: stats %+v", frames, r.infer)
+		}
+		return inferAllocs() - before
+	}
+	const n = 250
+	cost(n)
+	small, large := cost(n), cost(4*n)
+	if small == 0 {
+		t.Fatal("no allocation found under tensorinfer's trampolines (the first binds allocate): were they renamed? update the marker")
+	}
+	perFrame := float64(large-small) / float64(3*n)
+	t.Logf("tensorinfer allocations: %d for %d frames, %d for %d frames: %.3f per frame", small, n, large, 4*n, perFrame)
+	if perFrame > 0.05 {
+		t.Errorf("tensorinfer allocates %.2f Go objects per frame (%d for %d frames, %d for %d); want 0", perFrame, small, n, large, 4*n)
+	}
+}

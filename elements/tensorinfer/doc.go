@@ -1,0 +1,56 @@
+// Package tensorinfer is the tensorinfer element: ONNX Runtime inside the
+// pipeline, bound once (issue 18).
+//
+//	gst-launch-1.0 -m tensorsrc num-buffers=300 caps="other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8,framerate=30/1" \
+//	    ! tensorinfer model=examples/pinned-inference/model/model.onnx ! tensorpinsink
+//	gst-launch-1.0 -m videotestsrc num-buffers=300 ! videoscale ! video/x-raw,format=RGB,width=64,height=64 \
+//	    ! tensorinfer model=examples/pinned-inference/model/model.onnx ! fakesink
+//
+// (ONNX Runtime from ort-library, else $ONNXRUNTIME_LIB, else the loader's
+// libonnxruntime.so.1; scripts/fetch-onnxruntime prints a path.)
+//
+// It is a GstBaseTransform whose output buffers are its own. Sink pad: the
+// raw video formats tensorpinsink takes, with and without memory:DMABuf,
+// and other/tensors; the model's one input is fed the frame's only plane
+// (packed video: [H W C]) or its only tensor. Src pad: static
+// other/tensors describing the model's outputs — num_tensors, dimensions
+// (NNStreamer's order, innermost first, comma between tensors), types,
+// and names (comma-separated: a field of this project, which NNStreamer's
+// caps do not define and its elements ignore; left out when a name holds
+// a comma or a quote) — with the input's framerate.
+//
+// Bound once. The element proposes the pinned pool upstream (fd memory,
+// dma-heap else memfd, as tensorpinsink does) and pins what arrives
+// through the pin cache; each distinct input slot is bound once (engine
+// BindInput over the slot's pinned address). Its outputs live in a ring of
+// max-leases+1 output slots, one pinned tensor per model output (dma-heap
+// else memfd, as tensorsrc allocates), each bound once (BindOutput) and
+// wrapped once as an fd GstMemory that comes back to the ring when its
+// last holder drops it. Per frame: the input's slot and a free output
+// slot are selected, the model runs (package tensor/infer's Session.Run:
+// no ONNX Runtime value made, nothing copied out, no Go allocation), and
+// the output slot is pushed as a buffer of fd memories, one per output
+// tensor, with the input's PTS, DTS and duration. Inputs the model cannot
+// read as they are (uint8 into float32, HWC into CHW, padded rows) are
+// converted by the engine in one pass, counted in conversions; inputs
+// that are not one fd memory are copied into pinned memory first, counted
+// in copies. A model with free dimensions gets its session when the caps
+// fix them (a free leading batch dimension: the frame's).
+//
+// Sync: a reader of its input (it joins the input's bracket — tensorsrc's,
+// announced by a GstTensorSync begin event, which is consumed — or opens
+// its own, after a bounded wait for the dma-buf's fences, sync-timeout;
+// and leaves it once the run is done, sending the begin's end event
+// upstream then); a producer of its output (a write bracket opened before
+// the run, announced downstream with a GstTensorSync begin event before
+// the buffer, ended when the output memory comes back). See
+// docs/design-notes.md.
+//
+// Errors, never crashes: a missing or unloadable ONNX Runtime library, a
+// missing, truncated or invalid model (at the state change to PAUSED); an
+// input whose rank, shape or type the caps cannot feed, dynamic
+// dimensions the caps do not fix (at caps): each a GStreamer error whose
+// text names the library, the file or the input, what the model takes and
+// what was found. Counters are the read-only stats property and the
+// element message tensorinfer-stats posted at EOS.
+package tensorinfer

@@ -1,0 +1,204 @@
+package tensorinfer
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
+)
+
+// Name is the element's factory name.
+const Name = "tensorinfer"
+
+var (
+	cat  = gst.NewDebugCategory(Name, gst.DebugColorNone, "tensorinfer: ONNX Runtime bound once on pinned tensors")
+	perf = gst.NewDebugCategory("GST_PERFORMANCE", gst.DebugColorNone, "")
+)
+
+// settings are the property values, read at start and per frame.
+type settings struct {
+	model      string
+	ortLibrary string
+	threads    uint
+	input      string
+	outputs    string // comma-separated names; "" = the model's
+	maxLeases  uint
+	// syncTimeout bounds the wait for an input dma-buf's fences
+	// (milliseconds; 0: the kernel waits without a limit);
+	// onSyncTimeout is "drop" or "error".
+	syncTimeout   uint
+	onSyncTimeout string
+	proposePool   bool
+}
+
+// On-sync-timeout choices.
+const (
+	onTimeoutDrop  = "drop"
+	onTimeoutError = "error"
+)
+
+var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
+	proptable.String("model", "Model",
+		"Path of the ONNX model file. Read at the state change to PAUSED; a missing, truncated or invalid file is an error naming it.",
+		"", proptable.ReadWrite, func(e *element) *string { return &e.settings.model }),
+	proptable.String("ort-library", "ONNX Runtime library",
+		"Path of libonnxruntime.so (>= 1.24); empty: $ONNXRUNTIME_LIB, else libonnxruntime.so.1 / libonnxruntime.so through the loader's search path. One library per process.",
+		"", proptable.ReadWrite, func(e *element) *string { return &e.settings.ortLibrary }),
+	proptable.Uint("threads", "Threads",
+		"ONNX Runtime's intra-op threads (1: the run stays on the streaming thread's core budget).",
+		1, 256, 1, proptable.ReadWrite, func(e *element) *uint { return &e.settings.threads }),
+	proptable.String("input", "Input",
+		"Name of the model input fed with each frame; empty: the model's only input.",
+		"", proptable.ReadWrite, func(e *element) *string { return &e.settings.input }),
+	proptable.String("outputs", "Outputs",
+		"Comma-separated names of the model outputs pushed downstream, one tensor (one fd memory) each, in this order; empty: all of the model's outputs in its order.",
+		"", proptable.ReadWrite, func(e *element) *string { return &e.settings.outputs }),
+	proptable.Uint("max-leases", "Maximum leases",
+		"Output frames downstream may hold at once: the output ring has max-leases+1 slots (more if downstream's allocation answer asks for it); when every slot is downstream the streaming thread waits.",
+		1, 1024, 4, proptable.ReadWrite, func(e *element) *uint { return &e.settings.maxLeases }),
+	proptable.Bool("propose-pool", "Propose pool",
+		"Offer upstream a pool of fd memory (dma-heap where present, else memfd) that the element pins and binds once per buffer.",
+		true, proptable.ReadWrite, func(e *element) *bool { return &e.settings.proposePool }),
+	proptable.Uint("sync-timeout", "Sync timeout",
+		"Milliseconds to wait at most for an input dma-buf's fences before reading it; 0 waits inside the kernel without a limit. On timeout, on-sync-timeout decides.",
+		0, 3600000, 1000, proptable.ReadWrite, func(e *element) *uint { return &e.settings.syncTimeout }),
+	proptable.String("on-sync-timeout", "On sync timeout",
+		"What an input frame whose fences did not signal within sync-timeout becomes: \"drop\" (dropped and counted) or \"error\".",
+		onTimeoutError, proptable.ReadWrite, func(e *element) *string { return &e.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
+	proptable.Live("stats", func() *glib.ParamSpec {
+		return glib.NewBoxedParam("stats", "Statistics",
+			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total, "+
+				"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
+				"end events sent, drops, fence waits and timeouts.",
+			gst.TypeStructure, glib.ParameterReadable)
+	}, func(e *element) (*glib.Value, error) {
+		return gstc.TakeStructureValue(e.statsStructure())
+	}),
+)
+
+// element is the Go side of one tensorinfer instance. Settings and
+// streaming state are separate, each behind its own lock.
+type element struct {
+	settingsMu sync.Mutex
+	settings   settings
+
+	stateMu sync.Mutex
+	state   *streamState // nil outside Start..Stop
+
+	stats counters
+	// slots numbers the pinned input memories for the element's whole
+	// life (see tensorpinsink): an input slot's number is never given to
+	// another memory while its pin lives.
+	slots *pincache.Slots
+	// self is the GstElement this is the Go side of (borrowed: the Go
+	// instance lives exactly as long). go-gst v1.4.0's GstBaseTransform
+	// trampolines hand the vfuncs a nil *base.GstBaseTransform (its
+	// ToGstBaseTransform does not take the C pointer they pass), so the
+	// vfuncs never use their self argument.
+	self unsafe.Pointer
+}
+
+// raw returns the element as a borrowed RawElement.
+func (e *element) raw() gstc.RawElement {
+	return gstc.RawElementOf(e.self)
+}
+
+// guard is gstc.Guard for the vfuncs go-gst calls (their self is nil, see
+// element.self): a panic becomes onPanic's result and an error message
+// from the element, never an unwinding into C.
+func (e *element) guard(what string, onPanic func()) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	onPanic()
+	gstc.PostErrorRaw(e.raw(), gstc.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
+}
+
+func (*element) New() glib.GoObjectSubclass {
+	e := &element{slots: pincache.NewSlots()}
+	props.SetDefaults(e)
+	return e
+}
+
+func (e *element) ClassInit(klass *glib.ObjectClass) {
+	ec := gst.ToElementClass(klass)
+	ec.SetMetadata("Tensor inference (ONNX Runtime)", "Filter/Tensor",
+		"Runs an ONNX model on pinned frames, bound once per input pool slot and per output ring slot; outputs other/tensors fd memory",
+		"gst-tensorpin developers")
+	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkTemplate()))
+	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, srcTemplate()))
+	klass.InstallProperties(props.ParamSpecs())
+	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
+	// begin events take gstc's allocation-free trampolines.
+	gstc.InstallBaseTransform(klass)
+}
+
+func sinkTemplate() *gst.Caps {
+	video := "format=(string)" + capslayout.AllVideoFormats() +
+		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
+	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
+		"; " + capslayout.MediaVideo + ", " + video +
+		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+}
+
+func srcTemplate() *gst.Caps {
+	return gst.NewCapsFromString(capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+}
+
+// InstanceInit installs the probe that announces each output frame's
+// write bracket downstream right before its buffer.
+func (e *element) InstanceInit(obj *glib.Object) {
+	e.self = obj.Unsafe()
+	t := base.ToGstBaseTransform(obj)
+	t.SetQoSEnabled(false)
+	if pad := t.GetStaticPad("src"); pad != nil {
+		gstc.InstallTensorSyncAnnouncer(pad)
+		gstc.ReleasePad(pad)
+	}
+}
+
+func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
+	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	if err := props.Set(obj, e, id, value); err != nil {
+		cat.LogWarning(err.Error())
+	}
+}
+
+func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
+	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	return props.Get(e, id)
+}
+
+func (e *element) readSettings() settings {
+	e.settingsMu.Lock()
+	defer e.settingsMu.Unlock()
+	return e.settings
+}
+
+func (e *element) current() *streamState {
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	return e.state
+}
+
+// Register registers tensorinfer with plugin (nil: statically, for Go
+// programs that do not load the plugin .so).
+func Register(plugin *gst.Plugin) bool {
+	return gst.RegisterElement(plugin, Name, gst.RankNone, &element{}, base.ExtendsBaseTransform)
+}
+
+// fromObject returns the Go element behind a GObject pointer, or nil.
+func fromObject(p unsafe.Pointer) *element {
+	e, _ := glib.FromObjectUnsafePrivate(p).(*element)
+	return e
+}

@@ -1,0 +1,359 @@
+package tensorinfer
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+)
+
+// errFrame carries the GStreamer error code of a failed frame.
+type errFrame struct {
+	code gstc.ErrorCode
+	err  error
+}
+
+func (e *errFrame) Error() string { return e.err.Error() }
+func (e *errFrame) Unwrap() error { return e.err }
+
+func fail(code gstc.ErrorCode, format string, args ...any) error {
+	return &errFrame{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// waitPoll is how often a streaming thread waiting for a free output slot
+// checks whether its sink pad started flushing (a flush or a state change
+// to READY, which must not wait for downstream to release frames).
+const waitPoll = 10 * time.Millisecond
+
+// PrepareRaw implements gstc.RawPreparer: the whole frame, on the
+// streaming thread, with no Go allocation once its input slot is bound.
+// It finds the input's pinned slot (pin cache; copied into pinned memory
+// if the input is not fd memory), binds it once, takes a free output
+// slot (waiting while every slot is downstream), opens the output's write
+// bracket and joins the input's read bracket, runs, leaves the input's
+// bracket and tells upstream (GstTensorSync end) if the input was
+// announced, and returns the output slot's memories as a new buffer with
+// the input's PTS, DTS and duration, announced downstream by the src
+// pad's probe. in is borrowed.
+func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowReturn, gstc.RawBuffer) {
+	st := e.current()
+	if st == nil {
+		return gst.FlowFlushing, gstc.RawBuffer{}
+	}
+	if !st.haveFormat || st.sess == nil {
+		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorinfer received a buffer before caps", "")
+		return gst.FlowNotNegotiated, gstc.RawBuffer{}
+	}
+	sl := st.ring.take()
+	for waited := false; sl == nil; sl = st.ring.take() {
+		if gstc.TransformSinkFlushing(self) {
+			return gst.FlowFlushing, gstc.RawBuffer{}
+		}
+		if !waited {
+			waited = true
+			e.stats.waits.Add(1)
+		}
+		st.timer.Reset(waitPoll)
+		select {
+		case <-st.ring.freed:
+			st.timer.Stop()
+		case <-st.timer.C:
+		}
+	}
+	buf, err := e.run(self, st, in, sl)
+	if err != nil {
+		st.ring.give(sl)
+		if errors.Is(err, tensor.ErrFenceTimeout) && st.set.onSyncTimeout == onTimeoutDrop {
+			e.stats.dropped.Add(1)
+			return gstc.FlowDropped, gstc.RawBuffer{}
+		}
+		code := gstc.ErrorCode(gstc.StreamFailed)
+		var fe *errFrame
+		if errors.As(err, &fe) {
+			code = fe.code
+		}
+		gstc.PostErrorRaw(self, code, "tensorinfer: "+err.Error(), "")
+		return gst.FlowError, gstc.RawBuffer{}
+	}
+	e.stats.frames.Add(1)
+	return gst.FlowOK, buf
+}
+
+// run does one frame into output slot sl (taken); on error sl is the
+// caller's to give back and nothing else is held.
+func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, sl *outSlot) (gstc.RawBuffer, error) {
+	v := &st.view
+	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
+	l := st.inLayout
+	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 {
+		l.Offset, l.RowStride = vm.Offsets[0], vm.Strides[0]
+	}
+	g, err := l.Geometry()
+	if err != nil {
+		return gstc.RawBuffer{}, fail(gstc.StreamFormat, "input layout %v: %v", l, err)
+	}
+	var ent *pincache.Entry
+	off := l.Offset
+	fd := v.NMemory() == 1 && v.MemFD(0) >= 0 && off+g.Extent <= v.MemSize(0)
+	if fd {
+		if ent, err = e.entryForMemory(st, v, 0); err != nil {
+			return gstc.RawBuffer{}, err
+		}
+	} else {
+		if ent, err = e.copyIn(st, in, v.Size()); err != nil {
+			return gstc.RawBuffer{}, err
+		}
+	}
+	// The lookup's reference, held for the frame (the run reads the
+	// entry's memory).
+	defer ent.Release()
+	slot := ent.Slot()
+	if err := e.bindOnce(st, ent, slot, l); err != nil {
+		return gstc.RawBuffer{}, err
+	}
+	// The input's read bracket: joined when its producer's (tensorsrc)
+	// is open, else opened here after a bounded wait for its fences.
+	var bracket *tensor.Tensor
+	if fd {
+		bracket = ent.Tensor()
+		_, waited, err := bracket.BeginCPUAccessTimeout(tensor.AccessRead, time.Duration(st.set.syncTimeout)*time.Millisecond)
+		if waited > 0 {
+			e.stats.fences.Record(waited)
+		}
+		e.stats.inSyncs.Add(1)
+		if err != nil {
+			if errors.Is(err, tensor.ErrFenceTimeout) {
+				e.stats.fences.Timeout()
+				return gstc.RawBuffer{}, &errFrame{code: gstc.ResourceSync,
+					err: fmt.Errorf("input: sync-timeout %d ms: %w", st.set.syncTimeout, err)}
+			}
+			return gstc.RawBuffer{}, fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
+		}
+	}
+	id := ent.Tensor().Identity()
+	ts, announced, stale := st.begins.match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
+	if stale > 0 {
+		e.stats.beginsExpired.Add(uint64(stale))
+	}
+	// The output's write bracket, open from before the run until its
+	// memory comes back from downstream.
+	r := st.ring
+	for _, ot := range sl.tensors {
+		if _, err := ot.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
+			e.endRead(bracket)
+			e.closeWrites(sl)
+			return gstc.RawBuffer{}, fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
+		}
+		r.mu.Lock()
+		ot.open = true
+		r.mu.Unlock()
+		e.stats.outBracketsOpened.Add(1)
+	}
+	runErr := st.sess.Run(slot, sl.idx)
+	// The run no longer needs the input: leave its bracket, and tell
+	// its producer.
+	e.endRead(bracket)
+	if announced {
+		e.stats.beginsMatched.Add(1)
+		ts.Phase = tensorsync.PhaseEnd
+		if gstc.TransformPushTensorSyncUpstream(self, ts) {
+			e.stats.endEventsSent.Add(1)
+		}
+	}
+	if runErr != nil {
+		e.closeWrites(sl)
+		return gstc.RawBuffer{}, fail(gstc.LibraryFailed, "%v", runErr)
+	}
+	seq := st.seq
+	st.seq++
+	pts := v.PTS()
+	r.mu.Lock()
+	for _, ot := range sl.tensors {
+		ot.out, ot.held = true, false
+	}
+	sl.pending = len(sl.tensors)
+	r.mu.Unlock()
+	ot0 := sl.tensors[0]
+	buf := gstc.NewFrameBuffer(ot0.m, pts, v.Duration(), seq, tensorsync.Info{
+		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
+		Dev: ot0.id.Dev, Ino: ot0.id.Ino, Offset: uint64(ot0.t.Offset()), PTS: pts, Seqnum: uint32(seq),
+	}, true)
+	for _, ot := range sl.tensors[1:] {
+		gstc.AppendRawMemory(buf, ot.m)
+	}
+	gstc.SetBufferDTS(buf, v.DTS())
+	return buf, nil
+}
+
+func (e *element) endRead(t *tensor.Tensor) {
+	if t == nil {
+		return
+	}
+	if _, err := t.EndCPUAccess(tensor.AccessRead); err != nil {
+		cat.LogWarning("ending CPU access to the input: " + err.Error())
+	}
+	e.stats.inSyncs.Add(1)
+}
+
+// closeWrites ends the write brackets opened on slot sl for a frame that
+// is not pushed.
+func (e *element) closeWrites(sl *outSlot) {
+	r := e.current().ring
+	for _, ot := range sl.tensors {
+		r.mu.Lock()
+		open := ot.open
+		ot.open = false
+		r.mu.Unlock()
+		if open {
+			r.endWrite(ot)
+		}
+	}
+}
+
+// bindOnce binds input slot slot (the pinned memory of ent) with layout l
+// (l.Offset: where the input starts in it), unless it is bound with it.
+func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l tensor.Layout) error {
+	if slot < len(st.bound) && st.bound[slot].ok && st.bound[slot].offset == l.Offset && st.bound[slot].stride == l.RowStride {
+		return nil
+	}
+	g, err := l.Geometry()
+	if err != nil {
+		return fail(gstc.StreamFormat, "input layout: %v", err)
+	}
+	p, err := ent.Pin().Narrow(l.Offset, g.Extent)
+	if err != nil {
+		return fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+	}
+	defer p.Release()
+	bl := l
+	bl.Offset = 0
+	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl}); err != nil {
+		return fail(gstc.CoreNegotiation, "%v", err)
+	}
+	for len(st.bound) <= slot {
+		st.bound = append(st.bound, boundInput{})
+	}
+	st.bound[slot] = boundInput{ok: true, offset: l.Offset, stride: l.RowStride}
+	if b, ok := st.sess.InputBinding(slot); ok && b.Conversion != "" {
+		cat.LogInfo(fmt.Sprintf("input slot %d is converted on every run: %s", slot, b.Conversion))
+	}
+	return nil
+}
+
+// entryForMemory finds the pinned entry of memory i of the view: its
+// qdata (no syscall), else its fd's identity, else a new import (one
+// mmap). As tensorpinsink's.
+func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pincache.Entry, error) {
+	off, size := v.MemOffset(i), v.MemSize(i)
+	if q, ok := v.MemQdata(i); ok {
+		if ent, _ := q.(*pincache.Entry); ent != nil && ent.Key().Offset == off && ent.Key().Size == size && st.cache.Hit(ent) {
+			e.stats.hits.Add(1)
+			return ent, nil
+		}
+	}
+	fd := v.MemFD(i)
+	id, err := tensor.IdentityOf(fd)
+	if err != nil {
+		return nil, fail(gstc.ResourceRead, "input memory has no usable fd: %v", err)
+	}
+	key := pincache.Key{ID: id, Offset: off, Size: size}
+	if ent := st.cache.Lookup(key); ent != nil {
+		e.stats.hits.Add(1)
+		st.qkey.SetShared(v.Memory(i), qdataValue(ent))
+		return ent, nil
+	}
+	ent, err := st.cache.Insert(fd, key)
+	if err != nil {
+		return nil, fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
+	}
+	e.stats.misses.Add(1)
+	e.stats.mmaps.Add(1)
+	st.qkey.SetShared(v.Memory(i), qdataValue(ent))
+	return ent, nil
+}
+
+func qdataValue(ent *pincache.Entry) gstc.QdataValue {
+	if t := ent.Tag(); t != 0 {
+		return gstc.QdataValue(t)
+	}
+	v := gstc.NewQdataValue(ent)
+	ent.SetTag(uintptr(v), freeQdataValue)
+	return v
+}
+
+func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
+
+// copyIn copies an input that is not one fd memory into the element's
+// own pinned memfd tensor (one: the run is done before the next frame),
+// bound as one input slot; counted in copies and bytes-copied, the first
+// logged in GST_PERFORMANCE.
+func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincache.Entry, error) {
+	own := st.own
+	if own == nil || own.Capacity() < size {
+		if own != nil {
+			own.Close()
+			st.own = nil
+		}
+		var err error
+		own, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
+			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorinfer-copy"})
+		if err != nil {
+			return nil, fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied input: %v", err)
+		}
+		st.own = own
+	}
+	key := pincache.Key{ID: own.Identity(), Size: own.Capacity()}
+	ent := st.cache.Lookup(key)
+	if ent == nil {
+		var err error
+		if ent, err = st.cache.Insert(own.FD(), key); err != nil {
+			return nil, fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
+		}
+		e.stats.misses.Add(1)
+		e.stats.mmaps.Add(1)
+	} else {
+		e.stats.hits.Add(1)
+	}
+	n := gstc.ExtractBuffer(in, ent.Pin().Bytes()[:size])
+	e.stats.copies.Add(1)
+	e.stats.bytesCopied.Add(uint64(n))
+	if !st.copyLogged {
+		st.copyLogged = true
+		perf.LogInfo(fmt.Sprintf("tensorinfer: copying input buffers (%d bytes each) that are not one fd memory into pinned memory; "+
+			"the stats property counts every copy (copies, bytes-copied)", size))
+	}
+	return ent, nil
+}
+
+// TensorSyncBegin records a GstTensorSync begin event (serialized, from
+// upstream): the bracket the next buffer of that identity arrives in. The
+// event is consumed: the element announces its own output.
+func (e *element) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
+	if st := e.current(); st != nil {
+		e.stats.beginsExpired.Add(uint64(st.begins.add(ts)))
+	}
+	return true
+}
+
+// SinkEOS posts the counters as the element message tensorinfer-stats,
+// before EOS goes downstream.
+func (e *element) SinkEOS(self gstc.RawElement) {
+	if st := e.current(); st != nil {
+		e.stats.beginsExpired.Add(uint64(st.begins.clear()))
+	}
+	gstc.PostElementMessageRaw(self, e.statsStructure())
+}
+
+// SinkFlushStop forgets the pending begins: their buffers were flushed.
+func (e *element) SinkFlushStop(self gstc.RawElement) {
+	if st := e.current(); st != nil {
+		e.stats.beginsExpired.Add(uint64(st.begins.clear()))
+	}
+}

@@ -1,0 +1,213 @@
+package tensorinfer
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+)
+
+// outTensor is one output tensor of an output slot: pinned memory
+// (dma-heap, else memfd) allocated once, pinned once, bound once as an
+// ONNX Runtime output, and wrapped once as a recyclable fd GstMemory that
+// comes back to the ring when its last holder drops it.
+type outTensor struct {
+	t   *tensor.Tensor
+	pin pin.HostPin
+	m   gstc.RawMemory
+	id  tensor.Identity
+	// held: the ring owns m's reference (the slot is free); out: m is in
+	// a buffer downstream; open: our write bracket is open on t.
+	held, out, open bool
+}
+
+// outSlot is one output slot: one tensor per model output.
+type outSlot struct {
+	idx     int
+	tensors []*outTensor
+	busy    bool // from take until every memory came back
+	pending int  // memories still downstream
+}
+
+// ring is the output ring of one run (or one output format). Its mutex
+// guards the slots' state; it is never held across a wait, a push, a
+// bus post or an unref of a ring memory (which re-enters onReturn).
+type ring struct {
+	mu     sync.Mutex
+	slots  []*outSlot
+	mring  *gstc.MemRing
+	next   int
+	closed bool
+	// freed is signalled (without blocking) when a slot becomes free.
+	freed chan struct{}
+	stats *counters
+}
+
+// newRing allocates n output slots for the session's outputs and binds
+// each once (engine BindOutput). On error everything allocated is freed.
+func newRing(sess *infer.Session, n int, stats *counters) (*ring, error) {
+	outs := sess.Outputs()
+	if len(outs) > capslayout.MaxTensors {
+		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
+	}
+	r := &ring{freed: make(chan struct{}, 1), stats: stats}
+	r.mring = gstc.NewMemRing(r.onReturn)
+	for i := 0; i < n; i++ {
+		if err := r.newSlot(sess, i, outs); err != nil {
+			r.close()
+			return nil, fmt.Errorf("output slot %d of %d: %w", i+1, n, err)
+		}
+	}
+	stats.ringSize.Store(uint64(n))
+	return r, nil
+}
+
+// newSlot appends slot i (before its memories exist, so that close frees
+// what was made if it fails).
+func (r *ring) newSlot(sess *infer.Session, i int, outs []infer.TensorInfo) error {
+	sl := &outSlot{idx: i}
+	r.slots = append(r.slots, sl)
+	pins := make([]*pin.HostPin, len(outs))
+	for k, o := range outs {
+		t, err := tensor.Alloc(o.Layout(), tensor.AllocOptions{Name: fmt.Sprintf("tensorinfer-out-%d-%d", i, k)})
+		if err != nil {
+			return fmt.Errorf("output %q: %w", o.Name, err)
+		}
+		p, err := t.PinHost()
+		if err != nil {
+			t.Close()
+			return fmt.Errorf("output %q: %w", o.Name, err)
+		}
+		r.stats.mmaps.Add(1)
+		ot := &outTensor{t: t, id: t.Identity()}
+		ot.pin = p.Move()
+		release := func() {
+			ot.pin.Release()
+			ot.t.Close()
+		}
+		m, err := r.mring.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*capslayout.MaxTensors+k, release)
+		if err != nil {
+			release()
+			return fmt.Errorf("output %q: %w", o.Name, err)
+		}
+		ot.m, ot.held = m, true
+		sl.tensors = append(sl.tensors, ot)
+		pins[k] = &ot.pin
+	}
+	return sess.BindOutput(i, pins...)
+}
+
+// take returns a free slot, round-robin, or nil.
+func (r *ring) take() *outSlot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	n := len(r.slots)
+	for k := 0; k < n; k++ {
+		sl := r.slots[(r.next+k)%n]
+		if !sl.busy {
+			r.next = (sl.idx + 1) % n
+			sl.busy = true
+			return sl
+		}
+	}
+	return nil
+}
+
+// give puts back a slot taken but not pushed (a failed run).
+func (r *ring) give(sl *outSlot) {
+	r.mu.Lock()
+	sl.busy = false
+	r.mu.Unlock()
+	r.signal()
+}
+
+func (r *ring) signal() {
+	select {
+	case r.freed <- struct{}{}:
+	default:
+	}
+}
+
+// onReturn runs when the last holder of an output memory drops it (any
+// thread): our write bracket on it is left (the END ioctl when no reader
+// is still inside), and when every memory of the slot is back the slot
+// is free again. A closed ring lets the memory be freed.
+func (r *ring) onReturn(id int, _ uint32) (keep bool) {
+	idx, k := id/capslayout.MaxTensors, id%capslayout.MaxTensors
+	r.mu.Lock()
+	if idx < 0 || idx >= len(r.slots) || k >= len(r.slots[idx].tensors) {
+		r.mu.Unlock()
+		return false
+	}
+	sl := r.slots[idx]
+	ot := sl.tensors[k]
+	wasOut := ot.out
+	ot.out = false
+	open := ot.open
+	ot.open = false
+	if wasOut {
+		sl.pending--
+		if sl.pending == 0 {
+			sl.busy = false
+		}
+	}
+	closed := r.closed
+	ot.held = !closed
+	r.mu.Unlock()
+	if open {
+		r.endWrite(ot)
+	}
+	if closed {
+		return false
+	}
+	r.signal()
+	return true
+}
+
+func (r *ring) endWrite(ot *outTensor) {
+	if _, err := ot.t.EndCPUAccess(tensor.AccessReadWrite); err != nil {
+		cat.LogWarning(fmt.Sprintf("ending the write bracket of an output tensor: %v", err))
+	}
+	r.stats.outBracketsClosed.Add(1)
+}
+
+// close retires the ring: memories it holds are dropped now (freed: their
+// release closes the tensors), memories downstream are freed when they
+// come back. Call with no lock held; idempotent.
+func (r *ring) close() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	var drop []gstc.RawMemory
+	var ends []*outTensor
+	for _, sl := range r.slots {
+		for _, ot := range sl.tensors {
+			if ot.held {
+				drop = append(drop, ot.m)
+				ot.held = false
+				if ot.open {
+					ot.open = false
+					ends = append(ends, ot)
+				}
+			}
+		}
+	}
+	r.mu.Unlock()
+	for _, ot := range ends {
+		r.endWrite(ot)
+	}
+	for _, m := range drop {
+		gstc.UnrefRingMemory(m)
+	}
+	r.mring.Close()
+}

@@ -1,0 +1,109 @@
+package tensorinfer
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+)
+
+// counters are the element's own counters of one run (Start to the next
+// Start); the engine's (runs, binds, conversions, run time) are read from
+// the session, and kept at Stop.
+type counters struct {
+	frames, copies, bytesCopied                   atomic.Uint64
+	hits, misses, mmaps                           atomic.Uint64
+	ringSize, waits, dropped                      atomic.Uint64
+	beginsMatched, beginsExpired, endEventsSent   atomic.Uint64
+	outBracketsOpened, outBracketsClosed, inSyncs atomic.Uint64
+	fences                                        tensor.FenceWaitCounter
+
+	mu     sync.Mutex
+	engine infer.Stats // the last run's engine counters, kept at Stop
+}
+
+func (c *counters) reset() {
+	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
+		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
+		&c.outBracketsOpened, &c.outBracketsClosed, &c.inSyncs} {
+		a.Store(0)
+	}
+	c.fences.Reset()
+	c.mu.Lock()
+	c.engine = infer.Stats{}
+	c.mu.Unlock()
+}
+
+// Stats is a snapshot of the counters (for Go tests and programs).
+type Stats struct {
+	Frames, Runs, InputBinds, OutputBinds uint64
+	Copies, BytesCopied, Conversions      uint64
+	RunNsTotal                            uint64
+	Hits, Misses, Mmaps, RingSize, Waits  uint64
+	Dropped, BeginsMatched, EndEventsSent uint64
+	OutBracketsOpened, OutBracketsClosed  uint64
+	FenceWaits, FenceTimeouts, InputSyncs uint64
+	ConversionBytes                       uint64
+}
+
+func (e *element) snapshot() Stats {
+	c := &e.stats
+	eng := func() infer.Stats {
+		if st := e.current(); st != nil && st.sess != nil {
+			return st.sess.Stats()
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.engine
+	}()
+	fw, _, _, ft := c.fences.Read()
+	return Stats{
+		Frames: c.frames.Load(), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
+		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load() + eng.BytesCopied, Conversions: eng.Conversions,
+		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
+		Hits: c.hits.Load(), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
+		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load(), EndEventsSent: c.endEventsSent.Load(),
+		OutBracketsOpened: c.outBracketsOpened.Load(), OutBracketsClosed: c.outBracketsClosed.Load(),
+		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load(),
+	}
+}
+
+// statsStructure returns the counters as a new "tensorinfer-stats"
+// structure owned by the caller.
+func (e *element) statsStructure() *gst.Structure {
+	s := e.snapshot()
+	st := gst.NewStructure("tensorinfer-stats")
+	for _, f := range []struct {
+		k string
+		v uint64
+	}{
+		{"frames", s.Frames},
+		{"runs", s.Runs},
+		{"input-binds", s.InputBinds},
+		{"output-binds", s.OutputBinds},
+		{"copies", s.Copies},
+		{"bytes-copied", s.BytesCopied},
+		{"conversions", s.Conversions},
+		{"conversion-bytes", s.ConversionBytes},
+		{"run-ns-total", s.RunNsTotal},
+		{"cache-hits", s.Hits},
+		{"cache-misses", s.Misses},
+		{"mmaps", s.Mmaps},
+		{"ring-size", s.RingSize},
+		{"waits-for-output-slot", s.Waits},
+		{"dropped", s.Dropped},
+		{"begins-matched", s.BeginsMatched},
+		{"end-events-sent", s.EndEventsSent},
+		{"input-syncs", s.InputSyncs},
+		{"output-brackets-opened", s.OutBracketsOpened},
+		{"output-brackets-closed", s.OutBracketsClosed},
+		{"fence-waits", s.FenceWaits},
+		{"fence-timeouts", s.FenceTimeouts},
+	} {
+		st.SetValue(f.k, f.v)
+	}
+	return st
+}
