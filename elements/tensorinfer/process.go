@@ -138,7 +138,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		}
 	}
 	id := ent.Tensor().Identity()
-	ts, announced, stale := st.begins.match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
+	ts, announced, stale := st.begins.Match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
 	if stale > 0 {
 		e.stats.beginsExpired.Add(uint64(stale))
 	}
@@ -337,7 +337,7 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 // event is consumed: the element announces its own output.
 func (e *element) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
 	if st := e.current(); st != nil {
-		e.stats.beginsExpired.Add(uint64(st.begins.add(ts)))
+		e.stats.beginsExpired.Add(uint64(st.begins.Add(ts)))
 	}
 	return true
 }
@@ -346,7 +346,7 @@ func (e *element) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool
 // before EOS goes downstream.
 func (e *element) SinkEOS(self gstc.RawElement) {
 	if st := e.current(); st != nil {
-		e.stats.beginsExpired.Add(uint64(st.begins.clear()))
+		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 	gstc.PostElementMessageRaw(self, e.statsStructure())
 }
@@ -354,6 +354,6 @@ func (e *element) SinkEOS(self gstc.RawElement) {
 // SinkFlushStop forgets the pending begins: their buffers were flushed.
 func (e *element) SinkFlushStop(self gstc.RawElement) {
 	if st := e.current(); st != nil {
-		e.stats.beginsExpired.Add(uint64(st.begins.clear()))
+		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 }

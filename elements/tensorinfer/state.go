@@ -10,6 +10,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/beginmatch"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
@@ -44,7 +45,7 @@ type streamState struct {
 	own   *tensor.Tensor // copy path: pinned memfd, bound as one input slot
 
 	view   gstc.BufferView
-	begins pendingBegins
+	begins beginmatch.Pending
 	seq    uint64
 	timer  *time.Timer
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
@@ -228,7 +229,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 		e.stats.engine = st.sess.Stats()
 		e.stats.mu.Unlock()
 	}
-	e.stats.beginsExpired.Add(uint64(st.begins.clear()))
+	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	st.close()
 	cat.LogInfo("stopped")
 	return true

@@ -65,7 +65,7 @@ func (s *sink) TensorSyncBeginRejected(gstc.RawElement) {
 
 func (s *sink) tensorSyncBegin(ts tensorsync.Info) {
 	if st := s.current(); st != nil {
-		s.stats.beginsExpired.Add(uint64(st.begins.add(ts)))
+		s.stats.beginsExpired.Add(uint64(st.begins.Add(ts)))
 	}
 }
 
@@ -73,7 +73,7 @@ func (s *sink) tensorSyncBegin(ts tensorsync.Info) {
 // coming) and counts them.
 func (s *sink) expireBegins() {
 	if st := s.current(); st != nil {
-		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
+		s.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 }
 

@@ -164,7 +164,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	t0 := f.planes[0].view.Tensor
 	id := t0.Identity()
 	var stale int
-	if f.sync, f.announced, stale = st.begins.match(id.Dev, id.Ino, uint64(t0.Offset()), v.Offset()); f.announced {
+	if f.sync, f.announced, stale = st.begins.Match(id.Dev, id.Ino, uint64(t0.Offset()), v.Offset()); f.announced {
 		s.stats.beginsMatched.Add(1)
 	}
 	if stale > 0 {

@@ -6,6 +6,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/beginmatch"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
@@ -32,7 +33,7 @@ type streamState struct {
 
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet.
-	begins pendingBegins
+	begins beginmatch.Pending
 	// copyLogged: the first copy for each reason was logged.
 	copyLogged [copyReasons]bool
 	// growthWarned: the cache's growth past cache-size was reported.
@@ -78,7 +79,7 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 		s.stats.closedAtStop.Add(uint64(n))
 		cat.LogInfo(fmt.Sprintf("stop: closed the CPU-access brackets of %d frames the application still holds", n), self.Object)
 	}
-	s.stats.beginsExpired.Add(uint64(st.begins.clear()))
+	s.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	s.recordCache(st)
 	st.cache.Close()
 	st.closeOwn()
@@ -153,7 +154,7 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
 		st.cache.Clear()
 		st.closeOwn()
 		// Buffers announced in the old format are not coming.
-		s.stats.beginsExpired.Add(uint64(st.begins.clear()))
+		s.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
 	st.fp.forget()

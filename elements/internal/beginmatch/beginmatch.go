@@ -1,16 +1,19 @@
-package tensorpinsink
+// Package beginmatch keeps the GstTensorSync begin events an element has
+// received and matches each buffer that arrives to the begin that
+// announced it — the one matcher tensorpinsink and tensorinfer share.
+package beginmatch
 
 import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
-// maxPendingBegins bounds the begin events kept waiting for their buffers:
+// MaxPending bounds the begin events kept waiting for their buffers:
 // more than a few frames between an announcement and its buffer means the
 // buffer is not coming (dropped or filtered upstream of the sink).
-const maxPendingBegins = 16
+const MaxPending = 16
 
-// pendingBegins are GstTensorSync begin events whose buffers have not
+// Pending are GstTensorSync begin events whose buffers have not
 // arrived yet. A buffer is matched to its begin by the dma-buf's identity,
 // the tensor's offset and the seqnum (which the producer puts in the
 // buffer's offset, as tensorsrc does) — not by arrival order, so elements
@@ -20,19 +23,19 @@ const maxPendingBegins = 16
 // buffer without an offset (GST_BUFFER_OFFSET_NONE) is matched by identity
 // and offset alone.
 //
-// Used only on the streaming thread (render, serialized events) and at
-// stop, when streaming has ended: the sink accepts only serialized begin
-// events (gstc refuses out-of-band ones before they reach Go), so no lock
-// is needed.
-type pendingBegins struct {
+// Used only on an element's streaming thread (render or prepare,
+// serialized events) and at stop, when streaming has ended: the elements
+// accept only serialized begin events (gstc refuses out-of-band ones
+// before they reach Go), so it has no lock. The zero Pending is empty.
+type Pending struct {
 	n int
-	e [maxPendingBegins]tensorsync.Info
+	e [MaxPending]tensorsync.Info
 }
 
-// add records ts; it returns how many pending begins it displaced: the
+// Add records ts; it returns how many pending begins it displaced: the
 // same buffer announced again (its earlier frame never arrived) or, when
 // full, the oldest.
-func (p *pendingBegins) add(ts tensorsync.Info) (expired int) {
+func (p *Pending) Add(ts tensorsync.Info) (expired int) {
 	for i := 0; i < p.n; i++ {
 		if sameBuffer(p.e[i], ts.Dev, ts.Ino, ts.Offset) {
 			p.remove(i)
@@ -40,7 +43,7 @@ func (p *pendingBegins) add(ts tensorsync.Info) (expired int) {
 			break
 		}
 	}
-	if p.n == maxPendingBegins {
+	if p.n == MaxPending {
 		p.remove(0)
 		expired++
 	}
@@ -49,13 +52,13 @@ func (p *pendingBegins) add(ts tensorsync.Info) (expired int) {
 	return expired
 }
 
-// match removes and returns the begin announcing the buffer at offset of
+// Match removes and returns the begin announcing the buffer at offset of
 // the dma-buf (dev, ino) whose GST_BUFFER_OFFSET is bufOffset (the
 // seqnum; gstc.OffsetNone when the producer numbers no buffers). Begins
 // for the same buffer with an older seqnum are stale — the frame they
 // announced never arrived, and the pool slot has come round again — and
 // are removed and counted in expired.
-func (p *pendingBegins) match(dev, ino, offset, bufOffset uint64) (ts tensorsync.Info, ok bool, expired int) {
+func (p *Pending) Match(dev, ino, offset, bufOffset uint64) (ts tensorsync.Info, ok bool, expired int) {
 	numbered := bufOffset != gstc.OffsetNone
 	seq := uint32(bufOffset)
 	for i := 0; i < p.n; {
@@ -82,14 +85,14 @@ func (p *pendingBegins) match(dev, ino, offset, bufOffset uint64) (ts tensorsync
 	return ts, ok, expired
 }
 
-// clear forgets every pending begin and returns how many there were.
-func (p *pendingBegins) clear() int {
+// Clear forgets every pending begin and returns how many there were.
+func (p *Pending) Clear() int {
 	n := p.n
 	p.n = 0
 	return n
 }
 
-func (p *pendingBegins) remove(i int) {
+func (p *Pending) remove(i int) {
 	copy(p.e[i:p.n], p.e[i+1:p.n])
 	p.n--
 }
