@@ -72,6 +72,7 @@ func statU(t testing.TB, src *gst.Element, k string) uint64 {
 // until a buffer comes back; and NULL while it waits does not hang.
 func TestBackPressure(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src pool-size=2 ! appsink name=sink sync=false enable-last-sample=false")
+	defer runtime.KeepAlive(p) // go-gst may finalize p during a call on it otherwise
 	se, _ := p.GetElementByName("sink")
 	sink := app.SinkFromElement(se)
 	if err := p.SetState(gst.StatePlaying); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -161,6 +162,7 @@ func TestFenceWaitInAcquireDoesNotBlockTheSource(t *testing.T) {
 func TestStopInterruptsAnUnboundedFenceWait(t *testing.T) {
 	f := installStandIn(t)
 	p, srcEl, src := appSource(t, "0")
+	defer runtime.KeepAlive(p) // go-gst may finalize p during a call on it otherwise
 	defer stop(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -226,6 +228,7 @@ func TestUnlockInterruptsCreateFenceWait(t *testing.T) {
 	f.arm()
 	p, srcEl := parse(t, "tensorsrc name=src backend=memfd pool-size=2 sync-timeout=0 ! "+
 		"other/tensors,dimensions=(string)16:4:1:1,types=(string)uint8 ! fakesink sync=false")
+	defer runtime.KeepAlive(p) // go-gst may finalize p during a call on it otherwise
 	defer stop(t, p)
 	p.SetState(gst.StatePlaying)
 	f.awaitWaiting(t)

@@ -40,6 +40,7 @@ func settle() {
 // 50 NULL↔PLAYING cycles leave no fd, mapping or open bracket behind.
 func TestStateCycles(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src pool-size=3 ! queue ! fakesink name=sink")
+	defer runtime.KeepAlive(p) // go-gst may finalize p during a call on it otherwise
 	n := countBuffers(t, p, "sink")
 	settle() // earlier tests' pipelines, freed by the GC, are not ours
 	base := pintest.Take()

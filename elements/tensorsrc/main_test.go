@@ -2,6 +2,7 @@ package tensorsrc
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,11 @@ func stop(t testing.TB, p *gst.Pipeline) {
 	if err := p.SetState(gst.StateNull); err != nil {
 		t.Errorf("set NULL: %v", err)
 	}
+	// p's last use is inside SetState, before the C call returns: without
+	// this, go-gst's finalizer may drop the pipeline's reference while
+	// gst_element_set_state still runs on it (seen: "Trying to dispose
+	// element pipeline210, but it is in READY", then SIGSEGV).
+	runtime.KeepAlive(p)
 }
 
 // stats reads the stats property of src.
