@@ -21,7 +21,7 @@ plugin=$(gst-inspect-1.0 tensorpin 2>&1)
 for field in Name Description Filename Version License "Source module" "Binary package" "Origin URL"; do
 	grep -qE "^  $field +[^ ]" <<<"$plugin" || fail "plugin metadata lacks $field"
 done
-for element in tensorpinsink tensorsrc; do
+for element in tensorpinsink tensorsrc tensorinfer; do
 	info=$(gst-inspect-1.0 "$element" 2>&1) || { fail "gst-inspect-1.0 $element: $info"; continue; }
 	for field in Long-name Klass Description Author; do
 		grep -qE "^  $field +[^ ]" <<<"$info" || fail "$element metadata lacks $field"
@@ -55,6 +55,23 @@ for file in "$top"/pipelines/launch/*.launch; do
 	fi
 	rm -f "$log"
 done
+# Python through the .so (PyGObject: Debian's /usr/bin/python3 with
+# python3-gst-1.0, or $PYTHON): new-frame's six arguments, one
+# address per slot, and tensorinfer's outputs read in place.
+lib=${ONNXRUNTIME_LIB:-$("$top/scripts/fetch-onnxruntime" 2>/dev/null)}
+if [ -z "$lib" ]; then
+	fail "python: no ONNX Runtime library (scripts/fetch-onnxruntime failed)"
+else
+	for args in "" "$lib $top/examples/pinned-inference/model/model.onnx"; do
+		# shellcheck disable=SC2086 # two arguments or none
+		if out=$(timeout 120 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/new_frame.py" $args 2>&1); then
+			echo "ok   ${out##*$'\n'}"
+		else
+			fail "python new_frame.py ${args:+with tensorinfer}:"; echo "$out" | tail -5
+		fi
+	done
+fi
+
 rm -rf "$registry_dir"
 [ $failures -eq 0 ] || { echo "$failures smoke test(s) failed"; exit 1; }
 echo "smoke tests passed"

@@ -72,7 +72,6 @@ func statU(t testing.TB, src *gst.Element, k string) uint64 {
 // until a buffer comes back; and NULL while it waits does not hang.
 func TestBackPressure(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src pool-size=2 ! appsink name=sink sync=false enable-last-sample=false")
-	defer runtime.KeepAlive(p) // go-gst may finalize p during a call on it otherwise
 	se, _ := p.GetElementByName("sink")
 	sink := app.SinkFromElement(se)
 	if err := p.SetState(gst.StatePlaying); err != nil {
@@ -113,7 +112,11 @@ func TestBackPressure(t *testing.T) {
 		t.Fatalf("%d frames with frame %d and %d held by the test", n, a.off, b.off)
 	}
 	done := make(chan error, 1)
-	go func() { done <- p.SetState(gst.StateNull) }()
+	go func() {
+		pl := p
+		done <- pl.SetState(gst.StateNull)
+		runtime.KeepAlive(pl) // not finalized during the call (the test drops p later, on purpose)
+	}()
 	select {
 	case err := <-done:
 		if err != nil {
