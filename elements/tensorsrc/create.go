@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -64,7 +65,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		// The wait for the slot's fences runs with no lock held; a flush
 		// or stop (Unlock) ends it.
 		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
-		if err := e.openForWrite(nil, st, sl, stopped); err != nil {
+		if err := e.openForWrite(context.Background(), st, sl, stopped); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
 			e.cond.Broadcast()

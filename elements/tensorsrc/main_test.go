@@ -2,7 +2,6 @@ package tensorsrc
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +110,3 @@ func (e *element) openBrackets() int {
 	}
 	return n
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
