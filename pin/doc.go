@@ -25,8 +25,9 @@
 //   - Go has no destructors. If every handle to a Keepalive becomes
 //     unreachable while references are still held, a runtime cleanup (the
 //     leak safety net) reports the leak through the handler installed with
-//     SetLeakHandler (by default a line on the standard logger) and counts it
-//     in Stats.Leaks. The cleanup captures only the raw resource, never the
+//     SetLeakHandler (tests: InstallLeakHandler, which returns a restore
+//     function; by default a line on the standard logger) and counts it in
+//     Stats.Leaks. The cleanup captures only the raw resource, never the
 //     Keepalive itself.
 //   - The net never frees memory a pin points into. A leaked pin's address
 //     may be held by code Go cannot see (an inference runtime bound to it

@@ -138,11 +138,27 @@ var (
 // SetLeakHandler installs the function told about leaked owners and returns
 // the previous one. It runs on a runtime cleanup goroutine, so it must not
 // block. A nil handler keeps only the counters.
+//
+// Use SetLeakHandler to set the process's handler once; code that must put
+// the previous handler back (a test) uses InstallLeakHandler, whose restore
+// function is the one restore style of this module's test hooks (as
+// faultinject.Install).
 func SetLeakHandler(h func(LeakReport)) (previous func(LeakReport)) {
 	leakMu.Lock()
 	defer leakMu.Unlock()
 	previous, leakHandler = leakHandler, h
 	return previous
+}
+
+// InstallLeakHandler installs h as SetLeakHandler does and returns a
+// function that puts back the handler h replaced (the first call does;
+// later calls do nothing):
+//
+//	t.Cleanup(pin.InstallLeakHandler(func(r pin.LeakReport) { reports <- r }))
+func InstallLeakHandler(h func(LeakReport)) (restore func()) {
+	prev := SetLeakHandler(h)
+	var once sync.Once
+	return func() { once.Do(func() { SetLeakHandler(prev) }) }
 }
 
 // quarantine holds the resources of leaked memory owners for the rest of the

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 )
 
 // cpuMappings serialises mapping creation against WithCPUMappingsExcluded.

@@ -252,8 +252,7 @@ func procMem(t *testing.T, addr uintptr, n int) ([]byte, error) {
 // but must leave the memory mapped.
 func TestLeakedPinMemoryStaysMapped(t *testing.T) {
 	reports := make(chan pin.LeakReport, 4)
-	prev := pin.SetLeakHandler(func(r pin.LeakReport) { reports <- r })
-	defer pin.SetLeakHandler(prev)
+	defer pin.InstallLeakHandler(func(r pin.LeakReport) { reports <- r })()
 	// A regular file, not a memfd: the mapping stays for the rest of the
 	// process, and pintest.Main counts memfd mappings as leaks.
 	f, err := os.CreateTemp(t.TempDir(), "leak")
@@ -303,8 +302,7 @@ func TestLeakedPinMemoryStaysMapped(t *testing.T) {
 // fd and drops references) is released by the safety net, then reported.
 func TestLeakedKeepaliveIsReleasedAndReported(t *testing.T) {
 	reports := make(chan pin.LeakReport, 4)
-	prev := pin.SetLeakHandler(func(r pin.LeakReport) { reports <- r })
-	defer pin.SetLeakHandler(prev)
+	defer pin.InstallLeakHandler(func(r pin.LeakReport) { reports <- r })()
 	var released atomic.Bool
 	before := pin.ReadStats()
 	func() {

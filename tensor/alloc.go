@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 )
 
 // Source says where Alloc takes memory from.

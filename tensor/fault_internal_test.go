@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	fi "github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
-	fi "github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // The fault tests: each seamed kernel call made to fail with each errno
@@ -363,7 +363,7 @@ func TestFaultSeamInertAndNested(t *testing.T) {
 		}
 		return b.String()
 	}
-	if draw() != draw() {
+	if first, second := draw(), draw(); first != second {
 		t.Fatal("the same seed drew different faults")
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	fi "github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
+	fi "github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 )
 
 // fakePoll replaces the fence poll for one test: answer decides each
@@ -20,13 +20,11 @@ type fakePoll struct {
 
 func installPoll(t *testing.T, answer func(call int, timeout time.Duration) (bool, error)) *fakePoll {
 	f := &fakePoll{}
-	prev := pollFence
-	pollFence = func(fd int, events int16, timeout time.Duration) (bool, error) {
+	t.Cleanup(setPollFence(func(fd int, events int16, timeout time.Duration) (bool, error) {
 		f.events = append(f.events, events)
 		f.timeouts = append(f.timeouts, timeout)
 		return answer(len(f.events), timeout)
-	}
-	t.Cleanup(func() { pollFence = prev })
+	}))
 	return f
 }
 

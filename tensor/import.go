@@ -5,7 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 )
 
 // Classify tells what kind of memory fd refers to, from fstatfs: a dma-buf

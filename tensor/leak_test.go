@@ -14,8 +14,7 @@ import (
 // (the TestMain fd/mapping check would fail otherwise).
 func TestUnclosedTensorIsReportedAndFreed(t *testing.T) {
 	reports := make(chan string, 8)
-	prev := pin.SetLeakHandler(func(r pin.LeakReport) { reports <- r.What })
-	defer pin.SetLeakHandler(prev)
+	defer pin.InstallLeakHandler(func(r pin.LeakReport) { reports <- r.What })()
 	func() {
 		tn, err := tensor.Alloc(u8(100), tensor.AllocOptions{Source: tensor.SourceMemfd})
 		if err != nil {

@@ -12,8 +12,7 @@ import (
 // have synced.
 func inodeSync(t *testing.T) *[]uint64 {
 	var inodes []uint64
-	prev := syncIoctl
-	syncIoctl = func(fd int, flags uint64) error {
+	t.Cleanup(setSyncIoctl(func(fd int, flags uint64) error {
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			inodes = append(inodes, 0) // EBADF: the fd was closed
@@ -21,8 +20,7 @@ func inodeSync(t *testing.T) *[]uint64 {
 		}
 		inodes = append(inodes, st.Ino)
 		return nil
-	}
-	t.Cleanup(func() { syncIoctl = prev })
+	}))
 	return &inodes
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 )
 
 // Access is the direction of a CPU access bracketed by SyncForCPU and

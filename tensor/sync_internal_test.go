@@ -57,8 +57,7 @@ type fakeSync struct {
 
 func installFake(t *testing.T, answers ...error) *fakeSync {
 	f := &fakeSync{answers: answers}
-	prev := syncIoctl
-	syncIoctl = func(fd int, flags uint64) error {
+	t.Cleanup(setSyncIoctl(func(fd int, flags uint64) error {
 		f.calls = append(f.calls, flags)
 		if len(f.answers) == 0 {
 			return nil
@@ -66,8 +65,7 @@ func installFake(t *testing.T, answers ...error) *fakeSync {
 		err := f.answers[0]
 		f.answers = f.answers[1:]
 		return err
-	}
-	t.Cleanup(func() { syncIoctl = prev })
+	}))
 	return f
 }
 
@@ -392,8 +390,7 @@ func TestSharedBracketUnderConcurrency(t *testing.T) {
 	var mu sync.Mutex
 	var inside, bad int
 	var calls []uint64
-	prev := syncIoctl
-	syncIoctl = func(fd int, flags uint64) error {
+	t.Cleanup(setSyncIoctl(func(fd int, flags uint64) error {
 		mu.Lock()
 		defer mu.Unlock()
 		calls = append(calls, flags)
@@ -409,8 +406,7 @@ func TestSharedBracketUnderConcurrency(t *testing.T) {
 			inside++
 		}
 		return nil
-	}
-	t.Cleanup(func() { syncIoctl = prev })
+	}))
 	ts := importsOf(t, 4)
 	var wg sync.WaitGroup
 	for _, tn := range ts {

@@ -153,22 +153,27 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 	for c := 0; c < cycles; c++ {
 		mu.Lock()
 		hold = c%2 == 1
+		start := delivered
 		mu.Unlock()
-		p.SetState(gst.StatePlaying)
-		p.GetState(gst.StatePlaying, gst.ClockTime(10*time.Second))
-		// Let frames arrive (the held half fills every lease).
+		reachState(t, p, gst.StatePlaying, fmt.Sprintf("cycle %d", c))
+		// Let frames arrive: at least max-leases of them each cycle (the
+		// held half fills every lease). A pipeline that stalls fails.
+		const want = 3
 		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
+		for {
 			mu.Lock()
-			n := delivered
+			n := delivered - start
 			mu.Unlock()
-			if n > 3*(c+1) {
+			if n >= want {
 				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("cycle %d (%s, holding %v): %d frames delivered in 5 s after PLAYING, want %d: the pipeline stalled",
+					c, kind, c%2 == 1, n, want)
 			}
 			time.Sleep(time.Millisecond)
 		}
-		p.SetState(low)
-		p.GetState(low, gst.ClockTime(10*time.Second))
+		reachState(t, p, low, fmt.Sprintf("cycle %d", c))
 		mu.Lock()
 		for _, f := range held {
 			f.Release()
@@ -183,6 +188,20 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 		t.Errorf("%d leases outstanding after the cycles", s.LeasesOutstanding)
 	}
 	return delivered
+}
+
+// reachState sets p to state and waits (10 s at most) until it is there:
+// a refused change, or one still under way after 10 s, fails the test.
+// A live pipeline reaches PAUSED with NO_PREROLL, which is success.
+func reachState(t *testing.T, p *gst.Pipeline, state gst.State, when string) {
+	t.Helper()
+	if err := p.SetState(state); err != nil {
+		t.Fatalf("%s: set %s: %v", when, state, err)
+	}
+	ret, cur := p.GetState(state, gst.ClockTime(10*time.Second))
+	if ret == gst.StateChangeFailure || ret == gst.StateChangeAsync || cur != state {
+		t.Fatalf("%s: %s not reached: %s, the pipeline is %s", when, state, ret, cur)
+	}
 }
 
 // TestSoakRenegotiationWithFramesHeld renegotiates the caps mid-stream

@@ -1,8 +1,6 @@
 package tensorpinsink
 
 import (
-	"fmt"
-
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
@@ -122,6 +120,6 @@ func (s *sink) postStats(self *base.GstBaseSink) {
 		s.recordCache(st)
 	}
 	if !gstc.PostElementMessage(self.Element, s.stats.structure("tensorpinsink-stats")) {
-		cat.LogWarning(fmt.Sprintf("could not post statistics"), self.Object)
+		cat.LogWarning("could not post statistics", self.Object)
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // The sink's import of a buffer failing in the kernel — fstat of the

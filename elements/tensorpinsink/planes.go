@@ -155,9 +155,10 @@ type planeSpot struct {
 // locate finds each plane's memory in the buffer v reads. split reports a
 // video plane that does not lie within one memory (a frame cut into
 // memories anywhere but at its planes: appsrc, rawvideoparse, adapters),
-// or a buffer of more memories than a frame has planes: such a frame has
-// no single memory to pin per plane, and is copied. A plane past the end
-// of the whole buffer, or a tensor that does not fit its memory, is an
+// or a buffer of more memories than maxPlanes (more than any frame has
+// planes or tensors, and more than the view reads): such a frame has no
+// single memory to pin per plane, and is copied. A plane past the end of
+// the whole buffer, or a tensor that does not fit its memory, is an
 // error.
 func (fp *framePlanes) locate(v *gstc.BufferView, spots []planeSpot) (split bool, err error) {
 	nmem, size := v.NMemory(), v.Size()
@@ -189,7 +190,7 @@ func (fp *framePlanes) locate(v *gstc.BufferView, spots []planeSpot) (split bool
 		}
 		if nmem == 1 {
 			// One memory (the common case): the offset is the place in it,
-			// no need to ask GStreamer.
+			// no search of the view's memories.
 			sp.mem, sp.skip = 0, pl.Layout.Offset
 		} else {
 			mem, skip, ok := v.FindMemory(pl.Layout.Offset)

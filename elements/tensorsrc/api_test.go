@@ -63,6 +63,25 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// waitForSlotWaiter waits (5 s at most) until src's create is waiting for
+// a free slot (back-pressure): the event the tests that check "no frame
+// while every slot is held" synchronise on. While it waits, no frame can
+// be made, so the counters read after it are exact, not a snapshot taken
+// after a guess of how long to sleep.
+func waitForSlotWaiter(t testing.TB, src *gst.Element) {
+	t.Helper()
+	s, err := FromElement(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.el
+	waitFor(t, "create waiting for a free slot", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.st != nil && e.st.slotWaiters > 0
+	})
+}
+
 func statU(t testing.TB, src *gst.Element, k string) uint64 {
 	t.Helper()
 	return stats(t, src)[k].(uint64)
@@ -81,10 +100,12 @@ func TestBackPressure(t *testing.T) {
 	if a == nil || b == nil {
 		t.Fatal("no samples")
 	}
-	waitFor(t, "a wait for a free slot", func() bool { return statU(t, src, "waits-for-free-slot") >= 1 })
-	time.Sleep(50 * time.Millisecond)
-	if n := statU(t, src, "frames"); n != 2 {
-		t.Fatalf("%d frames with both slots held, want 2", n)
+	// Frame 2's create is waiting (it stays so while a and b are held):
+	// two frames made, one wait counted — a source that dropped or made
+	// a frame from elsewhere instead never waits, or has made more.
+	waitForSlotWaiter(t, src)
+	if n, w := statU(t, src, "frames"), statU(t, src, "waits-for-free-slot"); n != 2 || w != 1 {
+		t.Fatalf("create waiting with both slots held: %d frames, %d waits; want 2 and 1", n, w)
 	}
 	a.release()
 	c := pull(t, sink, 5*time.Second)
@@ -107,9 +128,10 @@ func TestBackPressure(t *testing.T) {
 	if a == nil || b == nil || b.off != a.off+1 {
 		t.Fatalf("pulled %+v and %+v", a, b)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The next create is waiting for a slot: frames 0 to b.off made.
+	waitForSlotWaiter(t, src)
 	if n := statU(t, src, "frames"); n != b.off+1 {
-		t.Fatalf("%d frames with frame %d and %d held by the test", n, a.off, b.off)
+		t.Fatalf("%d frames with frame %d and %d held by the test and create waiting", n, a.off, b.off)
 	}
 	done := make(chan error, 1)
 	go func() {

@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -64,7 +65,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		// The wait for the slot's fences runs with no lock held; a flush
 		// or stop (Unlock) ends it.
 		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
-		if err := e.openForWrite(nil, st, sl, stopped); err != nil {
+		if err := e.openForWrite(context.Background(), st, sl, stopped); err != nil {
 			e.mu.Lock()
 			sl.state, sl.held = slotFree, true
 			e.cond.Broadcast()
@@ -118,29 +119,40 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 // nextSlotLocked waits for the slot of the next frame: a free one for
 // the built-in patterns, the oldest pushed one for pattern=app. It
 // returns nil and the flow to return when flushing (Unlock) or, for
-// pattern=app, at the end of stream.
+// pattern=app, at the end of stream. While it waits for a free slot,
+// st.slotWaiters counts it.
 func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
-	waited := false
+	sl, flow, waited := e.awaitSlotLocked(st, r)
+	if waited {
+		st.slotWaiters--
+	}
+	return sl, flow
+}
+
+// awaitSlotLocked is nextSlotLocked's wait; waited reports that it
+// waited for a free slot (counted in waits and st.slotWaiters).
+func (e *element) awaitSlotLocked(st *state, r *ring) (sl *Slot, flow gst.FlowReturn, waited bool) {
 	for {
 		if st.flushing || st.seekWake || e.st != st {
-			return nil, gst.FlowFlushing
+			return nil, gst.FlowFlushing, waited
 		}
 		if st.pattern == patternApp {
 			if len(st.queue) > 0 {
 				sl := st.queue[0]
 				copy(st.queue, st.queue[1:])
 				st.queue = st.queue[:len(st.queue)-1]
-				return sl, gst.FlowOK
+				return sl, gst.FlowOK, waited
 			}
 			if st.eos {
-				return nil, gst.FlowEOS
+				return nil, gst.FlowEOS, waited
 			}
 		} else if sl := r.takeFreeLocked(); sl != nil {
-			return sl, gst.FlowOK
+			return sl, gst.FlowOK, waited
 		} else if !waited {
 			// Every slot is downstream: back-pressure, not a drop.
 			waited = true
 			st.stats.waits.Add(1)
+			st.slotWaiters++
 		}
 		e.cond.Wait()
 	}

@@ -60,8 +60,9 @@ func (e *element) wakeWaitersLocked() {
 // waitSlotFences waits, with e.mu not held, for the fences a write to sl
 // must wait for, at most st.syncTimeout (0: no bound). stopped reports,
 // with e.mu held, whether the wait must give up; it is checked before the
-// wait blocks and whenever it is woken. ctx, if not nil, wakes the wait
-// when it is done. It records a wait that blocked in st's stats and
+// wait blocks and whenever it is woken. ctx, if it can be done (Done is
+// not nil: not context.Background), wakes the wait when it is done; the
+// streaming thread passes context.Background and registers nothing. It records a wait that blocked in st's stats and
 // returns how long it blocked; errors: errWaitInterrupted, a timeout
 // wrapping tensor.ErrFenceTimeout, or a poll error wrapping
 // tensor.ErrSync.
@@ -101,7 +102,7 @@ func (e *element) waitSlotFences(ctx context.Context, st *state, sl *Slot, stopp
 	e.waiters[w] = struct{}{}
 	e.mu.Unlock()
 	unwatch := func() bool { return false }
-	if ctx != nil {
+	if ctx.Done() != nil {
 		unwatch = context.AfterFunc(ctx, w.wake)
 	}
 	defer func() {

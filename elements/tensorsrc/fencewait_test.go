@@ -28,6 +28,14 @@ type standIn struct {
 	waiting chan struct{} // a wait started polling the stand-in
 }
 
+// setSlotFence replaces slotFence and returns the function that puts back
+// what it replaced (the module's one restore style for test hooks).
+func setSlotFence(f func(sl *Slot) (int, int16, bool)) (restore func()) {
+	prev := slotFence
+	slotFence = f
+	return func() { slotFence = prev }
+}
+
 // installStandIn replaces slotFence for the test (restored at cleanup,
 // after the test's own deferred pipeline stops).
 func installStandIn(t *testing.T) *standIn {
@@ -38,7 +46,7 @@ func installStandIn(t *testing.T) *standIn {
 	}
 	f := &standIn{r: p[0], w: p[1], armed: make(chan struct{}), waiting: make(chan struct{}, 1)}
 	orig := slotFence
-	slotFence = func(sl *Slot) (int, int16, bool) {
+	restore := setSlotFence(func(sl *Slot) (int, int16, bool) {
 		select {
 		case <-f.armed:
 		default:
@@ -49,9 +57,9 @@ func installStandIn(t *testing.T) *standIn {
 		default:
 		}
 		return f.r, unix.POLLIN, true
-	}
+	})
 	t.Cleanup(func() {
-		slotFence = orig
+		restore()
 		unix.Close(f.r)
 		unix.Close(f.w)
 	})

@@ -3,7 +3,6 @@ package tensorsrc
 import (
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -117,5 +116,3 @@ func (e *element) openBrackets() int {
 	}
 	return n
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

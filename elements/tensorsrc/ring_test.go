@@ -231,8 +231,12 @@ func TestSharedMemoryKeepsSlot(t *testing.T) {
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "two frames", func() bool { return statU(t, src, "frames") == 2 })
-	time.Sleep(100 * time.Millisecond)
+	// No queue: frame 1's push returns after fakesink freed the buffer,
+	// so when frame 2's create waits for a slot both buffers are gone and
+	// only the copies hold the slots' memory. A slot freed with its buffer
+	// would be taken instead: no wait (the wait below times out) and more
+	// frames.
+	waitForSlotWaiter(t, src)
 	if n := statU(t, src, "frames"); n != 2 {
 		t.Fatalf("%d frames while copies hold both slots' memory", n)
 	}

@@ -95,6 +95,9 @@ type state struct {
 	// syncTimeout: the sync-timeout property (0: no bound).
 	syncTimeout time.Duration
 	stats       *runStats
+	// slotWaiters: creates waiting for a free slot now (back-pressure),
+	// guarded by e.mu — what tests synchronise on instead of sleeping.
+	slotWaiters int
 
 	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
 	haveFormat bool

@@ -88,9 +88,6 @@ func newSession(env *infer.Environment, m model) (r *runtime, err error) {
 	return r, nil
 }
 
-// inputBytes is the size of one packed input tensor.
-func (r *runtime) inputBytes() int { return r.session.Input().Bytes() }
-
 // bind binds slot's input once over p (borrowed; package infer clones
 // it). It runs on the streaming thread (PinSink.OnSlot), once per slot.
 func (r *runtime) bind(slot int, p *pin.HostPin) error {

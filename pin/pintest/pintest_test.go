@@ -78,7 +78,8 @@ func TestLeakFreedByTheNetIsStillALeak(t *testing.T) {
 func TestLeakCaughtByATestHandlerIsNotReported(t *testing.T) {
 	base := pintest.Take()
 	caught := make(chan pin.LeakReport, 1)
-	prev := pin.SetLeakHandler(func(r pin.LeakReport) { caught <- r })
+	restore := pin.InstallLeakHandler(func(r pin.LeakReport) { caught <- r })
+	defer restore()
 	func() {
 		k := pin.NewKeepalive("expected", func() {})
 		k.Acquire()
@@ -96,7 +97,7 @@ wait:
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	pin.SetLeakHandler(prev)
+	restore() // before Leaks: the recorder sees reports again
 	if leaks := base.Leaks(); leaks != "" {
 		t.Errorf("Leaks() = %q after an expected leak", leaks)
 	}

@@ -479,16 +479,6 @@ func (c *Case) startupMs() float64 {
 	return median(xs)
 }
 
-// wholeMsPerFrame is the long run's CPU over its frames, startup
-// included (median over rounds), in ms.
-func (c *Case) wholeMsPerFrame() float64 {
-	var xs []float64
-	for _, r := range c.runs {
-		xs = append(xs, float64(r.long.cpu)/1e6/float64(c.Frames))
-	}
-	return median(xs)
-}
-
 func (c *Case) fps() float64 {
 	var xs []float64
 	for _, r := range c.runs {

@@ -1,8 +1,9 @@
 // Package capslayout translates between GStreamer caps and tensor layouts:
 // raw video, one tensor per plane (packed formats, and NV12, I420 and the
 // other planar formats of AllVideoFormats), and NNStreamer's
-// other/tensors,format=static with 1 to 16 tensors (one memory each). Both elements use it, so a
-// tensorsrc's caps and a tensorpinsink's reading of them always agree.
+// other/tensors,format=static with 1 to 16 tensors (one memory each).
+// Both elements use it, so a tensorsrc's caps and a tensorpinsink's
+// reading of them always agree.
 package capslayout
 
 import (

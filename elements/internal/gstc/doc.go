@@ -11,7 +11,8 @@
 // # Map
 //
 // Each GStreamer concept has one Go file and, where it needs C, a .c and
-// a .h of the same name beside it:
+// a .h of the same name beside it. Every .go, .c and .h file of the
+// package (tests aside) is listed here; TestDocMapListsEveryFile checks it:
 //
 //	cgo.go, cgo.h               build flags, common includes, go-gst wrapper → C conversions
 //	element.go, element.h       RawElement, panic recovery of trampolines, vfunc override/chain
@@ -22,6 +23,8 @@
 //	                            qdata, timestamps, flags, video meta planes) in one cgo call
 //	memory.go                   RawMemory (borrowed GstMemory) and its map
 //	fdmem.go, fdmem.[ch]        fd/DMA-BUF memory wrapping the caller's fd, the two allocators
+//	pinpool.go, pinpool.[ch]    the pool of pinned fd memory tensorpinsink proposes upstream:
+//	                            GstAllocator glue whose fds come from tensor.AllocFD
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
 //	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
 //	message.go, message.[ch]    error codes, PostError/PostErrorRaw, ParseErrorMessage, element messages
@@ -29,7 +32,10 @@
 //	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values
 //	basesink.go, basesink.[ch]  render and begin-event trampolines, query chain-up, wait preroll
 //	basesrc.go, basesrc.[ch]    create and end-event trampolines, chain-ups, negotiate, live get_times
-//	planes.go                   VideoMetaPlanes and the planes structure new-frame carries
+//	basetransform.go, basetransform.[ch] tensorinfer's transform: prepare_output_buffer and
+//	                            begin-event trampolines
+//	planes.go                   VideoMetaPlanes (BufferView's meta) and the planes structure
+//	                            new-frame carries
 //	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers
 //	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
 //	held.go                     an element and pad kept without wrappers (Held)

@@ -7,8 +7,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
+	"github.com/gst-tensorpin/gst-tensorpin/pin/faultinject"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor/faultinject"
 )
 
 // proposedPool answers an ALLOCATION query for 4 KiB other/tensors

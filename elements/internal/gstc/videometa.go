@@ -50,7 +50,7 @@ func newVideoMeta(f C.GstVideoFormat, w, h, n C.guint, offsets *[MaxPlanes]C.gsi
 
 // GetVideoMeta copies the first GstVideoMeta of b
 // (gst_buffer_get_video_meta). b is borrowed. ok is false if b has none.
-// It allocates: the elements read plane 0 through ReadBufferInfo instead;
+// It allocates: the elements read the meta through BufferView instead;
 // the tests of tensorsrc and of the integration package check the meta
 // downstream with this, hence the export.
 func GetVideoMeta(b RawBuffer) (VideoMeta, bool) {

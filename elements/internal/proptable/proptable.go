@@ -30,9 +30,12 @@ import (
 // ErrUnknown: a property id that is not in the table.
 var ErrUnknown = errors.New("proptable: no such property")
 
-// ReadWrite are the flags of a setting read at start: writable until the
-// element leaves READY.
-const ReadWrite = glib.ParameterReadWrite | gst.ParameterMutableReady
+// WritableInReady are the flags of a setting the element reads at start:
+// readable, and writable in NULL and READY (glib.ParameterReadWrite |
+// gst.ParameterMutableReady: gst-inspect shows "changeable only in NULL or
+// READY state"). A property writable in every state passes
+// glib.ParameterReadWrite itself.
+const WritableInReady = glib.ParameterReadWrite | gst.ParameterMutableReady
 
 // Entry is one property of elements of type E.
 type Entry[E any] struct {

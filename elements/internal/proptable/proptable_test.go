@@ -36,12 +36,12 @@ type countingMutex struct {
 func (m *countingMutex) Lock() { m.Mutex.Lock(); m.locks++ }
 
 var table = New(func(e *fakeElement) sync.Locker { return &e.mu },
-	Uint("n", "N", "A number.", 1, 10, 3, ReadWrite, func(e *fakeElement) *uint { return &e.settings.n }),
-	Int("i", "I", "An int.", -5, 5, -1, ReadWrite, func(e *fakeElement) *int { return &e.settings.i }),
-	Bool("on", "On", "A switch.", true, ReadWrite, func(e *fakeElement) *bool { return &e.settings.on }).
+	Uint("n", "N", "A number.", 1, 10, 3, WritableInReady, func(e *fakeElement) *uint { return &e.settings.n }),
+	Int("i", "I", "An int.", -5, 5, -1, WritableInReady, func(e *fakeElement) *int { return &e.settings.i }),
+	Bool("on", "On", "A switch.", true, WritableInReady, func(e *fakeElement) *bool { return &e.settings.on }).
 		Then(func(_ *glib.Object, e *fakeElement) { e.after++ }),
-	String("mode", "Mode", "A choice.", "a", ReadWrite, func(e *fakeElement) *string { return &e.settings.mode }, "a", "b"),
-	Fraction("fps", "FPS", "A rate.", [2]int{0, 1}, [2]int{1000, 1}, [2]int{30, 1}, ReadWrite,
+	String("mode", "Mode", "A choice.", "a", WritableInReady, func(e *fakeElement) *string { return &e.settings.mode }, "a", "b"),
+	Fraction("fps", "FPS", "A rate.", [2]int{0, 1}, [2]int{1000, 1}, [2]int{30, 1}, WritableInReady,
 		func(e *fakeElement) *[2]int { return &e.settings.fps }),
 	Live("counter", func() *glib.ParamSpec {
 		return glib.NewIntParam("counter", "Counter", "Read-only.", 0, 1<<30, 0, glib.ParameterReadable)
@@ -167,5 +167,5 @@ func TestDuplicateNamePanics(t *testing.T) {
 	}()
 	field := func(e *fakeElement) *bool { return &e.settings.on }
 	New(func(e *fakeElement) sync.Locker { return &e.mu },
-		Bool("x", "X", "", false, ReadWrite, field), Bool("x", "X", "", false, ReadWrite, field))
+		Bool("x", "X", "", false, WritableInReady, field), Bool("x", "X", "", false, WritableInReady, field))
 }
