@@ -76,6 +76,7 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzSourceCaps -fuzztime $(FUZZTIME) ./elements/tensorsrc
 	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzSinkEvents -fuzztime $(FUZZTIME) ./elements/tensorpinsink
+	$(GO) test -run '^$$' -fuzz FuzzTensorInferCaps -fuzztime $(FUZZTIME) ./elements/tensorinfer
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/ ./elements/...

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
@@ -18,7 +19,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	gsttest.Main(m, func() bool { return tensorpinsink.Register(nil) && tensorsrc.Register(nil) })
+	gsttest.Main(m, func() bool {
+		return tensorpinsink.Register(nil) && tensorsrc.Register(nil) && tensorinfer.Register(nil)
+	})
 }
 
 func play(t testing.TB, desc string, onFrame func(tensorpinsink.Frame)) (*gst.Pipeline, tensorpinsink.Stats) {
