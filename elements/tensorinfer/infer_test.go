@@ -131,10 +131,9 @@ type checker struct {
 
 func (c *checker) frame(f tensorpinsink.Frame, ref func(n int) [][]float64) {
 	defer f.Release()
-	want := ref(0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	want = ref(c.n)
+	want := ref(c.n)
 	if c.addrs == nil {
 		c.addrs = map[uintptr]bool{}
 	}
