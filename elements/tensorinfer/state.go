@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
@@ -59,31 +58,8 @@ type boundInput struct {
 	offset, stride int
 }
 
-// qdataKeys lends each running element a qdata key of its own (see
-// tensorpinsink: keys intern a GQuark for good, so they are reused).
-var qdataKeys struct {
-	mu   sync.Mutex
-	free []gstc.QdataKey
-	made int
-}
-
-func takeQdataKey() gstc.QdataKey {
-	qdataKeys.mu.Lock()
-	defer qdataKeys.mu.Unlock()
-	if n := len(qdataKeys.free); n > 0 {
-		k := qdataKeys.free[n-1]
-		qdataKeys.free = qdataKeys.free[:n-1]
-		return k
-	}
-	qdataKeys.made++
-	return gstc.NewQdataKey(fmt.Sprintf("tensorinfer-%d", qdataKeys.made))
-}
-
-func giveQdataKey(k gstc.QdataKey) {
-	qdataKeys.mu.Lock()
-	qdataKeys.free = append(qdataKeys.free, k)
-	qdataKeys.mu.Unlock()
-}
+// qdataKeys lends each running element a qdata key of its own.
+var qdataKeys = gstc.NewQdataKeyPool("tensorinfer")
 
 // options are the engine options the settings ask for.
 func (s settings) options(shapes map[string][]int64) infer.Options {
@@ -142,7 +118,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	}
 	st.cache = pincache.NewWithSlots(16, e.slots)
 	st.cache.AutoGrow(4096)
-	st.qkey = takeQdataKey()
+	st.qkey = qdataKeys.Take()
 	return st, nil, nil
 }
 
@@ -204,7 +180,7 @@ func (st *streamState) close() {
 	}
 	if st.cache != nil {
 		st.cache.Close()
-		giveQdataKey(st.qkey)
+		qdataKeys.Give(st.qkey)
 	}
 	if st.own != nil {
 		st.own.Close()

@@ -118,36 +118,8 @@ type sink struct {
 	slots *pincache.Slots
 }
 
-// qdataKeys lends each running sink a qdata key of its own — two sinks
-// behind a tee each keep their own entry on a shared GstMemory — from
-// Start to Stop. A key interns a GQuark for good, so keys are reused: the
-// process makes as many as sinks ever ran at once, not one per instance.
-// A memory may still carry an entry of the key's previous sink; the cache
-// refuses an entry that is not its own (pincache.Cache.Hit), and the
-// memory is given the new sink's.
-var qdataKeys struct {
-	mu   sync.Mutex
-	free []gstc.QdataKey
-	made int
-}
-
-func takeQdataKey() gstc.QdataKey {
-	qdataKeys.mu.Lock()
-	defer qdataKeys.mu.Unlock()
-	if n := len(qdataKeys.free); n > 0 {
-		k := qdataKeys.free[n-1]
-		qdataKeys.free = qdataKeys.free[:n-1]
-		return k
-	}
-	qdataKeys.made++
-	return gstc.NewQdataKey(fmt.Sprintf("tensorpinsink-%d", qdataKeys.made))
-}
-
-func giveQdataKey(k gstc.QdataKey) {
-	qdataKeys.mu.Lock()
-	qdataKeys.free = append(qdataKeys.free, k)
-	qdataKeys.mu.Unlock()
-}
+// qdataKeys lends each running element a qdata key of its own.
+var qdataKeys = gstc.NewQdataKeyPool("tensorpinsink")
 
 func (*sink) New() glib.GoObjectSubclass {
 	s := &sink{slots: pincache.NewSlots()}

@@ -18,7 +18,7 @@ import (
 // only against property reads and Stop.
 type streamState struct {
 	cache  *pincache.Cache
-	qkey   gstc.QdataKey // this run's qdata key (takeQdataKey)
+	qkey   gstc.QdataKey // this run's qdata key (qdataKeys.Take)
 	leases *leases
 	own    []*tensor.Tensor // copy path: one memfd tensor per frame index, lazily
 
@@ -46,7 +46,7 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	s.stats.reset()
 	st := &streamState{
 		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
-		qkey:   takeQdataKey(),
+		qkey:   qdataKeys.Take(),
 		leases: newLeases(self.Element, &s.stats, int(set.maxLeases), set.postSyncMessages),
 		own:    make([]*tensor.Tensor, set.maxLeases),
 	}
@@ -83,7 +83,7 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 	s.recordCache(st)
 	st.cache.Close()
 	st.closeOwn()
-	giveQdataKey(st.qkey)
+	qdataKeys.Give(st.qkey)
 	return true
 }
 

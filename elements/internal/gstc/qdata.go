@@ -9,6 +9,7 @@ package gstc
 import "C"
 
 import (
+	"strconv"
 	"sync"
 	"unsafe"
 )
@@ -139,4 +140,41 @@ func QdataKeys() int {
 // memory; the tests remove them.)
 func (k QdataKey) remove(m RawMemory) {
 	C.gstc_set_qdata((*C.GstMiniObject)(unsafe.Pointer(m.p)), k.q, 0)
+}
+
+// QdataKeyPool lends running elements a qdata key each — two elements
+// behind a tee each keep their own entry on a shared GstMemory — from
+// their start to their stop. A key interns a GQuark for good, so keys are
+// reused: a process makes as many as elements of the pool's kind ever ran
+// at once, not one per instance or per run. A memory may still carry a
+// value under a key's previous borrower; the borrower must refuse values
+// that are not its own (the pin cache does: pincache.Cache.Hit).
+type QdataKeyPool struct {
+	prefix string
+	mu     sync.Mutex
+	free   []QdataKey
+	made   int
+}
+
+// NewQdataKeyPool returns a pool whose keys are named prefix-1, prefix-2, …
+func NewQdataKeyPool(prefix string) *QdataKeyPool { return &QdataKeyPool{prefix: prefix} }
+
+// Take lends a key; give it back with Give when the run ends.
+func (p *QdataKeyPool) Take() QdataKey {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		k := p.free[n-1]
+		p.free = p.free[:n-1]
+		return k
+	}
+	p.made++
+	return NewQdataKey(p.prefix + "-" + strconv.Itoa(p.made))
+}
+
+// Give returns a key Take lent.
+func (p *QdataKeyPool) Give(k QdataKey) {
+	p.mu.Lock()
+	p.free = append(p.free, k)
+	p.mu.Unlock()
 }

@@ -192,3 +192,17 @@ func NewSignal6[A, B, C, D, E, F any](name, doc string, a, b, c, d, e, f Param) 
 func (s *Signal6[A, B, C, D, E, F]) Emit(elem *gst.Element, a A, b B, c C, d D, e E, f F) error {
 	return s.emit(elem, a, b, c, d, e, f)
 }
+
+// DocBlock renders signals' descriptions as the Go doc comment block a
+// package's doc.go carries in its "Signals" section (a test of each
+// element compares the two, so the doc cannot drift from the
+// declarations).
+func DocBlock(signals ...Signal) string {
+	var b strings.Builder
+	for _, sig := range signals {
+		for _, line := range strings.Split(strings.TrimRight(sig.Spec().Describe(), "\n"), "\n") {
+			b.WriteString(strings.TrimRight("//\t"+line, " ") + "\n")
+		}
+	}
+	return b.String()
+}
