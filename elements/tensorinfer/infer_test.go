@@ -392,14 +392,24 @@ func TestTensorInferRuntimeMissingOthersWork(t *testing.T) {
 // NULL↔PLAYING cycles with output frames held downstream: the frames
 // stay valid (their values are the reference's) after the pipeline's
 // NULL, and are released afterwards; their memories are then freed (fds
-// and mappings back at the baseline: TestMain).
+// and mappings back at the baseline: TestMain). The state change finds
+// the streaming thread waiting: in even cycles in the sink, for a lease
+// (it holds tensorinfer's third output, the application the other two);
+// in odd cycles in tensorinfer, for a free output slot (the application
+// holds all three), which the change to READY ends at once.
 func TestTensorInferStateCyclesWithHeldFrames(t *testing.T) {
 	lib := infertest.Lib(t)
 	model := infertest.RepoFile(t, infertest.ShippedModel)
-	for cycle := 0; cycle < 3; cycle++ {
+	for cycle := 0; cycle < 4; cycle++ {
+		inSink := cycle%2 == 0
+		sinkLeases, hold := 4, 3
+		if inSink {
+			sinkLeases, hold = 2, 2
+		}
 		p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
 			"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8 ! "+
-			"tensorinfer name=infer max-leases=2 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=2 sync=false", lib, model))
+			"tensorinfer name=infer max-leases=2 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=%d sync=false",
+			lib, model, sinkLeases))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -415,14 +425,24 @@ func TestTensorInferStateCyclesWithHeldFrames(t *testing.T) {
 			got <- struct{}{}
 		})
 		p.SetState(gst.StatePlaying)
-		for i := 0; i < 2; i++ {
+		for i := 0; i < hold; i++ {
 			select {
 			case <-got:
 			case <-time.After(30 * time.Second):
 				t.Fatalf("cycle %d: no frame", cycle)
 			}
 		}
-		time.Sleep(50 * time.Millisecond) // the streaming thread now waits for a free slot
+		if inSink {
+			deadline := time.Now().Add(30 * time.Second)
+			for sink.Stats().WaitsForLease == 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("cycle %d: the sink never waited for a lease: %+v", cycle, sink.Stats())
+				}
+				time.Sleep(time.Millisecond)
+			}
+		} else {
+			awaitSlotWait(t, p)
+		}
 		if err := p.SetState(gst.StateNull); err != nil {
 			t.Fatalf("cycle %d: NULL failed: %v", cycle, err)
 		}

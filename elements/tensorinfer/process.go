@@ -27,11 +27,6 @@ func fail(code gstc.ErrorCode, format string, args ...any) error {
 	return &errFrame{code: code, err: fmt.Errorf(format, args...)}
 }
 
-// waitPoll is how often a streaming thread waiting for a free output slot
-// checks whether its sink pad started flushing (a flush or a state change
-// to READY, which must not wait for downstream to release frames).
-const waitPoll = 10 * time.Millisecond
-
 // PrepareRaw implements gstc.RawPreparer: the whole frame, on the
 // streaming thread, with no Go allocation once its input slot is bound.
 // It finds the input's pinned slot (pin cache; copied into pinned memory
@@ -41,7 +36,9 @@ const waitPoll = 10 * time.Millisecond
 // bracket and tells upstream (GstTensorSync end) if the input was
 // announced, and returns the output slot's memories as a new buffer with
 // the input's PTS, DTS and duration, announced downstream by the src
-// pad's probe. in is borrowed.
+// pad's probe. in is borrowed. The wait for a free output slot ends when
+// a slot comes back, or at once on a flush or the change to READY
+// (waker).
 func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowReturn, gstc.RawBuffer) {
 	st := e.current()
 	if st == nil {
@@ -53,19 +50,22 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 	}
 	sl := st.ring.take()
 	for waited := false; sl == nil; sl = st.ring.take() {
-		if gstc.TransformSinkFlushing(self) {
+		// Armed before the checks: a flush or a stop that comes after
+		// them closes this channel (see waker).
+		wake, stop := e.wake.arm()
+		if stop || gstc.TransformSinkFlushing(self) {
 			return gst.FlowFlushing, gstc.RawBuffer{}
 		}
 		if !waited {
 			waited = true
 			e.stats.waits.Add(1)
 		}
-		st.timer.Reset(waitPoll)
+		e.waiting.Store(true)
 		select {
 		case <-st.ring.freed:
-			st.timer.Stop()
-		case <-st.timer.C:
+		case <-wake:
 		}
+		e.waiting.Store(false)
 	}
 	buf, err := e.run(self, st, in, sl)
 	if err != nil {
@@ -351,8 +351,10 @@ func (e *element) SinkEOS(self gstc.RawElement) {
 	gstc.PostElementMessageRaw(self, e.statsStructure())
 }
 
-// SinkFlushStop forgets the pending begins: their buffers were flushed.
+// SinkFlushStop forgets the pending begins (their buffers were
+// flushed) and lets the streaming thread wait for a free slot again.
 func (e *element) SinkFlushStop(self gstc.RawElement) {
+	e.wake.setFlushing(false)
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -46,7 +45,6 @@ type streamState struct {
 	view   gstc.BufferView
 	begins beginmatch.Pending
 	seq    uint64
-	timer  *time.Timer
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).
@@ -100,8 +98,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	if err != nil {
 		return nil, gstc.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
 	}
-	s := &streamState{set: set, env: env, timer: time.NewTimer(time.Hour)}
-	s.timer.Stop()
+	s := &streamState{set: set, env: env}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -188,7 +185,6 @@ func (st *streamState) close() {
 	if st.env != nil {
 		st.env.Close()
 	}
-	st.timer.Stop()
 }
 
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {

@@ -50,7 +50,11 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
     gst_event_unref (ev);
     return ret;
   }
-  if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
+  /* FLUSH_START is not serialized: it arrives on the flushing thread,
+   * with the sink pad already FLUSHING, while the streaming thread may
+   * be waiting inside prepare_output_buffer; the element wakes it. */
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP
+      || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_START)
     gstcGoTransformSerializedEvent (t, GST_EVENT_TYPE (ev));
   prev = (GstcTransformEventFunc) gstc_vfunc_overridden (t,
       prev_sink_event_quark ());

@@ -61,6 +61,14 @@ type TransformSerializedEventHandler interface {
 	SinkFlushStop(self RawElement)
 }
 
+// TransformFlushStartHandler hears of FLUSH_START on the sink pad (on
+// the thread that flushes, with the pad already flushing) before it goes
+// on to the class's sink_event: the moment to wake a streaming thread
+// that waits inside the element. It must not block.
+type TransformFlushStartHandler interface {
+	SinkFlushStart(self RawElement)
+}
+
 // InstallBaseTransform installs the trampolines: call it from ClassInit of
 // a type registered with base.ExtendsBaseTransform that defines neither
 // go-gst's PrepareOutputBuffer nor Transform. Events other than
@@ -121,7 +129,14 @@ func gstcGoTransformSerializedEvent(t *C.GstBaseTransform, typ C.GstEventType) {
 	self := rawElement(unsafe.Pointer(t))
 	var ret struct{}
 	defer recoverTrampoline(self, "sink-event", &ret, struct{}{})
-	h, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(t)).(TransformSerializedEventHandler)
+	obj := glib.FromObjectUnsafePrivate(unsafe.Pointer(t))
+	if typ == C.GST_EVENT_FLUSH_START {
+		if h, ok := obj.(TransformFlushStartHandler); ok {
+			h.SinkFlushStart(self)
+		}
+		return
+	}
+	h, ok := obj.(TransformSerializedEventHandler)
 	if !ok {
 		return
 	}

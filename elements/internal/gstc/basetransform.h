@@ -13,8 +13,9 @@
 /* Replace prepare_output_buffer and transform of klass (a
  * GstBaseTransformClass), and its sink_event: serialized GstTensorSync
  * phase=begin events go to gstcGoTransformTensorSyncBegin (consumed),
- * out-of-band ones are refused, EOS calls gstcGoTransformEOS first, and
- * every event goes on to the sink_event klass had before. */
+ * out-of-band ones are refused, EOS, FLUSH_START and FLUSH_STOP call
+ * gstcGoTransformSerializedEvent first, and every event goes on to the
+ * sink_event klass had before. */
 void gstc_install_base_transform (gpointer klass);
 
 #endif /* GSTC_BASETRANSFORM_H */

@@ -1,0 +1,104 @@
+package tensorinfer_test
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// awaitSlotWait returns once tensorinfer (named infer in p) is inside
+// its wait for a free output slot, failing the test after 30 s.
+func awaitSlotWait(t *testing.T, p *gst.Pipeline) {
+	t.Helper()
+	e, err := p.GetElementByName("infer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !tensorinfer.WaitingForSlot(e) {
+		if time.Now().After(deadline) {
+			s, _ := tensorinfer.ReadStats(e)
+			t.Fatalf("tensorinfer never waited for a free output slot: %+v", s)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A flushing seek while tensorinfer's streaming thread waits for a free
+// output slot (the application holds every output frame): the flush's
+// FLUSH_START wakes the wait, so the seek — which takes the stream lock
+// that thread holds — completes while the frames are still held (with no
+// wake-up it would wait for them forever); after the frames are released
+// the stream goes on from the seek position. Three rounds.
+func TestTensorInferFlushWakesSlotWait(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8,framerate=30/1 ! "+
+		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=4 sync=false", lib, model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := p.GetElementByName("sink")
+	sink, _ := tensorpinsink.FromElement(e)
+	frames := make(chan tensorpinsink.Frame, 16)
+	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	var held []tensorpinsink.Frame
+	defer func() {
+		p.SetState(gst.StateNull)
+		for _, f := range held {
+			f.Release()
+		}
+		for len(frames) > 0 {
+			(<-frames).Release()
+		}
+		runtime.KeepAlive(p)
+	}()
+	recv := func(what string) tensorpinsink.Frame {
+		t.Helper()
+		select {
+		case f := <-frames:
+			return f
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no %s within 30 s", what)
+		}
+		return tensorpinsink.Frame{}
+	}
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		// The ring has max-leases+1 = 2 slots: hold both.
+		held = append(held, recv("the first held frame"), recv("the second held frame"))
+		awaitSlotWait(t, p)
+		target := time.Duration(round+1) * time.Second
+		sought := make(chan bool, 1)
+		start := time.Now()
+		go func() { sought <- p.SeekSimple(int64(target), gst.FormatTime, gst.SeekFlagFlush|gst.SeekFlagAccurate) }()
+		select {
+		case ok := <-sought:
+			if !ok {
+				t.Fatalf("round %d: seek refused", round)
+			}
+			t.Logf("round %d: the flushing seek returned after %v with both output frames held", round, time.Since(start))
+		case <-time.After(20 * time.Second):
+			t.Fatalf("round %d: the flushing seek did not return within 20 s while the output frames were held: the flush did not wake the slot wait", round)
+		}
+		for _, f := range held {
+			f.Release()
+		}
+		held = held[:0]
+		f := recv("a frame after the seek")
+		if f.PTS() != target {
+			t.Errorf("round %d: first frame after the seek to %v at %v", round, target, f.PTS())
+		}
+		f.Release()
+	}
+}
