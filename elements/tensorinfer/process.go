@@ -14,19 +14,6 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
-// errFrame carries the GStreamer error code of a failed frame.
-type errFrame struct {
-	code gstc.ErrorCode
-	err  error
-}
-
-func (e *errFrame) Error() string { return e.err.Error() }
-func (e *errFrame) Unwrap() error { return e.err }
-
-func fail(code gstc.ErrorCode, format string, args ...any) error {
-	return &errFrame{code: code, err: fmt.Errorf(format, args...)}
-}
-
 // PrepareRaw implements gstc.RawPreparer: the whole frame, on the
 // streaming thread, with no Go allocation once its input slot is bound.
 // It finds the input's pinned slot (pin cache; copied into pinned memory
@@ -74,12 +61,7 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 			e.stats.dropped.Add(1)
 			return gstc.FlowDropped, gstc.RawBuffer{}
 		}
-		code := gstc.ErrorCode(gstc.StreamFailed)
-		var fe *errFrame
-		if errors.As(err, &fe) {
-			code = fe.code
-		}
-		gstc.PostErrorRaw(self, code, "tensorinfer: "+err.Error(), "")
+		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), "tensorinfer: "+err.Error(), "")
 		return gst.FlowError, gstc.RawBuffer{}
 	}
 	e.stats.frames.Add(1)
@@ -97,7 +79,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	}
 	g, err := l.Geometry()
 	if err != nil {
-		return gstc.RawBuffer{}, fail(gstc.StreamFormat, "input layout %v: %v", l, err)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
 	}
 	var ent *pincache.Entry
 	off := l.Offset
@@ -131,10 +113,10 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		if err != nil {
 			if errors.Is(err, tensor.ErrFenceTimeout) {
 				e.stats.fences.Timeout()
-				return gstc.RawBuffer{}, &errFrame{code: gstc.ResourceSync,
-					err: fmt.Errorf("input: sync-timeout %d ms: %w", st.set.syncTimeout, err)}
+				return gstc.RawBuffer{}, &gstc.CodedError{Code: gstc.ResourceSync,
+					Err: fmt.Errorf("input: sync-timeout %d ms: %w", st.set.syncTimeout, err)}
 			}
-			return gstc.RawBuffer{}, fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
+			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
 		}
 	}
 	id := ent.Tensor().Identity()
@@ -149,7 +131,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		if _, err := ot.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
 			e.endRead(bracket)
 			e.closeWrites(sl)
-			return gstc.RawBuffer{}, fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
+			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 		}
 		r.mu.Lock()
 		ot.open = true
@@ -169,7 +151,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	}
 	if runErr != nil {
 		e.closeWrites(sl)
-		return gstc.RawBuffer{}, fail(gstc.LibraryFailed, "%v", runErr)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
 	}
 	seq := st.seq
 	st.seq++
@@ -225,17 +207,17 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l ten
 	}
 	g, err := l.Geometry()
 	if err != nil {
-		return fail(gstc.StreamFormat, "input layout: %v", err)
+		return gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
 	}
 	p, err := ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		return fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+		return gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	defer p.Release()
 	bl := l
 	bl.Offset = 0
 	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl}); err != nil {
-		return fail(gstc.CoreNegotiation, "%v", err)
+		return gstc.Fail(gstc.CoreNegotiation, "%v", err)
 	}
 	for len(st.bound) <= slot {
 		st.bound = append(st.bound, boundInput{})
@@ -261,7 +243,7 @@ func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*p
 	fd := v.MemFD(i)
 	id, err := tensor.IdentityOf(fd)
 	if err != nil {
-		return nil, fail(gstc.ResourceRead, "input memory has no usable fd: %v", err)
+		return nil, gstc.Fail(gstc.ResourceRead, "input memory has no usable fd: %v", err)
 	}
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if ent := st.cache.Lookup(key); ent != nil {
@@ -271,7 +253,7 @@ func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*p
 	}
 	ent, err := st.cache.Insert(fd, key)
 	if err != nil {
-		return nil, fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
+		return nil, gstc.Fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
 	}
 	e.stats.misses.Add(1)
 	e.stats.mmaps.Add(1)
@@ -305,7 +287,7 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 		own, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
 			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorinfer-copy"})
 		if err != nil {
-			return nil, fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied input: %v", err)
+			return nil, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied input: %v", err)
 		}
 		st.own = own
 	}
@@ -314,7 +296,7 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 	if ent == nil {
 		var err error
 		if ent, err = st.cache.Insert(own.FD(), key); err != nil {
-			return nil, fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
+			return nil, gstc.Fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
 		}
 		e.stats.misses.Add(1)
 		e.stats.mmaps.Add(1)

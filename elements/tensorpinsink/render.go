@@ -15,19 +15,6 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-// errRender carries the GStreamer error code for a failed frame.
-type errRender struct {
-	code gstc.ErrorCode
-	err  error
-}
-
-func (e *errRender) Error() string { return e.err.Error() }
-func (e *errRender) Unwrap() error { return e.err }
-
-func fail(code gstc.ErrorCode, format string, args ...any) error {
-	return &errRender{code: code, err: fmt.Errorf(format, args...)}
-}
-
 // RenderRaw is GstBaseSinkClass.render, installed by gstc's trampoline
 // (gstc.InstallBaseSinkRender) instead of go-gst's, which allocates
 // wrappers for the element and the buffer on every frame. self and buf are
@@ -66,12 +53,7 @@ func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowRetur
 			s.stats.dropped.Add(1)
 			return gst.FlowOK
 		}
-		code := gstc.ErrorCode(gstc.StreamFailed)
-		var re *errRender
-		if errors.As(err, &re) {
-			code = re.code
-		}
-		gstc.PostErrorRaw(self, code, err.Error(), "")
+		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), err.Error(), "")
 		return gst.FlowError
 	}
 	s.stats.frames.Add(1)
@@ -94,10 +76,10 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	gstc.ReadBufferView(buf, st.qkey, v) // the one read of the buffer
 	fp := &st.fp
 	if err := fp.follow(&st.format, v); err != nil {
-		return fail(gstc.StreamFormat, "%v", err)
+		return gstc.Fail(gstc.StreamFormat, "%v", err)
 	}
 	if v.NMemory() < 1 {
-		return fail(gstc.StreamFormat, "buffer with no memory")
+		return gstc.Fail(gstc.StreamFormat, "buffer with no memory")
 	}
 	nm := v.Memories()
 	allFd := v.NMemory() <= maxPlanes
@@ -108,7 +90,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	var spots [maxPlanes]planeSpot
 	split, err := fp.locate(v, spots[:n])
 	if err != nil {
-		return fail(gstc.StreamFormat, "%v", err)
+		return gstc.Fail(gstc.StreamFormat, "%v", err)
 	}
 	reason := copyNotFd
 	if split {
@@ -151,7 +133,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		vs, err := planeViews(fp, f.mems[k], k, f.planes[:n], offs[:n])
 		if err != nil {
 			f.releasePlanes()
-			return fail(gstc.StreamFormat, "a plane does not fit its buffer memory: %v", err)
+			return gstc.Fail(gstc.StreamFormat, "a plane does not fit its buffer memory: %v", err)
 		}
 		f.views[k] = vs
 	}
@@ -187,10 +169,10 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 			f.releasePlanes()
 			if errors.Is(err, tensor.ErrFenceTimeout) {
 				s.stats.fences.Timeout()
-				return &errRender{code: gstc.ResourceSync,
-					err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
+				return &gstc.CodedError{Code: gstc.ResourceSync,
+					Err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
 			}
-			return fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
+			return gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 		}
 	}
 	f.lease = gstc.LeaseBuffer(buf)
@@ -250,11 +232,11 @@ func (s *sink) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pinc
 	}
 	fd := v.MemFD(i)
 	if fd < 0 {
-		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
+		return nil, false, gstc.Fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
 	}
 	id, err := tensor.IdentityOf(fd)
 	if err != nil {
-		return nil, false, fail(gstc.ResourceRead, "buffer memory has no usable fd: %v", err)
+		return nil, false, gstc.Fail(gstc.ResourceRead, "buffer memory has no usable fd: %v", err)
 	}
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := st.cache.Lookup(key); e != nil {
@@ -264,7 +246,7 @@ func (s *sink) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pinc
 	}
 	e, err := st.cache.Insert(fd, key)
 	if err != nil {
-		return nil, false, fail(gstc.ResourceRead, "cannot import and pin the buffer's fd %d: %v", fd, err)
+		return nil, false, gstc.Fail(gstc.ResourceRead, "cannot import and pin the buffer's fd %d: %v", fd, err)
 	}
 	s.stats.misses.Add(1)
 	s.stats.mmaps.Add(1)
@@ -313,7 +295,7 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reas
 			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorpinsink-copy"})
 		if err != nil {
 			st.own[i] = nil
-			return nil, false, fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
+			return nil, false, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
 		}
 		st.own[i] = own
 	}
@@ -323,7 +305,7 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reas
 	if e == nil {
 		var err error
 		if e, err = st.cache.Insert(own.FD(), key); err != nil {
-			return nil, false, fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
+			return nil, false, gstc.Fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
 		}
 		newSlot = true
 		s.stats.misses.Add(1)

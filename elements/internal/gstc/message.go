@@ -10,6 +10,7 @@ package gstc
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -208,4 +209,29 @@ func postElementMessageC(e *C.GstElement, st *gst.Structure) bool {
 // (a trampoline's self).
 func PostElementMessageRaw(elem RawElement, st *gst.Structure) bool {
 	return postElementMessageC(elem.p, st)
+}
+
+// CodedError is an error that knows the GStreamer error code to post it
+// with (an element's per-frame failure: render, prepare). Unwrap gives the
+// cause, so errors.Is sees through it.
+type CodedError struct {
+	Code ErrorCode
+	Err  error
+}
+
+func (e *CodedError) Error() string { return e.Err.Error() }
+func (e *CodedError) Unwrap() error { return e.Err }
+
+// Fail returns a CodedError with code and a formatted cause (%w wraps).
+func Fail(code ErrorCode, format string, args ...any) error {
+	return &CodedError{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// CodeOf returns err's code when it is (or wraps) a CodedError, else def.
+func CodeOf(err error, def ErrorCode) ErrorCode {
+	var ce *CodedError
+	if errors.As(err, &ce) {
+		return ce.Code
+	}
+	return def
 }
