@@ -19,6 +19,6 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, tensorpin,
-    "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc",
+    "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc, tensorinfer",
     plugin_init, VERSION, "LGPL", PACKAGE,
     "https://github.com/gst-tensorpin/gst-tensorpin")
