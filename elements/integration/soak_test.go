@@ -127,14 +127,10 @@ func TestSoakStateCycles(t *testing.T) {
 }
 
 // cycleStates runs the cycles of TestSoakStateCycles; the pipeline is
-// unreachable when it returns.
-//
-// It does not yet fail when a state change is refused or never completes,
-// or when a cycle delivers no frame: made strict (issue 17 item 7), it
-// failed about one run in five — a PAUSED→PLAYING change of this live
-// pipeline that stays ASYNC, and a NULL→PLAYING that returns FAILURE,
-// after cycles whose frames were held. That is a defect to find, noted
-// in issue 17's closing note; the strict form comes back with its fix.
+// unreachable when it returns. A refused or unfinished state change, an
+// error on the bus, or a cycle that delivers fewer than max-leases frames
+// in 5 s fails the test. (This strict form found the live-source stall
+// that gstc.LivePacer fixes: PAUSED→PLAYING stuck in ASYNC.)
 func cycleStates(t *testing.T, kind string, cycles int) int {
 	p, k, _ := parseWithSink(t, "tensorsrc is-live=true framerate=500/1 ! "+
 		"video/x-raw,format=RGBA,width=32,height=32 ! tensorpinsink name=sink sync=false max-leases=3")
@@ -160,22 +156,27 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 	for c := 0; c < cycles; c++ {
 		mu.Lock()
 		hold = c%2 == 1
+		start := delivered
 		mu.Unlock()
-		p.SetState(gst.StatePlaying)
-		p.GetState(gst.StatePlaying, gst.ClockTime(10*time.Second))
-		// Let frames arrive (the held half fills every lease).
+		reachState(t, p, gst.StatePlaying, fmt.Sprintf("cycle %d", c))
+		// Let frames arrive: at least max-leases of them each cycle (the
+		// held half fills every lease). A pipeline that stalls fails.
+		const want = 3
 		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
+		for {
 			mu.Lock()
-			n := delivered
+			n := delivered - start
 			mu.Unlock()
-			if n > 3*(c+1) {
+			if n >= want {
 				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("cycle %d (%s, holding %v): %d frames delivered in 5 s after PLAYING, want %d: the pipeline stalled",
+					c, kind, c%2 == 1, n, want)
 			}
 			time.Sleep(time.Millisecond)
 		}
-		p.SetState(low)
-		p.GetState(low, gst.ClockTime(10*time.Second))
+		reachState(t, p, low, fmt.Sprintf("cycle %d", c))
 		mu.Lock()
 		for _, f := range held {
 			f.Release()
@@ -190,6 +191,36 @@ func cycleStates(t *testing.T, kind string, cycles int) int {
 		t.Errorf("%d leases outstanding after the cycles", s.LeasesOutstanding)
 	}
 	return delivered
+}
+
+// reachState sets p to state and waits (10 s at most) until it is there:
+// a refused change, an error posted on the bus, or a change still under
+// way after 10 s fails the test. It polls the current state rather than
+// trusting one gst_element_get_state result: in a live pipeline whose
+// sink goes ASYNC on PAUSED→PLAYING, the bin commits PAUSED (pending
+// PLAYING) when the sink prerolls and wakes every get_state waiter, which
+// then reports FAILURE although the bin reaches PLAYING a moment later
+// (gstelement.c's "got failure": the woken waiter compares the current
+// state with the pending one).
+func reachState(t *testing.T, p *gst.Pipeline, state gst.State, when string) {
+	t.Helper()
+	if err := p.SetState(state); err != nil {
+		t.Fatalf("%s: set %s: %v", when, state, err)
+	}
+	bus := p.GetPipelineBus()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if msg := bus.PopFiltered(gst.MessageError); msg != nil {
+			t.Fatalf("%s: going to %s: %v", when, state, msg.ParseError())
+		}
+		ret, cur := p.GetState(state, gst.ClockTime(50*time.Millisecond))
+		if cur == state && ret != gst.StateChangeAsync {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %s not reached in 10 s: %s, the pipeline is %s", when, state, ret, cur)
+		}
+	}
 }
 
 // TestSoakRenegotiationWithFramesHeld renegotiates the caps mid-stream

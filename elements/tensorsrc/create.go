@@ -59,6 +59,30 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	announce := !closeAfterWrite && (!app || sl.open)
 	e.mu.Unlock()
 
+	pts, dur := frameTimes(n, fpsN, fpsD)
+	if app {
+		pts = sl.pts
+	}
+	if st.pacer != nil {
+		// Live: wait for the frame's time here, not in GstBaseSrc (see
+		// gstc.LivePacer). A flush or stop gives the slot back.
+		var ok bool
+		if pts, ok = st.pacer.Wait(self, pts); !ok {
+			e.mu.Lock()
+			if app {
+				sl.state, sl.held = slotQueued, true
+				st.queue = append(st.queue, nil)
+				copy(st.queue[1:], st.queue)
+				st.queue[0] = sl
+			} else {
+				sl.state, sl.held = slotFree, true
+			}
+			e.cond.Broadcast()
+			e.mu.Unlock()
+			return gst.FlowFlushing, gstc.RawBuffer{}
+		}
+	}
+
 	if !app {
 		// The bracket opens before the CPU writes and stays open while the
 		// buffer travels: downstream readers (inference) run inside it.
@@ -90,10 +114,6 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		e.mu.Unlock()
 	}
 
-	pts, dur := frameTimes(n, fpsN, fpsD)
-	if app {
-		pts = sl.pts
-	}
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.

@@ -151,7 +151,8 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	// trampolines; other events still reach Event through go-gst's.
 	gstc.InstallPushSrcCreate(klass)
 	gstc.InstallBaseSrcTensorSync(klass)
-	gstc.InstallLiveGetTimes(klass)
+	// No get_times: a live tensorsrc paces itself in create (gstc.LivePacer
+	// says why GstBaseSrc's wait is not used).
 }
 
 // InstanceInit implements glib.Initter: time format, and the probe that

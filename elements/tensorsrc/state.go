@@ -94,7 +94,10 @@ type state struct {
 	closeAfterWrite bool
 	// syncTimeout: the sync-timeout property (0: no bound).
 	syncTimeout time.Duration
-	stats       *runStats
+	// pacer paces frames on the clock when is-live (nil otherwise); it is
+	// closed at Stop, after the streaming thread has left create.
+	pacer *gstc.LivePacer
+	stats *runStats
 	// slotWaiters: creates waiting for a free slot now (back-pressure),
 	// guarded by e.mu — what tests synchronise on instead of sleeping.
 	slotWaiters int
@@ -163,6 +166,9 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 		closeAfterWrite: s.handoff == handoffClose,
 		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond,
 		queue:           make([]*Slot, 0, pool)}
+	if s.isLive {
+		st.pacer = gstc.NewLivePacer()
+	}
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
 	e.runs++
@@ -194,6 +200,9 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	rel.finish()
+	if st != nil && st.pacer != nil {
+		st.pacer.Close()
+	}
 	if st != nil {
 		cat.LogInfo(fmt.Sprintf("stopped after %d frames: %d open bracket(s) closed at stop, %d slot(s) still held downstream, %d by the application",
 			st.stats.frames.Load(), rel.closed, rel.inFlight, rel.appHeld), self.Object)
@@ -208,6 +217,9 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = true
+		if e.st.pacer != nil {
+			e.st.pacer.SetUnlocked(true)
+		}
 	}
 	e.cond.Broadcast()
 	e.wakeWaitersLocked()
@@ -221,6 +233,9 @@ func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = false
+		if e.st.pacer != nil {
+			e.st.pacer.SetUnlocked(false)
+		}
 	}
 	e.mu.Unlock()
 	return true

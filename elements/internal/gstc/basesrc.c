@@ -74,23 +74,3 @@ gstc_base_src_parent_negotiate (GstBaseSrc * src)
   GstBaseSrcClass *p = PARENT_SRC_CLASS (src);
   return p->negotiate ? p->negotiate (src) : TRUE;
 }
-
-/* get_times of a pseudo-live source (what videotestsrc does): sync each
- * buffer on its PTS..PTS+duration when live, not at all otherwise. */
-static void
-live_get_times (GstBaseSrc * src, GstBuffer * buf, GstClockTime * start,
-    GstClockTime * end)
-{
-  *start = *end = GST_CLOCK_TIME_NONE;
-  if (gst_base_src_is_live (src) && GST_BUFFER_PTS_IS_VALID (buf)) {
-    *start = GST_BUFFER_PTS (buf);
-    if (GST_BUFFER_DURATION_IS_VALID (buf))
-      *end = *start + GST_BUFFER_DURATION (buf);
-  }
-}
-
-void
-gstc_install_live_get_times (gpointer klass)
-{
-  GST_BASE_SRC_CLASS (klass)->get_times = live_get_times;
-}

@@ -3,8 +3,8 @@ package gstc
 // basesrc.go: GstBaseSrc and GstPushSrc subclassing — create and
 // GstTensorSync end events through this package's own allocation-free
 // trampolines, the parent-class chain-ups (event, query,
-// decide_allocation, negotiate) go-gst v1.4.0 lacks, and a pseudo-live
-// get_times in plain C.
+// decide_allocation, negotiate) go-gst v1.4.0 lacks. A live source paces
+// itself with LivePacer (livepacer.go), not with GstBaseSrc's get_times.
 
 /*
 #cgo noescape gstc_install_push_src_create
@@ -70,15 +70,6 @@ func InstallPushSrcCreate(klass *glib.ObjectClass) {
 // does not implement TensorSyncEnd.
 func InstallBaseSrcTensorSync(klass *glib.ObjectClass) {
 	C.gstc_install_base_src_tensor_sync(C.gpointer(klass.Unsafe()))
-}
-
-// InstallLiveGetTimes sets GstBaseSrcClass.get_times (call it from
-// ClassInit) to the pseudo-live rule of videotestsrc: when the source is
-// live, basesrc waits on the clock until each buffer's PTS (and reports
-// PTS+duration as its end); otherwise it does not sync. It is plain C,
-// so it costs no Go call per frame, unlike a go-gst GetTimes override.
-func InstallLiveGetTimes(klass *glib.ObjectClass) {
-	C.gstc_install_live_get_times(C.gpointer(klass.Unsafe()))
 }
 
 func srcC(src *base.GstBaseSrc) *C.GstBaseSrc { return (*C.GstBaseSrc)(src.Unsafe()) }

@@ -1,7 +1,6 @@
 /* basesrc.h: C side of basesrc.go — our own GstPushSrcClass.create and
  * GstBaseSrcClass.event trampolines, which reach Go without go-gst's
- * per-call wrappers, the parent-class chain-ups go-gst lacks, and a plain
- * C get_times. */
+ * per-call wrappers, and the parent-class chain-ups go-gst lacks. */
 #ifndef GSTC_BASESRC_H
 #define GSTC_BASESRC_H
 
@@ -23,8 +22,5 @@ gboolean gstc_base_src_parent_query (GstBaseSrc * src, GstQuery * q);
 gboolean gstc_base_src_parent_decide_allocation (GstBaseSrc * src,
     GstQuery * q);
 gboolean gstc_base_src_parent_negotiate (GstBaseSrc * src);
-
-/* GstBaseSrcClass.get_times of a pseudo-live source (videotestsrc's). */
-void gstc_install_live_get_times (gpointer klass);
 
 #endif /* GSTC_BASESRC_H */

@@ -31,7 +31,9 @@
 //	signals.go, signals.[ch]    NewSignal/EmitSignal with typed arguments
 //	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values
 //	basesink.go, basesink.[ch]  render and begin-event trampolines, query chain-up, wait preroll
-//	basesrc.go, basesrc.[ch]    create and end-event trampolines, chain-ups, negotiate, live get_times
+//	basesrc.go, basesrc.[ch]    create and end-event trampolines, chain-ups, negotiate
+//	livepacer.go, livepacer.[ch] a live source's clock wait in create (LivePacer), which a
+//	                            pause does not turn into FLUSHING
 //	basetransform.go, basetransform.[ch] tensorinfer's transform: prepare_output_buffer and
 //	                            begin-event trampolines
 //	planes.go                   VideoMetaPlanes (BufferView's meta) and the planes structure
