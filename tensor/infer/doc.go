@@ -38,6 +38,12 @@
 // with values made once, which builds its arrays per call, and against
 // rebinding the output per frame: docs/design-notes.md.)
 //
+// Per frame, for measuring only. [Session.RunPerFrame] runs the same
+// session the way an engine that binds nothing does (GStreamer's
+// onnxinference: a new input value over the frame, a run without
+// IoBinding, every output copied into new memory), so that what binding
+// once saves is measured on the same model, options and frames.
+//
 // Conversion, counted. Memory the model cannot read as it is — uint8 into
 // a float32 model (optionally scaled, [Input.Scale]), [H W C] into a
 // [C H W] model, rows padded to a stride, a pin not aligned to the element

@@ -238,6 +238,8 @@ type Session struct {
 	retired retired    // bindings replaced by a bind, destroyed at Close
 	conv    *convTarget
 	closed  bool
+	// perFrame is RunPerFrame's plan for the last input layout it saw.
+	perFrame perFrameLayout
 
 	stats counters
 }
