@@ -46,6 +46,19 @@
 // the buffer, ended when the output memory comes back). See
 // docs/design-notes.md.
 //
+// A benchmark aid: TENSORPIN_INFER_MODE=per-frame in the environment (read
+// at each start, logged at WARNING) runs every frame the upstream way —
+// GStreamer's onnxinference's: a new ONNX Runtime input value over the
+// frame (CreateTensorWithDataAsOrtValue), a run without IoBinding, every
+// output copied into a new buffer of system memory (counted in copies and
+// bytes-copied) — on the same session, model and frames, the input found,
+// pinned and bracketed as in the element's own way, so that a benchmark
+// measures what binding once saves and nothing else
+// (elements/integration's BenchmarkTensorInferOwnCost). It is not a
+// property on purpose: a property is a permanent contract, and this mode
+// exists to be measured, not used. Unset, empty or bound-once is the
+// element's way; any other value is an error at the state change.
+//
 // Errors, never crashes: a missing or unloadable ONNX Runtime library, a
 // missing, truncated or invalid model (at the state change to PAUSED); an
 // input whose rank, shape or type the caps cannot feed, dynamic

@@ -35,28 +35,35 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorinfer received a buffer before caps", "")
 		return gst.FlowNotNegotiated, gstc.RawBuffer{}
 	}
-	sl := st.ring.take()
-	for waited := false; sl == nil; sl = st.ring.take() {
-		// Armed before the checks: a flush or a stop that comes after
-		// them closes this channel (see waker).
-		wake, stop := e.wake.arm()
-		if stop || gstc.TransformSinkFlushing(self) {
-			return gst.FlowFlushing, gstc.RawBuffer{}
+	var buf gstc.RawBuffer
+	var err error
+	if st.perFrame {
+		buf, err = e.runPerFrame(self, st, in)
+	} else {
+		sl := st.ring.take()
+		for waited := false; sl == nil; sl = st.ring.take() {
+			// Armed before the checks: a flush or a stop that comes after
+			// them closes this channel (see waker).
+			wake, stop := e.wake.arm()
+			if stop || gstc.TransformSinkFlushing(self) {
+				return gst.FlowFlushing, gstc.RawBuffer{}
+			}
+			if !waited {
+				waited = true
+				e.stats.waits.Add(1)
+			}
+			e.waiting.Store(true)
+			select {
+			case <-st.ring.freed:
+			case <-wake:
+			}
+			e.waiting.Store(false)
 		}
-		if !waited {
-			waited = true
-			e.stats.waits.Add(1)
+		if buf, err = e.run(self, st, in, sl); err != nil {
+			st.ring.give(sl)
 		}
-		e.waiting.Store(true)
-		select {
-		case <-st.ring.freed:
-		case <-wake:
-		}
-		e.waiting.Store(false)
 	}
-	buf, err := e.run(self, st, in, sl)
 	if err != nil {
-		st.ring.give(sl)
 		if errors.Is(err, tensor.ErrFenceTimeout) && st.set.onSyncTimeout == onTimeoutDrop {
 			e.stats.dropped.Add(1)
 			return gstc.FlowDropped, gstc.RawBuffer{}
@@ -68,68 +75,111 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 	return gst.FlowOK, buf
 }
 
-// run does one frame into output slot sl (taken); on error sl is the
-// caller's to give back and nothing else is held.
-func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, sl *outSlot) (gstc.RawBuffer, error) {
+// frameInput is a frame's input from beginInput to endInput: its pinned
+// entry (the lookup's reference), where the model's input is in it, and
+// the read bracket it is read in.
+type frameInput struct {
+	ent       *pincache.Entry
+	layout    tensor.Layout // Offset: where the input starts in ent's memory
+	bracket   *tensor.Tensor
+	ts        tensorsync.Info // the producer's begin this frame was announced with
+	announced bool
+	view      *gstc.BufferView
+}
+
+// beginInput finds the input's pinned entry (copied into pinned memory
+// if it is not one fd memory), binds it once (bound-once mode), and
+// joins or opens its read bracket. On error nothing is held.
+func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput, err error) {
 	v := &st.view
+	fi.view = v
 	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
 	l := st.inLayout
 	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 {
 		l.Offset, l.RowStride = vm.Offsets[0], vm.Strides[0]
 	}
+	fi.layout = l
 	g, err := l.Geometry()
 	if err != nil {
-		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
+		return fi, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
 	}
-	var ent *pincache.Entry
 	off := l.Offset
 	fd := v.NMemory() == 1 && v.MemFD(0) >= 0 && off+g.Extent <= v.MemSize(0)
 	if fd {
-		if ent, err = e.entryForMemory(st, v, 0); err != nil {
-			return gstc.RawBuffer{}, err
-		}
+		fi.ent, err = e.entryForMemory(st, v, 0)
 	} else {
-		if ent, err = e.copyIn(st, in, v.Size()); err != nil {
-			return gstc.RawBuffer{}, err
-		}
+		fi.ent, err = e.copyIn(st, in, v.Size())
 	}
-	// The lookup's reference, held for the frame (the run reads the
-	// entry's memory).
-	defer ent.Release()
-	slot := ent.Slot()
-	if err := e.bindOnce(st, ent, slot, l); err != nil {
-		return gstc.RawBuffer{}, err
+	if err != nil {
+		return fi, err
+	}
+	// The lookup's reference is held for the frame (the run reads the
+	// entry's memory) and dropped by endInput.
+	ent := fi.ent
+	if !st.perFrame {
+		if err := e.bindOnce(st, ent, ent.Slot(), l); err != nil {
+			ent.Release()
+			return fi, err
+		}
 	}
 	// The input's read bracket: joined when its producer's (tensorsrc)
 	// is open, else opened here after a bounded wait for its fences.
-	var bracket *tensor.Tensor
 	if fd {
-		bracket = ent.Tensor()
-		_, waited, err := bracket.BeginCPUAccessTimeout(tensor.AccessRead, time.Duration(st.set.syncTimeout)*time.Millisecond)
+		fi.bracket = ent.Tensor()
+		_, waited, err := fi.bracket.BeginCPUAccessTimeout(tensor.AccessRead, time.Duration(st.set.syncTimeout)*time.Millisecond)
 		if waited > 0 {
 			e.stats.fences.Record(waited)
 		}
 		e.stats.inSyncs.Add(1)
 		if err != nil {
+			ent.Release()
 			if errors.Is(err, tensor.ErrFenceTimeout) {
 				e.stats.fences.Timeout()
-				return gstc.RawBuffer{}, &gstc.CodedError{Code: gstc.ResourceSync,
+				return fi, &gstc.CodedError{Code: gstc.ResourceSync,
 					Err: fmt.Errorf("input: sync-timeout %d ms: %w", st.set.syncTimeout, err)}
 			}
-			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
+			return fi, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
 		}
 	}
 	id := ent.Tensor().Identity()
-	ts, announced, stale := st.begins.Match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
+	var stale int
+	fi.ts, fi.announced, stale = st.begins.Match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
 	if stale > 0 {
 		e.stats.beginsExpired.Add(uint64(stale))
 	}
+	return fi, nil
+}
+
+// endInput is called once the run no longer needs the input: it leaves
+// the input's bracket, tells its producer (if the frame was announced)
+// and drops the entry's reference.
+func (e *element) endInput(self gstc.RawElement, fi *frameInput) {
+	e.endRead(fi.bracket)
+	if fi.announced {
+		e.stats.beginsMatched.Add(1)
+		ts := fi.ts
+		ts.Phase = tensorsync.PhaseEnd
+		if gstc.TransformPushTensorSyncUpstream(self, ts) {
+			e.stats.endEventsSent.Add(1)
+		}
+	}
+	fi.ent.Release()
+}
+
+// run does one frame into output slot sl (taken); on error sl is the
+// caller's to give back and nothing else is held.
+func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, sl *outSlot) (gstc.RawBuffer, error) {
+	fi, err := e.beginInput(st, in)
+	if err != nil {
+		return gstc.RawBuffer{}, err
+	}
+	v := fi.view
 	// The output's write bracket, open from before the run until its
 	// memory comes back from downstream.
 	r := st.ring
 	for _, ot := range sl.tensors {
 		if _, err := ot.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
-			e.endRead(bracket)
+			e.endInput(self, &fi)
 			e.closeWrites(sl)
 			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 		}
@@ -138,17 +188,10 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		r.mu.Unlock()
 		e.stats.outBracketsOpened.Add(1)
 	}
-	runErr := st.sess.Run(slot, sl.idx)
+	runErr := st.sess.Run(fi.ent.Slot(), sl.idx)
 	// The run no longer needs the input: leave its bracket, and tell
 	// its producer.
-	e.endRead(bracket)
-	if announced {
-		e.stats.beginsMatched.Add(1)
-		ts.Phase = tensorsync.PhaseEnd
-		if gstc.TransformPushTensorSyncUpstream(self, ts) {
-			e.stats.endEventsSent.Add(1)
-		}
-	}
+	e.endInput(self, &fi)
 	if runErr != nil {
 		e.closeWrites(sl)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
@@ -171,6 +214,49 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		gstc.AppendRawMemory(buf, ot.m)
 	}
 	gstc.SetBufferDTS(buf, v.DTS())
+	return buf, nil
+}
+
+// runPerFrame does one frame the upstream way (TENSORPIN_INFER_MODE=
+// per-frame, a benchmark aid): the input is found, pinned and bracketed
+// as in bound-once mode, so that only what the two ways do with ONNX
+// Runtime differs; then the engine's RunPerFrame (a new input value over
+// the frame, a run without IoBinding, every output copied into new
+// memory) and a new buffer of system memories holding a copy of each
+// output, as GStreamer's onnxinference pushes. The output ring is not
+// used.
+func (e *element) runPerFrame(self gstc.RawElement, st *streamState, in gstc.RawBuffer) (gstc.RawBuffer, error) {
+	fi, err := e.beginInput(st, in)
+	if err != nil {
+		return gstc.RawBuffer{}, err
+	}
+	v := fi.view
+	l := fi.layout
+	g, err := l.Geometry()
+	if err != nil {
+		e.endInput(self, &fi)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
+	}
+	p, err := fi.ent.Pin().Narrow(l.Offset, g.Extent)
+	if err != nil {
+		e.endInput(self, &fi)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+	}
+	l.Offset = 0
+	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l})
+	p.Release()
+	e.endInput(self, &fi)
+	if runErr != nil {
+		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
+	}
+	buf, ok := gstc.NewCopiedBuffer(v.PTS(), v.DTS(), v.Duration(), outs...)
+	if !ok {
+		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate the output buffer")
+	}
+	for _, o := range outs {
+		e.stats.copies.Add(1)
+		e.stats.bytesCopied.Add(uint64(len(o)))
+	}
 	return buf, nil
 }
 

@@ -3,6 +3,7 @@ package tensorinfer
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/go-gst/go-gst/gst"
@@ -49,6 +50,33 @@ type streamState struct {
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).
 	refusedCaps string
+	// perFrame: TENSORPIN_INFER_MODE=per-frame (a benchmark aid) — each
+	// frame is run the upstream way (Session.RunPerFrame) instead of
+	// bound once.
+	perFrame bool
+}
+
+// ModeEnv names the environment variable read at each start that selects
+// how frames are run: unset, "" or "bound-once" (the element's way), or
+// "per-frame" — the upstream way, for measuring what binding once saves
+// on the same model, frames and session options (doc.go). It is a
+// benchmark aid, not a setting: deliberately not a property, which would
+// be a permanent contract.
+const ModeEnv = "TENSORPIN_INFER_MODE"
+
+// ErrMode: ModeEnv holds a value that names no mode.
+var ErrMode = errors.New("unknown " + ModeEnv)
+
+// perFrameMode reads ModeEnv.
+func perFrameMode() (bool, error) {
+	switch m := os.Getenv(ModeEnv); m {
+	case "", "bound-once":
+		return false, nil
+	case "per-frame":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%w: %q; the modes are bound-once (the default) and per-frame (a benchmark aid)", ErrMode, m)
+	}
 }
 
 type boundInput struct {
@@ -78,10 +106,20 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer e.guard("start", func() { ret = false })
 	set := e.readSettings()
 	e.stats.reset()
+	perFrame, err := perFrameMode()
+	if err != nil {
+		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+err.Error(), "")
+		return false
+	}
 	st, code, err := e.open(set)
 	if err != nil {
 		gstc.PostErrorRaw(e.raw(), code, err.Error(), "")
 		return false
+	}
+	if st.perFrame = perFrame; perFrame {
+		cat.LogWarning(ModeEnv + "=per-frame: every frame gets a new ONNX Runtime input value, a run without " +
+			"IoBinding and a copy of every output into a new buffer (the upstream way, a benchmark aid): " +
+			"unset it for the element's bound-once way")
 	}
 	e.stateMu.Lock()
 	e.state = st

@@ -9,12 +9,32 @@ package gstc
 /*
 #cgo noescape gstc_install_base_transform
 #cgo nocallback gstc_install_base_transform
+#include <string.h>
 #include "basetransform.h"
 
 static inline gboolean
 gstc_transform_sink_flushing (GstBaseTransform * t)
 {
   return GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t));
+}
+
+// gstc_append_copy appends to buf a new system memory holding a copy of
+// the n bytes at data.
+static inline gboolean
+gstc_append_copy (GstBuffer * buf, const void *data, gsize n)
+{
+  GstMemory *mem = gst_allocator_alloc (NULL, n, NULL);
+  GstMapInfo map;
+  if (mem == NULL)
+    return FALSE;
+  if (!gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    gst_memory_unref (mem);
+    return FALSE;
+  }
+  memcpy (map.data, data, n);
+  gst_memory_unmap (mem, &map);
+  gst_buffer_append_memory (buf, mem);
+  return TRUE;
 }
 
 static inline gboolean
@@ -100,6 +120,25 @@ func TransformPushTensorSyncUpstream(self RawElement, ts tensorsync.Info) bool {
 // caller owns and that is writable: one from NewFrameBuffer).
 func AppendRawMemory(buf RawBuffer, m RawMemory) {
 	C.gst_buffer_append_memory(buf.p, m.p)
+}
+
+// NewCopiedBuffer returns a new buffer (the caller owns its reference)
+// with one newly allocated system memory per part, each a copy of the
+// part, and the given PTS, DTS and duration: what an element that copies
+// its outputs pushes (tensorinfer's per-frame benchmark mode, as
+// GStreamer's onnxinference does). ok is false when a memory could not be
+// allocated or mapped (nothing is returned then). Every part must be
+// non-empty.
+func NewCopiedBuffer(pts, dts, duration uint64, parts ...[]byte) (buf RawBuffer, ok bool) {
+	b := C.gst_buffer_new()
+	for _, p := range parts {
+		if len(p) == 0 || !gobool(C.gstc_append_copy(b, unsafe.Pointer(&p[0]), C.gsize(len(p)))) {
+			UnrefRawBuffer(RawBuffer{b})
+			return RawBuffer{}, false
+		}
+	}
+	b.pts, b.dts, b.duration = C.guint64(pts), C.guint64(dts), C.guint64(duration)
+	return RawBuffer{b}, true
 }
 
 // SetBufferDTS sets the DTS of a buffer the caller owns.
