@@ -1,0 +1,267 @@
+package integration_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/app"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// inferBenchModel is a model of BenchmarkTensorInferOwnCost and the
+// other/tensors caps that feed it in place (no conversion).
+type inferBenchModel struct {
+	name string
+	path func(b *testing.B) string
+	caps string
+}
+
+var inferBenchModels = []inferBenchModel{
+	{"u8-64x64x3", func(b *testing.B) string { return infertest.RepoFile(b, infertest.ShippedModel) },
+		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8"},
+	{"f32-640x640x3", func(b *testing.B) string {
+		p := filepath.Join(b.TempDir(), "float640.onnx")
+		if err := os.WriteFile(p, infertest.Float640.ONNX(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}, "other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32"},
+}
+
+// BenchmarkTensorInferOwnCost measures, in one process, what running a
+// model costs a frame outside ONNX Runtime's run (issue 18's "Measured"),
+// three ways on the same model, session options and frames:
+//
+//   - bound-once: tensorsrc ! tensorinfer ! fakesink, the element's way.
+//   - per-frame: the same with TENSORPIN_INFER_MODE=per-frame, the
+//     upstream way (GStreamer's onnxinference: a new input OrtValue per
+//     frame, Run without IoBinding, every output copied into a new
+//     buffer).
+//   - appsink: tensorsrc ! appsink, and in Go per frame PullSample, Map,
+//     a copy into a pinned input bound once (tensor/infer), Run: what a
+//     go-gst program does without tensorinfer.
+//
+// The producer is tensorsrc pattern=none (it writes nothing, so its cost
+// is a few µs whatever the frame) and the floor, measured in the same
+// sub-benchmark just before, is tensorsrc ! fakesink with the same frames.
+// own-ns/frame = (CPU of the way − CPU of the floor − the run's time) /
+// frames, CPU being the process's user+sys (every thread: the garbage
+// collector's too) and the run's time the engine's run-ns-total (wall
+// time inside ONNX Runtime's run, one intra-op thread, no spinning).
+// own-wall-ns/frame is the same from wall time. allocs/frame are the
+// process's Go allocations less the floor's. Run with
+// TENSORPIN_GST_LEAKS=0 (the leaks tracer's bookkeeping is not what a
+// pipeline pays) and ONNXRUNTIME_LIB set; scripts/benchreport runs it.
+func BenchmarkTensorInferOwnCost(b *testing.B) {
+	lib := os.Getenv("ONNXRUNTIME_LIB")
+	if lib == "" {
+		b.Skip("ONNXRUNTIME_LIB is not set (ONNXRUNTIME_LIB=$(scripts/fetch-onnxruntime) go test -bench TensorInferOwnCost ./elements/integration)")
+	}
+	for _, m := range inferBenchModels {
+		for _, way := range []string{"bound-once", "per-frame", "appsink"} {
+			b.Run(m.name+"/"+way, func(b *testing.B) {
+				b.StopTimer() // ns/op: the way's pipeline only, not the floor or the set-up
+				model := m.path(b)
+				n := max(b.N, 50)
+				src := fmt.Sprintf("tensorsrc num-buffers=%d pool-size=5 pattern=none ! %s", n, m.caps)
+				floor := measureInferPipeline(b, src+" ! fakesink sync=false", n, nil)
+				var cost inferCost
+				switch way {
+				case "appsink":
+					cost = measureAppsinkORT(b, src, n, lib, model)
+				default:
+					b.Setenv(tensorinfer.ModeEnv, way)
+					cost = measureInferPipeline(b, src+fmt.Sprintf(" ! tensorinfer name=infer ort-library=%s model=%s ! fakesink sync=false", lib, model), n,
+						func(p *gst.Pipeline) uint64 {
+							e, err := p.GetElementByName("infer")
+							if err != nil {
+								b.Fatal(err)
+							}
+							s, err := tensorinfer.ReadStats(e)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if s.Frames != uint64(n) || s.Runs != uint64(n) {
+								b.Fatalf("%s: stats %+v, want %d frames and runs", way, s, n)
+							}
+							return s.RunNsTotal
+						})
+				}
+				fn := float64(n)
+				b.ReportMetric(float64(cost.cpu-floor.cpu-int64(cost.runNs))/fn, "own-ns/frame")
+				b.ReportMetric(float64(cost.wall-floor.wall-int64(cost.runNs))/fn, "own-wall-ns/frame")
+				b.ReportMetric(float64(cost.runNs)/fn, "run-ns/frame")
+				b.ReportMetric(float64(cost.cpu)/fn, "cpu-ns/frame")
+				b.ReportMetric(float64(floor.cpu)/fn, "floor-cpu-ns/frame")
+				b.ReportMetric(float64(cost.mallocs-floor.mallocs)/fn, "allocs/frame")
+			})
+		}
+	}
+}
+
+// prerollInfer takes p to PAUSED and waits for its preroll, so that
+// what a pipeline pays once — loading ONNX Runtime, creating the session
+// (tens of ms), allocating the output ring, the first frame — is not
+// charged to the frames measured after it.
+func prerollInfer(b *testing.B, p *gst.Pipeline, what string) {
+	b.Helper()
+	p.SetState(gst.StatePaused)
+	if ret, _ := p.GetState(gst.StatePaused, gst.ClockTime(time.Minute)); ret == gst.StateChangeFailure {
+		p.SetState(gst.StateNull)
+		b.Fatalf("%s: no preroll", what)
+	}
+}
+
+// inferCost is what n frames of one pipeline cost the process.
+type inferCost struct {
+	cpu, wall int64  // ns
+	runNs     uint64 // inside ONNX Runtime's run
+	mallocs   uint64 // Go allocations
+}
+
+// measureInferPipeline plays desc to EOS and returns its cost; runNs,
+// when given, reads the run's time from the pipeline after EOS.
+func measureInferPipeline(b *testing.B, desc string, n int, runNs func(*gst.Pipeline) uint64) inferCost {
+	b.Helper()
+	p, err := gst.NewPipelineFromString(desc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prerollInfer(b, p, desc)
+	var c inferCost
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0, t0 := processCPU(b), time.Now()
+	b.StartTimer()
+	p.SetState(gst.StatePlaying)
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Minute), gst.MessageEOS|gst.MessageError)
+	b.StopTimer()
+	c.cpu, c.wall = processCPU(b)-cpu0, int64(time.Since(t0))
+	runtime.ReadMemStats(&ms1)
+	c.mallocs = ms1.Mallocs - ms0.Mallocs
+	if msg == nil || msg.Type() != gst.MessageEOS {
+		p.SetState(gst.StateNull)
+		b.Fatalf("%s: no EOS (%v)", desc, msg)
+	}
+	if runNs != nil {
+		c.runNs = runNs(p)
+	}
+	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p)
+	return c
+}
+
+// measureAppsinkORT runs src ! appsink with a Go consumer that, per
+// frame, pulls the sample, maps its buffer, copies it into an input
+// tensor bound once and runs the model on it (outputs bound once): the
+// whole pipeline's and the consumer's cost.
+func measureAppsinkORT(b *testing.B, src string, n int, lib, model string) inferCost {
+	b.Helper()
+	env, err := infer.Load(lib)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer env.Close()
+	sess, err := env.NewSession(model, infer.Options{IntraOpThreads: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	in := allocPinned(b, sess.Input().Layout())
+	if err := sess.BindInput(0, infer.Input{Pin: &in.p, Layout: sess.Input().Layout()}); err != nil {
+		b.Fatal(err)
+	}
+	var outPins []*pin.HostPin
+	for _, o := range sess.Outputs() {
+		outPins = append(outPins, &allocPinned(b, o.Layout()).p)
+	}
+	if err := sess.BindOutput(0, outPins...); err != nil {
+		b.Fatal(err)
+	}
+	p, err := gst.NewPipelineFromString(src + " ! appsink name=sink sync=false max-buffers=2")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := p.GetElementByName("sink")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sink := app.SinkFromElement(e)
+	dst := in.p.Bytes()[:sess.Input().Bytes()]
+	prerollInfer(b, p, "appsink")
+	var c inferCost
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0, t0 := processCPU(b), time.Now()
+	b.StartTimer()
+	p.SetState(gst.StatePlaying)
+	for frames := 0; frames < n; frames++ {
+		s := sink.PullSample()
+		if s == nil {
+			b.StopTimer()
+			p.SetState(gst.StateNull)
+			b.Fatalf("appsink: no sample after %d of %d frames", frames, n)
+		}
+		buf := s.GetBuffer()
+		mi := buf.Map(gst.MapRead)
+		copy(dst, unsafe.Slice((*byte)(mi.Data()), mi.Size()))
+		buf.Unmap()
+		// Give the buffer back to tensorsrc's ring now, not at a
+		// garbage collection (go-gst's finalizers).
+		runtime.SetFinalizer(buf, nil)
+		buf.Unref()
+		runtime.SetFinalizer(s, nil)
+		s.Unref()
+		if err := sess.Run(0, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(time.Minute), gst.MessageEOS|gst.MessageError)
+	b.StopTimer()
+	c.cpu, c.wall = processCPU(b)-cpu0, int64(time.Since(t0))
+	runtime.ReadMemStats(&ms1)
+	c.mallocs = ms1.Mallocs - ms0.Mallocs
+	c.runNs = sess.Stats().RunNsTotal
+	p.SetState(gst.StateNull)
+	runtime.KeepAlive(p)
+	if msg == nil || msg.Type() != gst.MessageEOS {
+		b.Fatalf("appsink: no EOS (%v)", msg)
+	}
+	return c
+}
+
+// pinnedTensor is a tensor.Alloc'd tensor and its pin, released at the
+// benchmark's end.
+type pinnedTensor struct {
+	t *tensor.Tensor
+	p pin.HostPin
+}
+
+func allocPinned(b *testing.B, l tensor.Layout) *pinnedTensor {
+	b.Helper()
+	t, err := tensor.Alloc(l, tensor.AllocOptions{Name: "infer-bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	pt := &pinnedTensor{t: t}
+	if pt.p, err = t.PinHost(); err != nil {
+		t.Close()
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		pt.p.Release()
+		pt.t.Close()
+	})
+	return pt
+}
