@@ -54,6 +54,7 @@ type Case struct {
 
 	runs []pair
 	st   map[string]uint64 // tensorpinsink-stats of the last run
+	ist  map[string]uint64 // tensorinfer-stats of the last run
 	sc   map[string]float64
 }
 
@@ -83,7 +84,18 @@ var (
 	guest    = flag.Bool("guest", true, "boot the QEMU guest (scripts/vmtest/bench) for the real dma-buf figures")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
+	sections = flag.String("sections", "ort,sink,infer", "the in-process benchmark sections to run besides the cases (comma-separated: ort, sink, infer; the guest has -guest); with -only, a short look at a few rows")
 )
+
+// section reports whether -sections names s.
+func section(s string) bool {
+	for _, x := range strings.Split(*sections, ",") {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}
 
 func main() {
 	flag.Parse()
@@ -135,6 +147,9 @@ func main() {
 			if st := parseStats(stdout); st != nil {
 				c.st = st
 			}
+			if st := parseInferStats(stdout); st != nil {
+				c.ist = st
+			}
 		}
 	}
 	if !*nostrac {
@@ -150,18 +165,31 @@ func main() {
 	}
 	var ortRows []ortRow
 	var ortErr error
-	if *ortLib != "" {
+	switch {
+	case !section("ort"):
+	case *ortLib != "":
 		log.Printf("ONNX Runtime benchmarks (%d rounds)", *ortCount)
 		if ortRows, ortErr = runORT("go", *ortLib); ortErr != nil {
 			log.Printf("%v", ortErr)
 		}
-	} else {
+	default:
 		ortErr = fmt.Errorf("no ONNX Runtime library given (-ort or ONNXRUNTIME_LIB)")
 	}
-	log.Printf("the sink's own cost in one process (BenchmarkSinkOwnCost, %d rounds)", *sinkBenchCount)
-	sb, sbErr := runSinkBench("go")
-	if sbErr != nil {
-		log.Printf("%v", sbErr)
+	var sb sinkBench
+	var sbErr error
+	if section("sink") {
+		log.Printf("the sink's own cost in one process (BenchmarkSinkOwnCost, %d rounds)", *sinkBenchCount)
+		if sb, sbErr = runSinkBench("go"); sbErr != nil {
+			log.Printf("%v", sbErr)
+		}
+	}
+	var ib inferBench
+	var ibErr error
+	if section("infer") {
+		log.Printf("tensorinfer's own cost in one process (BenchmarkTensorInferOwnCost, %d rounds)", *inferCount)
+		if ib, ibErr = runInferBench("go", *ortLib); ibErr != nil {
+			log.Printf("%v", ibErr)
+		}
 	}
 	var gf *guestFigures
 	var guestErr error
@@ -183,7 +211,7 @@ func main() {
 		guestErr = fmt.Errorf("not run (-guest=false)")
 	}
 	load1 := loadavg()
-	rep := report{sinkBench: sb, sinkBenchErr: sbErr, guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
@@ -278,6 +306,9 @@ func buildCases() []*Case {
 	tsrc := fmt.Sprintf("tensorsrc num-buffers=%d %s ! other/tensors,format=static,num_tensors=1,dimensions=3:640:640:1,types=float32", n, sinkRing)
 	add(gstCase("tensorsrc", "tensorpinsink", tf, tfB, n, tsrc+" ! tensorpinsink sync=false", true, ""))
 	add(gstCase("tensorsrc", "fakesink", tf, tfB, n, tsrc+" ! fakesink sync=false", false, ""))
+	// tensorinfer on video through videoscale (issue 18), when the
+	// report has an ONNX Runtime.
+	cs = append(cs, inferCases()...)
 	return cs
 }
 
@@ -371,8 +402,15 @@ func parseStats(out []byte) map[string]uint64 {
 	if m == nil {
 		return nil
 	}
+	return parseFields(string(m[1]))
+}
+
+// parseFields reads a stats structure's fields as gst-launch -m prints
+// them ("frames=(guint64)120, copies=(guint64)0"); fields that are not
+// unsigned integers are left out.
+func parseFields(fields string) map[string]uint64 {
 	st := map[string]uint64{}
-	for _, kv := range strings.Split(string(m[1]), ", ") {
+	for _, kv := range strings.Split(fields, ", ") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue

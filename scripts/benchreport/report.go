@@ -23,6 +23,8 @@ type report struct {
 	ortErr       error
 	sinkBench    sinkBench // nil when BenchmarkSinkOwnCost did not run
 	sinkBenchErr error
+	inferBench   inferBench // nil when BenchmarkTensorInferOwnCost did not run
+	inferErr     error
 	guest        *guestFigures // nil when the guest did not run or gave nothing
 	guestErr     error
 }
@@ -130,6 +132,9 @@ func (r report) markdown() string {
 	}
 	if r.ortRows != nil {
 		p("%s\n", ortMarkdown(r.ortRows))
+	}
+	if r.inferBench != nil || r.inferErr != nil {
+		p("%s", inferMarkdown(r.inferBench, r.inferErr))
 	}
 	for _, x := range r.extra {
 		p("%s\n", x)
@@ -256,6 +261,7 @@ func (r report) headline(b *strings.Builder) {
 	}
 	r.syncTarget(b)
 	r.ortTargets(b)
+	r.inferTargets(b)
 	p("\n")
 	p("Copy-path rows are expected to copy (that is the fallback, counted); the target of 0 applies to the pool and fd paths.\n\n")
 }

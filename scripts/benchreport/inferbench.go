@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// tensorinfer's measurements (issue 18, "Measured"):
+//
+//   - its own cost per frame outside ONNX Runtime's run, in one process
+//     (BenchmarkTensorInferOwnCost in elements/integration): bound once
+//     against the upstream way (TENSORPIN_INFER_MODE=per-frame) and
+//     against appsink + copy + ORT in Go, on the shipped u8 model and on
+//     Float640;
+//   - videotestsrc ! videoscale ! RGB 64×64 ! tensorinfer ! fakesink as
+//     child processes with the report's other cases: copies and mmaps per
+//     frame (strace, tensorinfer-stats) and CPU per frame against the
+//     same pipeline into fakesink plus the model's run.
+
+var (
+	inferCount  = flag.Int("infer-count", 5, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
+	inferFrames = flag.String("infer-frames", "u8-64x64x3=3000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
+)
+
+// inferModels and inferWays are the benchmark's, in the table's order.
+var (
+	inferModels  = []string{"u8-64x64x3", "f32-640x640x3"}
+	inferWays    = []string{"bound-once", "per-frame", "appsink"}
+	inferWayText = map[string]string{
+		"bound-once": "tensorinfer, bound once (the element)",
+		"per-frame":  "tensorinfer TENSORPIN_INFER_MODE=per-frame (the upstream way: an input OrtValue per frame, Run without IoBinding, outputs copied into a new buffer)",
+		"appsink":    "appsink + Map + copy into a bound input + Run in Go (tensor/infer)",
+	}
+)
+
+const inferBenchPackage = "github.com/gst-tensorpin/gst-tensorpin/elements/integration"
+
+// inferOwnTarget is issue 18's bound-once target, ns per frame.
+const inferOwnTarget = 2000.0
+
+// inferBench holds, by model and way, each unit's values, one per round.
+type inferBench map[string]map[string]map[string][]float64
+
+var inferBenchLine = regexp.MustCompile(`^BenchmarkTensorInferOwnCost/([^/\s]+)/([^/\s]+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+
+// runInferBench runs BenchmarkTensorInferOwnCost, one go test per model
+// (each with its frame count), without the leaks tracer.
+func runInferBench(goBin, ortLib string) (inferBench, error) {
+	if ortLib == "" {
+		return nil, errors.New("no ONNX Runtime library given (-ort or ONNXRUNTIME_LIB)")
+	}
+	frames := map[string]string{}
+	for _, kv := range strings.Split(*inferFrames, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			frames[k] = v
+		}
+	}
+	var out bytes.Buffer
+	for _, m := range inferModels {
+		n := frames[m]
+		if n == "" {
+			n = "300"
+		}
+		cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", "^BenchmarkTensorInferOwnCost$/^"+regexp.QuoteMeta(m)+"$/",
+			"-benchtime", n+"x", "-count", strconv.Itoa(max(1, *inferCount)), inferBenchPackage)
+		cmd.Env = append(os.Environ(), "TENSORPIN_GST_LEAKS=0", "ONNXRUNTIME_LIB="+ortLib)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("%s: %w\n%s%s", strings.Join(cmd.Args, " "), err,
+				lastLines(stdout.String(), 20), lastLines(stderr.String(), 20))
+		}
+		out.Write(stdout.Bytes())
+	}
+	return parseInferBench(out.Bytes())
+}
+
+func parseInferBench(out []byte) (inferBench, error) {
+	ib := inferBench{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.Contains(line, "--- SKIP: BenchmarkTensorInferOwnCost") {
+			return nil, errors.New("BenchmarkTensorInferOwnCost was skipped (is ONNXRUNTIME_LIB a loadable libonnxruntime.so?)")
+		}
+		m := inferBenchLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if ib[m[1]] == nil {
+			ib[m[1]] = map[string]map[string][]float64{}
+		}
+		if ib[m[1]][m[2]] == nil {
+			ib[m[1]][m[2]] = map[string][]float64{}
+		}
+		f := strings.Fields(m[3])
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", line, err)
+			}
+			ib[m[1]][m[2]][f[i+1]] = append(ib[m[1]][m[2]][f[i+1]], v)
+		}
+	}
+	if len(ib) == 0 {
+		return nil, errors.New("no BenchmarkTensorInferOwnCost results")
+	}
+	for _, m := range inferModels {
+		for _, w := range inferWays {
+			if len(ib[m][w]["own-ns/frame"]) == 0 {
+				return nil, fmt.Errorf("BenchmarkTensorInferOwnCost: no own-ns/frame for %s/%s", m, w)
+			}
+		}
+	}
+	return ib, sc.Err()
+}
+
+// own returns the median own-ns/frame of a model's way.
+func (ib inferBench) own(model, way string) float64 { return median(ib[model][way]["own-ns/frame"]) }
+
+// ratio returns the median over rounds of way's own cost ÷ bound once's,
+// paired by round, and the lowest and highest round's.
+func (ib inferBench) ratio(model, way string) (med, lo, hi float64) {
+	a, b := ib[model][way]["own-ns/frame"], ib[model]["bound-once"]["own-ns/frame"]
+	var rs []float64
+	for i := range min(len(a), len(b)) {
+		if b[i] > 0 {
+			rs = append(rs, a[i]/b[i])
+		}
+	}
+	if len(rs) == 0 {
+		return 0, 0, 0
+	}
+	return median(rs), slices.Min(rs), slices.Max(rs)
+}
+
+// inferMarkdown is the report's section on tensorinfer's own cost.
+func inferMarkdown(ib inferBench, err error) string {
+	var b strings.Builder
+	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
+	p("## tensorinfer: its own cost per frame outside ONNX Runtime's run (issue 18)\n\n")
+	if ib == nil {
+		p("Not measured in this run: %v\n\n", err)
+		return b.String()
+	}
+	p("`BenchmarkTensorInferOwnCost` (elements/integration), in one process: tensorsrc pattern=none (writes nothing) feeding each way, " +
+		"the same model, session options (1 intra-op thread, no spinning) and frames; each pipeline is prerolled (PAUSED) before it is timed, " +
+		"so loading ONNX Runtime and creating the session are not charged to frames. *Own* = (process CPU − the floor's CPU − the run's time) ÷ frames, " +
+		"the floor being tensorsrc ! fakesink with the same frames just before, the run's time the engine's run-ns-total (wall time inside ONNX Runtime's run). " +
+		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), " +
+		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). " +
+		"Allocations: the process's Go allocations less the floor's, the largest round.\n\n")
+	p("| model | way | own, ns/frame | own (wall), ns/frame | ratio to bound once | run, µs/frame | whole CPU, µs/frame | allocs/frame |\n")
+	p("|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, m := range inferModels {
+		for _, w := range inferWays {
+			u := ib[m][w]
+			r := "1"
+			if w != "bound-once" {
+				x, lo, hi := ib.ratio(m, w)
+				r = fmt.Sprintf("%.2f (%.2f–%.2f)", x, lo, hi)
+			}
+			p("| %s | %s | %.0f | %.0f | %s | %.1f | %.1f | %.2f |\n", m, inferWayText[w], median(u["own-ns/frame"]), median(u["own-wall-ns/frame"]),
+				r, median(u["run-ns/frame"])/1e3, median(u["cpu-ns/frame"])/1e3, slices.Max(u["allocs/frame"]))
+		}
+	}
+	p("\n")
+	return b.String()
+}
+
+// inferTargets adds issue 18's rows to the targets table.
+func (r report) inferTargets(b *strings.Builder) {
+	p := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
+	if r.inferBench == nil {
+		if r.inferErr != nil {
+			p("| tensorinfer's own cost per frame, bound once | ≤ 2 µs, 0 allocs | not measured | %v |\n", r.inferErr)
+		}
+	} else {
+		for _, m := range inferModels {
+			u := r.inferBench[m]["bound-once"]
+			own, allocs := r.inferBench.own(m, "bound-once"), slices.Max(u["allocs/frame"])
+			up, _, _ := r.inferBench.ratio(m, "per-frame")
+			as, _, _ := r.inferBench.ratio(m, "appsink")
+			v := verdict(own/1e3, inferOwnTarget/1e3, true)
+			if allocs >= 0.05 {
+				v = fmt.Sprintf("**missed**: %.2f allocations per frame", allocs)
+			}
+			p("| tensorinfer's own cost per frame outside the run, bound once, %s (upstream way ÷ bound once %.2f, appsink+copy+ORT ÷ bound once %.2f) | ≤ 2 µs, 0 allocs | %.2f µs, %.2f allocs | %s |\n",
+				m, up, as, own/1e3, allocs, v)
+		}
+	}
+	c, floor := r.find(inferVideoID), r.find(inferVideoFloorID)
+	if c == nil || floor == nil {
+		return
+	}
+	if c.ist == nil || c.ist["frames"] == 0 {
+		p("| videotestsrc → tensorinfer: copies and mmaps per frame | 0 and 0 | no tensorinfer-stats | **missed** |\n")
+		return
+	}
+	f := float64(c.ist["frames"])
+	copies := float64(c.ist["copies"]) / f
+	mm, v := "— (no strace)", "**met**"
+	if c.sc != nil {
+		mm = fmt.Sprintf("%.2f mmap, %.2f munmap", c.sc["mmap"], c.sc["munmap"])
+		if c.sc["mmap"] >= 0.5 || c.sc["munmap"] >= 0.5 {
+			v = "**missed**"
+		}
+	}
+	if copies != 0 {
+		v = "**missed**"
+	}
+	p("| copies and mmaps per frame, %s | 0 and 0 | %.2f copies (tensorinfer-stats), %s per frame (strace), %d input binds for %d frames | %s |\n",
+		c.Line, copies, mm, c.ist["input-binds"], c.ist["frames"], v)
+	runMs := float64(c.ist["run-ns-total"]) / f / 1e6
+	want := floor.msPerFrame() + runMs
+	x := c.msPerFrame() / want
+	why := ""
+	if x > 1.05 {
+		r.noteMiss("tensorinfer ÷ (fakesink + run)", c, floor)
+		why = fmt.Sprintf("; %.1f µs a frame more", 1e3*(c.msPerFrame()-want))
+	}
+	p("| CPU per frame, videotestsrc → videoscale → tensorinfer → fakesink ÷ (the same into fakesink + the model's run) (%.3f ms ÷ (%.3f + %.3f) ms) | ≤ 1.05 | %.3f | %s%s |\n",
+		c.msPerFrame(), floor.msPerFrame(), runMs, x, verdict(x, 1.05, true), why)
+}
+
+// inferVideoID and inferVideoFloorID are the report cases of
+// videotestsrc ! videoscale ! RGB 64×64 into tensorinfer, and into
+// fakesink alone.
+const (
+	inferVideoID      = "gst/videotestsrc/tensorinfer/RGB 64×64"
+	inferVideoFloorID = "gst/videotestsrc/fakesink/RGB 64×64"
+)
+
+// inferCases returns those two cases, with the shipped model's absolute
+// path (gst-launch runs them from the report's directory) and the
+// report's ONNX Runtime; none without one.
+func inferCases() []*Case {
+	if *ortLib == "" {
+		return nil
+	}
+	model, err := filepath.Abs("examples/pinned-inference/model/model.onnx")
+	if err != nil {
+		return nil
+	}
+	n := frames(6000)
+	src := fmt.Sprintf("videotestsrc num-buffers=%d ! videoscale ! video/x-raw,format=RGB,width=64,height=64", n)
+	return []*Case{
+		gstCase("videotestsrc", "tensorinfer", "RGB 64×64", 64*64*3, n,
+			src+" ! tensorinfer ort-library="+*ortLib+" model="+model+" ! fakesink sync=false", true, ""),
+		gstCase("videotestsrc", "fakesink", "RGB 64×64", 64*64*3, n, src+" ! fakesink sync=false", false, ""),
+	}
+}
+
+var inferStatsRe = regexp.MustCompile(`tensorinfer-stats, (.*);`)
+
+// parseInferStats reads the tensorinfer-stats message gst-launch -m
+// prints.
+func parseInferStats(out []byte) map[string]uint64 {
+	m := inferStatsRe.FindSubmatch(out)
+	if m == nil {
+		return nil
+	}
+	return parseFields(string(m[1]))
+}
