@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,8 +220,12 @@ func main() {
 	if err := os.WriteFile(*out, []byte(rep.markdown()), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	if err := chart(cases, *png); err != nil {
-		log.Printf("chart: %v", err)
+	// A run filtered with -only may keep no case of the chart (gonum/plot
+	// panics on an empty plot).
+	if slices.ContainsFunc(cases, func(c *Case) bool { return c.Chart != "" }) {
+		if err := chart(cases, *png); err != nil {
+			log.Printf("chart: %v", err)
+		}
 	}
 	log.Printf("wrote %s and %s in %s", *out, *png, time.Since(started).Round(time.Second))
 }
