@@ -6,13 +6,16 @@
 //	p, _ := pipelines.Parse("tensorsrc num-buffers=100 ! queue ! tensorpinsink name=sink")
 //	sink, _ := p.PinSink("sink")
 //	sink.OnSlot(func(slot int, planes []*pin.HostPin) { /* bind planes[i].Pointer() once */ })
-//	go func() {
-//		for f := range sink.Frames() {
-//			use(f.Slot(), f.Bytes()) // the slot's address never moves
-//			f.Release()
-//		}
-//	}()
+//	sink.OnFrame(func(f pipelines.Frame) { // the streaming thread: no hand-off
+//		use(f.Slot(), f.Bytes()) // the slot's address never moves
+//		f.Release()              // now, or later from any goroutine
+//	})
 //	err := p.Run(ctx) // nil at EOS; *Error (errors.Is ErrPipeline) on a bus error
+//
+// Frames() is the channel alternative to OnFrame: each frame handed to
+// another goroutine costs a thread wake-up when that goroutine is idle
+// (tens of µs of CPU a frame); use it when the consumer is busy anyway
+// (inference), OnFrame when it is cheap.
 //
 // It also holds the gst-launch descriptions the smoke tests, the README
 // and Go programs share (files under launch/, embedded; Launch,

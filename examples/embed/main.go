@@ -19,12 +19,13 @@ func main() {
 		log.Fatal(err)
 	}
 	sink.OnSlot(func(slot int, planes []*pin.HostPin) { fmt.Println("bind slot", slot, "at", planes[0].Pointer()) })
-	go func() {
-		for f := range sink.Frames() {
-			fmt.Println(f.PTS(), f.Slot(), f.Pin().Pointer()) // same address for every frame of a slot
-			f.Release()
-		}
-	}()
+	// OnFrame runs on the streaming thread: no goroutine hand-off per
+	// frame (sink.Frames() is the channel alternative; README says when
+	// to use which).
+	sink.OnFrame(func(f pipelines.Frame) {
+		fmt.Println(f.PTS(), f.Slot(), f.Pin().Pointer()) // same address for every frame of a slot
+		f.Release()                                       // now, or later from any goroutine
+	})
 	if err := p.Run(context.Background()); err != nil { // nil at EOS; *pipelines.Error on a bus error
 		log.Fatal(err)
 	}
