@@ -60,13 +60,17 @@ func TestRunToEOSStableSlots(t *testing.T) {
 		t.Fatalf("%d frames, %d moved, %d copied, problems %v", r.frames, r.moved, r.copied, r.problems)
 	}
 	// tensorsrc's ring: pool-size 4, grown to the sink's min-buffers
-	// (max-leases 4 + 1).
-	if len(bound) != 5 || sink.Slots() != 5 || len(r.addr) != 5 {
-		t.Errorf("slots: %d bound, %d counted, %d seen; want 5 (the ring)", len(bound), sink.Slots(), len(r.addr))
+	// (max-leases 4 + 1). It hands out the slot freed last, so the sink
+	// sees as many slots as frames were out at once — up to the ring's 5
+	// when the consumer falls behind, fewer when it keeps up — and binds,
+	// counts and maps each one once.
+	used := len(r.addr)
+	if used < 1 || used > 5 || len(bound) != used || sink.Slots() != used {
+		t.Errorf("slots: %d bound, %d counted, %d seen; want the same count, 1 to 5 (the ring)", len(bound), sink.Slots(), used)
 	}
 	s := sink.Stats()
-	if s.Mmaps != 5 || s.Copies != 0 || s.Frames != 100 || s.BracketsClosedAtStop != 0 {
-		t.Errorf("sink stats %+v: want 100 frames, 5 mmaps, no copies, no bracket closed at stop", s)
+	if s.Mmaps != uint64(used) || s.Copies != 0 || s.Frames != 100 || s.BracketsClosedAtStop != 0 {
+		t.Errorf("sink stats %+v: want 100 frames, %d mmaps (one per slot seen), no copies, no bracket closed at stop", s, used)
 	}
 	// The pipeline is stopped and its pin cache gone; the clones keep
 	// the mappings.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -13,7 +14,11 @@ import (
 // default cache-size of 16: the sink learns the ring in its first cycles,
 // so the stream costs at most one extra mmap per buffer it evicted while
 // learning and each slot is announced once (one OnSlot per slot) — not an
-// mmap, a munmap and a new slot per frame.
+// mmap, a munmap and a new slot per frame. The ring hands out the slot
+// freed last, so to cycle through all 32 — as a camera's queue does — the
+// frames must be in flight: a queue holds up to 32 before a sink slowed
+// by its handler, and once the ring is all downstream each slot freed is
+// the only one free.
 func TestRingOf32IntoTheDefaultCacheIsLearnt(t *testing.T) {
 	const pool = 32
 	frames := soakScale(20*pool, 100000)
@@ -21,8 +26,9 @@ func TestRingOf32IntoTheDefaultCacheIsLearnt(t *testing.T) {
 	newSlots := 0
 	before := tensor.ReadStats()
 	_, s := play(t, fmt.Sprintf("tensorsrc num-buffers=%d pool-size=%d ! "+
-		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=uint8 ! tensorpinsink name=sink sync=false", frames, pool),
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=uint8 ! queue max-size-buffers=%d ! tensorpinsink name=sink sync=false", frames, pool, pool),
 		func(f tensorpinsink.Frame) {
+			time.Sleep(200 * time.Microsecond) // slower than the source
 			if f.NewSlot() {
 				mu.Lock()
 				newSlots++

@@ -50,8 +50,9 @@ func play(t testing.TB, desc string, onFrame func(tensorpinsink.Frame)) (*gst.Pi
 }
 
 // 1000 frames from a ring of 4: each slot's address is the same every time
-// it comes back, the stream costs 4 mmaps in the sink, the bytes are the
-// source's, and nothing is copied.
+// it comes back, the stream costs one mmap in the sink per slot it sees —
+// as many as were in flight at once (the ring hands out the slot freed
+// last), at most 4 — the bytes are the source's, and nothing is copied.
 func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	const frames, pool = 1000, 4
 	var mu sync.Mutex
@@ -95,11 +96,12 @@ func TestSourceToSinkPinsEachSlotOnce(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatalf("%d problems; first: %s", len(problems), problems[0])
 	}
-	if len(addrBySlot) != pool {
-		t.Errorf("%d slots, want %d", len(addrBySlot), pool)
+	slots := uint64(len(addrBySlot))
+	if slots == 0 || slots > pool {
+		t.Errorf("%d slots, want 1 to %d (the ring)", slots, pool)
 	}
-	if s.Frames != frames || s.Mmaps != pool || s.CacheMisses != pool || s.Copies != 0 {
-		t.Errorf("sink stats %+v, want %d frames, %d mmaps, no copies", s, frames, pool)
+	if s.Frames != frames || s.Mmaps != slots || s.CacheMisses != slots || s.Copies != 0 {
+		t.Errorf("sink stats %+v, want %d frames, %d mmaps and misses (one per slot seen), no copies", s, frames, slots)
 	}
 	if s.BracketsJoined != frames || s.BeginsMatched != frames {
 		t.Errorf("%d brackets joined, %d begins matched from tensorsrc, want %d", s.BracketsJoined, s.BeginsMatched, frames)

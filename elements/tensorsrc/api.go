@@ -193,7 +193,7 @@ func (s *Source) Discard(sl *Slot) error {
 // dropped (outside the lock).
 func (s *Source) releaseLocked(sl *Slot) (drop bool) {
 	sl.closeBracketLocked()
-	sl.state = slotFree
+	sl.freeLocked()
 	s.el.cond.Broadcast()
 	if !sl.r.closed || !sl.held {
 		return false

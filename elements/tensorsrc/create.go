@@ -75,7 +75,8 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 				copy(st.queue[1:], st.queue)
 				st.queue[0] = sl
 			} else {
-				sl.state, sl.held = slotFree, true
+				sl.freeLocked()
+				sl.held = true
 			}
 			e.cond.Broadcast()
 			e.mu.Unlock()
@@ -91,7 +92,8 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
 		if err := e.openForWrite(context.Background(), st, sl, stopped); err != nil {
 			e.mu.Lock()
-			sl.state, sl.held = slotFree, true
+			sl.freeLocked()
+			sl.held = true
 			e.cond.Broadcast()
 			e.mu.Unlock()
 			if errors.Is(err, errWaitInterrupted) {

@@ -42,6 +42,9 @@ type Slot struct {
 	open  bool   // a CPU bracket opened by us is open on t
 	seq   uint32 // seqnum of that bracket (the frame number)
 	pts   uint64 // app: PTS given to Push
+	// freedAt orders the free slots: the ring's freeClock when the slot
+	// last became free (0: never used). takeFreeLocked takes the highest.
+	freedAt uint64
 }
 
 // ring is the set of slots for one negotiated format.
@@ -51,8 +54,9 @@ type ring struct {
 	format capslayout.Format
 	slots  []*Slot
 	mring  *gstc.MemRing
-	next   int  // round-robin start for the next free slot
-	closed bool // retired: slots are not reused
+	// freeClock counts the slots' transitions to free (Slot.freedAt).
+	freeClock uint64
+	closed    bool // retired: slots are not reused
 
 	// video meta of every buffer (hasVMeta false for other/tensors),
 	// prepared once: attaching it allocates nothing. vmetaErr is the
@@ -131,20 +135,31 @@ func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot,
 	return sl, nil
 }
 
-// takeFreeLocked returns a free slot, round-robin, or nil.
+// takeFreeLocked returns the free slot freed last, or nil. Most recently
+// freed first keeps the frames' working set in the CPU cache: when every
+// frame comes back before the next is made, one slot is written and read
+// over and over, and the ring's other slots serve only the frames still
+// in flight (a round-robin ring rotated all of them through the cache).
+// Never-used slots come last, lowest index first.
 func (r *ring) takeFreeLocked() *Slot {
 	if r.closed {
 		return nil
 	}
-	n := len(r.slots)
-	for k := 0; k < n; k++ {
-		sl := r.slots[(r.next+k)%n]
-		if sl.state == slotFree {
-			r.next = (sl.idx + 1) % n
-			return sl
+	var newest *Slot
+	for _, sl := range r.slots {
+		if sl.state == slotFree && (newest == nil || sl.freedAt > newest.freedAt) {
+			newest = sl
 		}
 	}
-	return nil
+	return newest
+}
+
+// freeLocked makes sl free, the first to be taken again
+// (takeFreeLocked). Every transition to slotFree goes through it.
+func (sl *Slot) freeLocked() {
+	sl.state = slotFree
+	sl.r.freeClock++
+	sl.freedAt = sl.r.freeClock
 }
 
 // closeBracketLocked leaves our bracket on sl (SyncForDevice). The
@@ -183,7 +198,7 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 	sl := r.slots[idx]
 	if sl.state == slotInFlight && sl.seq == seqnum {
 		sl.closeBracketLocked()
-		sl.state = slotFree
+		sl.freeLocked()
 	}
 	if r.closed {
 		sl.held = false
@@ -242,7 +257,7 @@ func (r *ring) retireLocked(rel *retired) {
 				rel.closed++
 			}
 			sl.closeBracketLocked()
-			sl.state = slotFree
+			sl.freeLocked()
 		case slotInFlight:
 			rel.inFlight++
 		}

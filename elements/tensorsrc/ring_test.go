@@ -16,10 +16,13 @@ import (
 
 const frameRGB = 320 * 240 * 3
 
-// A ring of 4 tensors serves 1000 frames: the same 4 fds (and the same 4
-// GstMemory objects) cycle, every frame carries the counter pattern, the
-// whole run costs 4 mmaps, and every bracket is opened once and closed
-// once — by the source, since fakesink sends no end events.
+// A ring of 4 tensors serves 1000 frames: every frame carries the counter
+// pattern, the whole run costs 4 mmaps (one per slot, at allocation), a
+// slot's GstMemory is the same object every time it comes back, and every
+// bracket is opened once and closed once — by the source, since fakesink
+// sends no end events. fakesink frees each buffer before the next create,
+// so the slot freed last — the same one every time — serves every frame
+// (the ring used to go round-robin through all 4).
 func TestRingCounter(t *testing.T) {
 	const frames, pool = 1000, 4
 	p, src := parse(t, "tensorsrc name=src num-buffers=1000 pool-size=4 ! fakesink name=sink enable-last-sample=false")
@@ -50,7 +53,7 @@ func TestRingCounter(t *testing.T) {
 
 	memOf := map[tensor.Identity]gstc.RawMemory{}
 	var order []tensor.Identity
-	bad := 0
+	bad, moved := 0, 0
 	for i, b := range bufs {
 		if !b.fd || b.off != uint64(i) || b.size < frameRGB {
 			t.Fatalf("buffer %d: fd memory %v, offset %d, size %d", i, b.fd, b.off, b.size)
@@ -64,8 +67,11 @@ func TestRingCounter(t *testing.T) {
 		} else if m != b.mem {
 			t.Errorf("buffer %d: slot %v wrapped in a new GstMemory", i, b.id)
 		}
-		if len(order) == pool && b.id != order[i%pool] {
-			t.Errorf("buffer %d: identity %v out of the cycle %v", i, b.id, order)
+		if b.id != order[0] && moved == 0 {
+			t.Errorf("buffer %d: slot %v, want %v: the previous frame's slot, freed last", i, b.id, order[0])
+		}
+		if b.id != order[0] {
+			moved++
 		}
 		if !b.hasMeta || b.meta.Strides[0] != 960 || b.meta.Format != "RGB" {
 			t.Errorf("buffer %d: video meta %v %+v", i, b.hasMeta, b.meta)
@@ -74,8 +80,8 @@ func TestRingCounter(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d frames did not match the counter pattern", bad, frames)
 	}
-	if len(order) != pool {
-		t.Errorf("%d distinct tensors, want %d", len(order), pool)
+	if len(order) != 1 {
+		t.Errorf("%d distinct tensors, want 1 (each frame freed before the next)", len(order))
 	}
 	if d := after.Mmaps - before.Mmaps; d != pool {
 		t.Errorf("%d mmaps for the run, want %d (one per slot, none per frame)", d, pool)
@@ -259,7 +265,7 @@ func TestSharedMemoryKeepsSlot(t *testing.T) {
 // place (the buffer held the only reference). When that slot comes round
 // again its frame must be whole: the ring restores the memory's region.
 func TestResizedMemoryComesBackWhole(t *testing.T) {
-	const pool, frames, size = 2, 6, 16 * 16
+	const frames, size = 6, 16 * 16
 	p, src := parse(t, "tensorsrc name=src num-buffers=6 pool-size=2 ! "+
 		"other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8 ! fakesink name=sink enable-last-sample=false")
 	pad := src.GetStaticPad("src")
@@ -292,7 +298,7 @@ func TestResizedMemoryComesBackWhole(t *testing.T) {
 	}
 	for i, s := range sizes[1:] {
 		if s != size {
-			t.Errorf("frame %d (slot %d) has %d bytes, want %d: a resize of frame 0 stuck to its memory", i+1, (i+1)%pool, s, size)
+			t.Errorf("frame %d has %d bytes, want %d: a resize of frame 0 stuck to its slot's memory", i+1, s, size)
 		}
 	}
 }
@@ -333,4 +339,128 @@ func TestAllocationAnswerRaisesTheRing(t *testing.T) {
 	if d := tensor.ReadStats().Mmaps - before.Mmaps; d != 6 {
 		t.Errorf("%d mmaps, want 6: one ring of 6, allocated once", d)
 	}
+}
+
+// testRing is a ring of n slots with no tensors, for the order in which
+// takeFreeLocked hands them out.
+func testRing(n int) *ring {
+	r := &ring{}
+	for i := 0; i < n; i++ {
+		r.slots = append(r.slots, &Slot{r: r, idx: i})
+	}
+	return r
+}
+
+// takeLocked takes the next free slot of r, as create does, or returns
+// nil.
+func (r *ring) takeLocked() *Slot {
+	sl := r.takeFreeLocked()
+	if sl != nil {
+		sl.state = slotInFlight
+	}
+	return sl
+}
+
+// The slot freed last is handed out first; never-used slots come after
+// every slot freed before, lowest index first.
+func TestRingTakesTheSlotFreedLast(t *testing.T) {
+	r := testRing(4)
+	a, b, c := r.takeLocked(), r.takeLocked(), r.takeLocked()
+	if a.idx != 0 || b.idx != 1 || c.idx != 2 {
+		t.Fatalf("first slots %d %d %d, want 0 1 2", a.idx, b.idx, c.idx)
+	}
+	a.freeLocked()
+	c.freeLocked()
+	b.freeLocked()
+	for i, want := range []int{1, 2, 0, 3} {
+		if sl := r.takeLocked(); sl == nil || sl.idx != want {
+			t.Fatalf("take %d after freeing 0, 2, 1: %v, want slot %d", i, sl, want)
+		}
+	}
+	if sl := r.takeLocked(); sl != nil {
+		t.Fatalf("slot %d taken from a ring with none free", sl.idx)
+	}
+	r.slots[3].freeLocked()
+	r.closed = true
+	if sl := r.takeFreeLocked(); sl != nil {
+		t.Errorf("slot %d taken from a retired ring", sl.idx)
+	}
+}
+
+// A slot that is not free (held by the application, queued, in flight)
+// is never handed out; a frame freed before the next is taken reuses one
+// slot.
+func TestRingNeverHandsOutAHeldSlot(t *testing.T) {
+	r := testRing(4)
+	held := r.takeLocked()
+	held.state = slotApp
+	queued := r.takeLocked()
+	queued.state = slotQueued
+	used := map[int]bool{}
+	for i := 0; i < 10; i++ {
+		sl := r.takeLocked()
+		if sl == nil || sl == held || sl == queued {
+			t.Fatalf("take %d: %v (held: slots %d and %d)", i, sl, held.idx, queued.idx)
+		}
+		used[sl.idx] = true
+		sl.freeLocked()
+	}
+	if len(used) != 1 {
+		t.Errorf("%d distinct slots for frames freed at once, want 1", len(used))
+	}
+}
+
+// Through a pipeline: copies made downstream hold frames 0 and 1's slots
+// until EOS; every later frame is freed before the next create, so all
+// of them use one slot — never a held one — and the ring's fourth slot is
+// never written.
+func TestRingReusesTheSlotFreedLastAroundHeldSlots(t *testing.T) {
+	const frames = 20
+	p, src := parse(t, "tensorsrc name=src num-buffers=20 pool-size=4 ! fakesink name=sink enable-last-sample=false")
+	sink, _ := p.GetElementByName("sink")
+	pad := sink.GetStaticPad("sink")
+	defer gstc.ReleasePad(pad)
+	var mu sync.Mutex
+	var copies []*gst.Buffer
+	var ids []tensor.Identity
+	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		mu.Lock()
+		defer mu.Unlock()
+		buf := info.GetBuffer()
+		var st unix.Stat_t
+		if err := unix.Fstat(gstc.PeekMemory(gstc.BorrowBuffer(buf), 0).FD(), &st); err != nil {
+			t.Error(err)
+		}
+		ids = append(ids, tensor.Identity{Dev: st.Dev, Ino: st.Ino})
+		if len(copies) < 2 {
+			copies = append(copies, buf.Copy()) // shares the slot's memory
+		}
+		return gst.PadProbeOK
+	})
+	ge := play(t, p)
+	st := stats(t, src)
+	stop(t, p)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range copies {
+		gstc.UnrefBuffer(c)
+	}
+	if ge != nil {
+		t.Fatalf("pipeline error: %s", ge.Message)
+	}
+	if len(ids) != frames {
+		t.Fatalf("%d frames, want %d", len(ids), frames)
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("frames 0 and 1 share slot %v while a copy holds frame 0", ids[0])
+	}
+	for i, id := range ids[2:] {
+		if id == ids[0] || id == ids[1] {
+			t.Errorf("frame %d: slot %v, held by a copy of frame 0 or 1", i+2, id)
+		} else if id != ids[2] {
+			t.Errorf("frame %d: slot %v, want %v, the slot freed last", i+2, id, ids[2])
+		}
+	}
+	wantStat(t, st, "frames", frames)
+	wantStat(t, st, "waits-for-free-slot", 0)
 }

@@ -137,7 +137,7 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 		// to the ring; those the application holds stay its own.
 		for _, sl := range st.queue {
 			sl.closeBracketLocked()
-			sl.state = slotFree
+			sl.freeLocked()
 		}
 		sk.Discarded = len(st.queue)
 		st.stats.seekDiscarded.Add(uint64(len(st.queue)))

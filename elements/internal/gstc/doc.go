@@ -25,6 +25,8 @@
 //	fdmem.go, fdmem.[ch]        fd/DMA-BUF memory wrapping the caller's fd, the two allocators
 //	pinpool.go, pinpool.[ch]    the pool of pinned fd memory tensorpinsink proposes upstream:
 //	                            GstAllocator glue whose fds come from tensor.AllocFD
+//	lifopool.go, lifopool.[ch]  the proposed pools' class: GstBufferPool/GstVideoBufferPool
+//	                            handing out the buffer returned last first (cache-hot)
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
 //	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
 //	message.go, message.[ch]    error codes, PostError/PostErrorRaw, ParseErrorMessage, element messages

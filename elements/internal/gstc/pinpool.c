@@ -9,6 +9,7 @@
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 #include "pinpool.h"
+#include "lifopool.h"
 #include "_cgo_export.h"
 
 /* ---- memfd: a GstFdAllocator making one sealed memfd per memory ---- */
@@ -159,7 +160,8 @@ gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
   gst_allocation_params_init (&params);
   params.align = 63;            /* 64-byte aligned: what TFLite asks */
   if (need_pool && caps != NULL) {
-    pool = video ? gst_video_buffer_pool_new () : gst_buffer_pool_new ();
+    /* Recycles the most recently returned buffer first (lifopool.c). */
+    pool = gstc_lifo_pool_new (video);
     config = gst_buffer_pool_get_config (pool);
     gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
     gst_buffer_pool_config_set_allocator (config, alloc, &params);

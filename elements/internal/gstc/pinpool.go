@@ -78,7 +78,9 @@ func AllocationCaps(q *gst.Query) (*gst.Caps, bool) {
 // buffer per memory, mapped by GStreamer once and kept mapped — holding
 // size-byte buffers, minBuffers of them at least, 64-byte aligned, with
 // GstVideoMeta for video; and the allocator itself as an allocation
-// param. The query holds the only references: the pool and allocator live
+// param. The pool hands out the buffer returned last first (lifopool.c),
+// so a producer whose buffers come back at once reuses one cache-hot
+// buffer and the depth serves only the frames an application holds. The query holds the only references: the pool and allocator live
 // as long as the producer that takes them, and each memory closes its fd
 // when freed (a consumer that imported it keeps its own dup).
 func ProposePinnedPool(q *gst.Query, video bool, size, minBuffers int, mem PoolMemory) error {
