@@ -54,12 +54,14 @@ func TestPinnedInference(t *testing.T) {
 			rep.Frames, rep.Matched, rep.AtPin, rep.Problems)
 	}
 	// tensorsrc's ring grows from pool-size=4 to the sink's min-buffers:
-	// max-leases (4) + 1.
-	if len(rep.Bindings) != 5 {
-		t.Errorf("bindings %v, want one per slot of the ring of 5", rep.Bindings)
+	// max-leases (4) + 1. The ring hands out the slot freed last, so how
+	// many of the 5 a run uses depends on how many frames were in flight
+	// at once: 1 to 5, each bound once and mapped once.
+	if n := len(rep.Bindings); n < 1 || n > 5 {
+		t.Errorf("bindings %v, want one per slot used of the ring of 5", rep.Bindings)
 	}
-	if s := rep.Sink; s.Copies != 0 || s.Mmaps != 5 || s.Frames != frames || s.BracketsClosedAtStop != 0 {
-		t.Errorf("sink stats %+v: want 0 copies, 5 mmaps, %d frames, no bracket left open", s, frames)
+	if s := rep.Sink; s.Copies != 0 || s.Mmaps != uint64(len(rep.Bindings)) || s.Frames != frames || s.BracketsClosedAtStop != 0 {
+		t.Errorf("sink stats %+v: want 0 copies, one mmap per binding (%d), %d frames, no bracket left open", s, len(rep.Bindings), frames)
 	}
 	// Outputs differ from frame to frame (the counter pattern moves), so
 	// matching them all is not a constant coincidence.
@@ -77,7 +79,7 @@ func TestPinnedInferenceVideoCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Frames != 40 || rep.Matched != 40 || rep.AtPin != 40 || len(rep.Bindings) != 5 || rep.Sink.Copies != 0 {
+	if rep.Frames != 40 || rep.Matched != 40 || rep.AtPin != 40 || len(rep.Bindings) < 1 || len(rep.Bindings) > 5 || rep.Sink.Copies != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 }
