@@ -20,8 +20,8 @@ type Stats struct {
 	RunNsTotal  uint64 // nanoseconds inside ONNX Runtime's run, summed (wall time)
 	// RunCPUNsSampled is the calling thread's CPU time inside ONNX
 	// Runtime's run, summed over the RunsCPUSampled runs that were timed
-	// in CPU time (see runClock: a sample of the runs, every run of a
-	// model that runs for milliseconds). RunCPUNsSampled/RunsCPUSampled
+	// in CPU time (see runClock: a sample of the runs after the first,
+	// every run of a model that runs for milliseconds). RunCPUNsSampled/RunsCPUSampled
 	// is a run's CPU time, which a loaded machine does not inflate as it
 	// does RunNsTotal/Runs. Both count RunPerFrame's runs too.
 	RunCPUNsSampled uint64

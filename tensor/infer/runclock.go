@@ -52,8 +52,10 @@ func threadCPUNs() int64 {
 	return ts.Nano()
 }
 
-// calibrate measures pairNs. Called once, before the first run.
+// calibrate measures pairNs and leaves the first run unsampled. Called
+// once, before the first run.
 func (c *runClock) calibrate() {
+	c.untilSample = 1
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c.pairNs = -1
