@@ -60,10 +60,10 @@ var inferBenchModels = []inferBenchModel{
 // session and its first, slow run are not the steady state.
 // own-ns/frame = (CPU of the way − CPU of the floor − the run's CPU
 // time) / frames, CPU being the process's user+sys (every thread: the
-// garbage collector's too) and the run's CPU time frames × the engine's
-// CPU time per sampled run (run-cpu-ns-sampled ÷ runs-cpu-sampled: the
-// streaming thread's CPU time inside ONNX Runtime's run, one intra-op
-// thread, no spinning). own-runwall-ns/frame subtracts the run's wall
+// garbage collector's too) and the run's CPU time the engine's
+// run-ns-total × run-cpu-ns-sampled ÷ run-wall-ns-sampled (every run's
+// wall time × the share of it that the streaming thread spent on a CPU
+// in the sampled runs; one intra-op thread, no spinning). own-runwall-ns/frame subtracts the run's wall
 // time (run-ns-total) instead, as this benchmark first did: on a loaded
 // machine a run preempted takes more wall than CPU time and that figure
 // goes low (even below 0). own-wall-ns/frame is the same from wall time
@@ -104,7 +104,7 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 							if s.Frames != s.Runs {
 								b.Fatalf("%s: stats %+v: frames and runs differ", way, s)
 							}
-							return runStats{frames: s.Frames, runNs: s.RunNsTotal, cpuNs: s.RunCPUNsSampled, cpuRuns: s.RunsCPUSampled}
+							return runStats{frames: s.Frames, runNs: s.RunNsTotal, cpuNs: s.RunCPUNsSampled, wallNs: s.RunWallNsSampled, cpuRuns: s.RunsCPUSampled}
 						})
 					if cost.frames < uint64(n)/2 {
 						b.Fatalf("%s: %d frames after the preroll, of %d", way, cost.frames, n)
@@ -113,15 +113,19 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				fn := float64(cost.frames)
 				floor.cpu, floor.wall = floor.cpu*int64(cost.frames)/int64(n), floor.wall*int64(cost.frames)/int64(n)
 				floor.mallocs = floor.mallocs * cost.frames / uint64(n)
-				if cost.runCPU.cpuRuns == 0 {
+				if cost.runCPU.cpuRuns == 0 || cost.runCPU.wallNs == 0 {
 					b.Fatalf("%s: no run was timed in CPU time (stats %+v)", way, cost.runCPU)
 				}
-				runCPUPerFrame := float64(cost.runCPU.cpuNs) / float64(cost.runCPU.cpuRuns)
+				// Every run's wall time × the sampled runs' CPU share of
+				// theirs (a sampled run is slower than the others; see
+				// package infer's Stats).
+				runCPUPerFrame := float64(cost.runNs) / fn * float64(cost.runCPU.cpuNs) / float64(cost.runCPU.wallNs)
 				b.ReportMetric(float64(cost.cpu-floor.cpu)/fn-runCPUPerFrame, "own-ns/frame")
 				b.ReportMetric(float64(cost.cpu-floor.cpu-int64(cost.runNs))/fn, "own-runwall-ns/frame")
 				b.ReportMetric(float64(cost.wall-floor.wall-int64(cost.runNs))/fn, "own-wall-ns/frame")
 				b.ReportMetric(float64(cost.runNs)/fn, "run-ns/frame")
 				b.ReportMetric(runCPUPerFrame, "run-cpu-ns/frame")
+				b.ReportMetric(float64(cost.runCPU.wallNs)/float64(cost.runCPU.cpuRuns), "sampled-run-wall-ns")
 				b.ReportMetric(float64(cost.cpu)/fn, "cpu-ns/frame")
 				b.ReportMetric(float64(floor.cpu)/fn, "floor-cpu-ns/frame")
 				b.ReportMetric(float64(cost.mallocs-floor.mallocs)/fn, "allocs/frame")
@@ -154,12 +158,12 @@ type inferCost struct {
 
 // runStats are an engine's counters at one moment, or their difference.
 type runStats struct {
-	frames, runNs  uint64
-	cpuNs, cpuRuns uint64 // run-cpu-ns-sampled, runs-cpu-sampled
+	frames, runNs          uint64
+	cpuNs, wallNs, cpuRuns uint64 // run-cpu-ns-sampled, run-wall-ns-sampled, runs-cpu-sampled
 }
 
 func (a runStats) minus(b runStats) runStats {
-	return runStats{frames: a.frames - b.frames, runNs: a.runNs - b.runNs, cpuNs: a.cpuNs - b.cpuNs, cpuRuns: a.cpuRuns - b.cpuRuns}
+	return runStats{frames: a.frames - b.frames, runNs: a.runNs - b.runNs, cpuNs: a.cpuNs - b.cpuNs, wallNs: a.wallNs - b.wallNs, cpuRuns: a.cpuRuns - b.cpuRuns}
 }
 
 // measureInferPipeline prerolls desc, plays it to EOS and returns the
@@ -283,7 +287,8 @@ func measureAppsinkORT(b *testing.B, src string, n int, lib, model string) infer
 	c.mallocs = ms1.Mallocs - ms0.Mallocs
 	run1 := sess.Stats()
 	c.runNs = run1.RunNsTotal - run0.RunNsTotal
-	c.runCPU = runStats{cpuNs: run1.RunCPUNsSampled - run0.RunCPUNsSampled, cpuRuns: run1.RunsCPUSampled - run0.RunsCPUSampled}
+	c.runCPU = runStats{cpuNs: run1.RunCPUNsSampled - run0.RunCPUNsSampled, wallNs: run1.RunWallNsSampled - run0.RunWallNsSampled,
+		cpuRuns: run1.RunsCPUSampled - run0.RunsCPUSampled}
 	p.SetState(gst.StateNull)
 	runtime.KeepAlive(p)
 	if msg == nil || msg.Type() != gst.MessageEOS {

@@ -207,7 +207,7 @@ func TestTensorInferShippedModelFromTensorSrc(t *testing.T) {
 		t.Errorf("output brackets opened %d, closed %d; want %d each", s.OutBracketsOpened, s.OutBracketsClosed, frames)
 	}
 	for _, k := range []string{"frames", "runs", "input-binds", "output-binds", "copies", "bytes-copied", "conversions", "run-ns-total",
-		"run-cpu-ns-sampled", "runs-cpu-sampled"} {
+		"run-cpu-ns-sampled", "run-wall-ns-sampled", "runs-cpu-sampled"} {
 		if _, ok := r.message[k]; !ok {
 			t.Errorf("tensorinfer-stats at EOS lacks %s: %v", k, r.message)
 		}

@@ -166,8 +166,8 @@ func inferMarkdown(ib inferBench, err error) string {
 	p("`BenchmarkTensorInferOwnCost` (elements/integration), in one process: tensorsrc pattern=none (writes nothing) feeding each way, " +
 		"the same model, session options (1 intra-op thread, no spinning) and frames; each pipeline is prerolled (PAUSED) before it is timed, " +
 		"so loading ONNX Runtime and creating the session are not charged to frames. *Own* = (process CPU − the floor's CPU − the run's CPU time) ÷ frames, " +
-		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the streaming thread's CPU time inside ONNX Runtime's run " +
-		"(run-cpu-ns-sampled ÷ runs-cpu-sampled, a sample of the runs, × frames). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, " +
+		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the engine's run-ns-total (wall time inside ONNX Runtime's run) × " +
+		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, " +
 		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. " +
 		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), " +
 		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). " +
@@ -236,8 +236,8 @@ func (r report) inferTargets(b *strings.Builder) {
 	// The run's CPU time per frame where the element sampled it (wall
 	// time, which a loaded machine inflates, from an older element).
 	runMs, runClock := float64(c.ist["run-ns-total"])/f/1e6, "run wall"
-	if n := c.ist["runs-cpu-sampled"]; n > 0 {
-		runMs, runClock = float64(c.ist["run-cpu-ns-sampled"])/float64(n)/1e6, "run CPU"
+	if w := c.ist["run-wall-ns-sampled"]; w > 0 {
+		runMs, runClock = runMs*float64(c.ist["run-cpu-ns-sampled"])/float64(w), "run CPU"
 	}
 	want := floor.msPerFrame() + runMs
 	x := c.msPerFrame() / want

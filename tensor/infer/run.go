@@ -7,7 +7,7 @@ import (
 
 type counters struct {
 	runs, inputBinds, outputBinds, conversions, bytesCopied, runNs atomic.Uint64
-	runCPUNs, runsCPUSampled                                       atomic.Uint64
+	runCPUNs, runWallSampled, runsCPUSampled                       atomic.Uint64
 }
 
 // Stats are a session's counters since it was created.
@@ -22,10 +22,17 @@ type Stats struct {
 	// Runtime's run, summed over the RunsCPUSampled runs that were timed
 	// in CPU time (see runClock: a sample of the runs after the first,
 	// every run of a model that runs for milliseconds). RunCPUNsSampled/RunsCPUSampled
-	// is a run's CPU time, which a loaded machine does not inflate as it
-	// does RunNsTotal/Runs. Both count RunPerFrame's runs too.
-	RunCPUNsSampled uint64
-	RunsCPUSampled  uint64
+	// is a sampled run's CPU time, which a loaded machine does not
+	// inflate as it does RunNsTotal/Runs. RunWallNsSampled is the same
+	// runs' wall time: a sampled run can be slower than the others (the
+	// clock's system calls around it cost it cache and TLB state), so the
+	// runs' CPU time is best estimated as RunNsTotal ×
+	// RunCPUNsSampled/RunWallNsSampled (the share of the wall time that
+	// was CPU time), which that slowdown does not bias. All three count
+	// RunPerFrame's runs too.
+	RunCPUNsSampled  uint64
+	RunWallNsSampled uint64
+	RunsCPUSampled   uint64
 	// Retired counts bindings (input slots, output slots and IoBindings)
 	// replaced by a rebind and waiting for Close.
 	Retired int
@@ -39,7 +46,8 @@ func (s *Session) Stats() Stats {
 	st := Stats{
 		Runs: s.stats.runs.Load(), InputBinds: s.stats.inputBinds.Load(), OutputBinds: s.stats.outputBinds.Load(),
 		Conversions: s.stats.conversions.Load(), BytesCopied: s.stats.bytesCopied.Load(), RunNsTotal: s.stats.runNs.Load(),
-		RunCPUNsSampled: s.stats.runCPUNs.Load(), RunsCPUSampled: s.stats.runsCPUSampled.Load(),
+		RunCPUNsSampled: s.stats.runCPUNs.Load(), RunWallNsSampled: s.stats.runWallSampled.Load(),
+		RunsCPUSampled: s.stats.runsCPUSampled.Load(),
 	}
 	s.mu.Lock()
 	st.Retired = len(s.retired.in) + len(s.retired.out) + len(s.retired.io)
