@@ -58,14 +58,17 @@ var inferBenchModels = []inferBenchModel{
 // Each pipeline is prerolled first and counted from there (frames and
 // run-ns-total read at that moment): loading ONNX Runtime, creating the
 // session and its first, slow run are not the steady state.
-// own-ns/frame = (CPU of the way − CPU of the floor − the run's time) /
-// frames, CPU being the process's user+sys (every thread: the garbage
-// collector's too) and the run's time the engine's run-ns-total (wall
-// time inside ONNX Runtime's run, one intra-op thread, no spinning).
-// own-wall-ns/frame is the same from wall time: on a loaded machine a run
-// preempted takes more wall than CPU time and own-ns/frame goes low (even
-// below 0), while in a one-thread pipeline (the element's ways) wall time
-// counts the preemption on both sides. Compare them on a quiet machine. allocs/frame are the
+// own-ns/frame = (CPU of the way − CPU of the floor − the run's CPU
+// time) / frames, CPU being the process's user+sys (every thread: the
+// garbage collector's too) and the run's CPU time the engine's
+// run-ns-total × run-cpu-ns-sampled ÷ run-wall-ns-sampled (every run's
+// wall time × the share of it that the streaming thread spent on a CPU
+// in the sampled runs; one intra-op thread, no spinning). own-runwall-ns/frame subtracts the run's wall
+// time (run-ns-total) instead, as this benchmark first did: on a loaded
+// machine a run preempted takes more wall than CPU time and that figure
+// goes low (even below 0). own-wall-ns/frame is the same from wall time
+// throughout, where a one-thread pipeline (the element's ways) counts
+// preemption on both sides. allocs/frame are the
 // process's Go allocations less the floor's. Run with
 // TENSORPIN_GST_LEAKS=0 (the leaks tracer's bookkeeping is not what a
 // pipeline pays) and ONNXRUNTIME_LIB set; scripts/benchreport runs it.
@@ -89,7 +92,7 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				default:
 					b.Setenv(tensorinfer.ModeEnv, way)
 					cost = measureInferPipeline(b, src+fmt.Sprintf(" ! tensorinfer name=infer ort-library=%s model=%s ! fakesink sync=false", lib, model), n,
-						func(p *gst.Pipeline) (uint64, uint64) {
+						func(p *gst.Pipeline) runStats {
 							e, err := p.GetElementByName("infer")
 							if err != nil {
 								b.Fatal(err)
@@ -101,7 +104,7 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 							if s.Frames != s.Runs {
 								b.Fatalf("%s: stats %+v: frames and runs differ", way, s)
 							}
-							return s.Frames, s.RunNsTotal
+							return runStats{frames: s.Frames, runNs: s.RunNsTotal, cpuNs: s.RunCPUNsSampled, wallNs: s.RunWallNsSampled, cpuRuns: s.RunsCPUSampled}
 						})
 					if cost.frames < uint64(n)/2 {
 						b.Fatalf("%s: %d frames after the preroll, of %d", way, cost.frames, n)
@@ -110,9 +113,19 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				fn := float64(cost.frames)
 				floor.cpu, floor.wall = floor.cpu*int64(cost.frames)/int64(n), floor.wall*int64(cost.frames)/int64(n)
 				floor.mallocs = floor.mallocs * cost.frames / uint64(n)
-				b.ReportMetric(float64(cost.cpu-floor.cpu-int64(cost.runNs))/fn, "own-ns/frame")
+				if cost.runCPU.cpuRuns == 0 || cost.runCPU.wallNs == 0 {
+					b.Fatalf("%s: no run was timed in CPU time (stats %+v)", way, cost.runCPU)
+				}
+				// Every run's wall time × the sampled runs' CPU share of
+				// theirs (a sampled run is slower than the others; see
+				// package infer's Stats).
+				runCPUPerFrame := float64(cost.runNs) / fn * float64(cost.runCPU.cpuNs) / float64(cost.runCPU.wallNs)
+				b.ReportMetric(float64(cost.cpu-floor.cpu)/fn-runCPUPerFrame, "own-ns/frame")
+				b.ReportMetric(float64(cost.cpu-floor.cpu-int64(cost.runNs))/fn, "own-runwall-ns/frame")
 				b.ReportMetric(float64(cost.wall-floor.wall-int64(cost.runNs))/fn, "own-wall-ns/frame")
 				b.ReportMetric(float64(cost.runNs)/fn, "run-ns/frame")
+				b.ReportMetric(runCPUPerFrame, "run-cpu-ns/frame")
+				b.ReportMetric(float64(cost.runCPU.wallNs)/float64(cost.runCPU.cpuRuns), "sampled-run-wall-ns")
 				b.ReportMetric(float64(cost.cpu)/fn, "cpu-ns/frame")
 				b.ReportMetric(float64(floor.cpu)/fn, "floor-cpu-ns/frame")
 				b.ReportMetric(float64(cost.mallocs-floor.mallocs)/fn, "allocs/frame")
@@ -136,16 +149,27 @@ func prerollInfer(b *testing.B, p *gst.Pipeline, what string) {
 
 // inferCost is what n frames of one pipeline cost the process.
 type inferCost struct {
-	cpu, wall int64  // ns
-	runNs     uint64 // inside ONNX Runtime's run
-	mallocs   uint64 // Go allocations
-	frames    uint64 // frames measured
+	cpu, wall int64    // ns
+	runNs     uint64   // inside ONNX Runtime's run, wall time
+	runCPU    runStats // the run's sampled CPU time (frames unused)
+	mallocs   uint64   // Go allocations
+	frames    uint64   // frames measured
+}
+
+// runStats are an engine's counters at one moment, or their difference.
+type runStats struct {
+	frames, runNs          uint64
+	cpuNs, wallNs, cpuRuns uint64 // run-cpu-ns-sampled, run-wall-ns-sampled, runs-cpu-sampled
+}
+
+func (a runStats) minus(b runStats) runStats {
+	return runStats{frames: a.frames - b.frames, runNs: a.runNs - b.runNs, cpuNs: a.cpuNs - b.cpuNs, wallNs: a.wallNs - b.wallNs, cpuRuns: a.cpuRuns - b.cpuRuns}
 }
 
 // measureInferPipeline prerolls desc, plays it to EOS and returns the
 // cost of the frames after the preroll; stats, when given, reads the
 // frames done and the run's time so far from the pipeline.
-func measureInferPipeline(b *testing.B, desc string, n int, stats func(*gst.Pipeline) (frames, runNs uint64)) inferCost {
+func measureInferPipeline(b *testing.B, desc string, n int, stats func(*gst.Pipeline) runStats) inferCost {
 	b.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
@@ -154,9 +178,9 @@ func measureInferPipeline(b *testing.B, desc string, n int, stats func(*gst.Pipe
 	prerollInfer(b, p, desc)
 	// What the preroll ran (the first frame, and ONNX Runtime's first
 	// run, which is slow) is not the steady state: counted from here.
-	var frames0, run0 uint64
+	var at0 runStats
 	if stats != nil {
-		frames0, run0 = stats(p)
+		at0 = stats(p)
 	}
 	var c inferCost
 	var ms0, ms1 runtime.MemStats
@@ -175,8 +199,8 @@ func measureInferPipeline(b *testing.B, desc string, n int, stats func(*gst.Pipe
 	}
 	c.frames = uint64(n)
 	if stats != nil {
-		frames, run := stats(p)
-		c.frames, c.runNs = frames-frames0, run-run0
+		d := stats(p).minus(at0)
+		c.frames, c.runNs, c.runCPU = d.frames, d.runNs, d
 	}
 	p.SetState(gst.StateNull)
 	runtime.KeepAlive(p)
@@ -228,13 +252,13 @@ func measureAppsinkORT(b *testing.B, src string, n int, lib, model string) infer
 	cpu0, t0 := processCPU(b), time.Now()
 	b.StartTimer()
 	p.SetState(gst.StatePlaying)
-	run0 := uint64(0)
+	var run0 infer.Stats
 	for frames := 0; frames < n; frames++ {
 		if frames == 1 {
 			// The first frame (the preroll's, and ONNX Runtime's first
 			// run, which is slow) is not the steady state.
 			runtime.ReadMemStats(&ms0)
-			cpu0, t0, run0 = processCPU(b), time.Now(), sess.Stats().RunNsTotal
+			cpu0, t0, run0 = processCPU(b), time.Now(), sess.Stats()
 		}
 		s := sink.PullSample()
 		if s == nil {
@@ -261,7 +285,10 @@ func measureAppsinkORT(b *testing.B, src string, n int, lib, model string) infer
 	c.cpu, c.wall = processCPU(b)-cpu0, int64(time.Since(t0))
 	runtime.ReadMemStats(&ms1)
 	c.mallocs = ms1.Mallocs - ms0.Mallocs
-	c.runNs = sess.Stats().RunNsTotal - run0
+	run1 := sess.Stats()
+	c.runNs = run1.RunNsTotal - run0.RunNsTotal
+	c.runCPU = runStats{cpuNs: run1.RunCPUNsSampled - run0.RunCPUNsSampled, wallNs: run1.RunWallNsSampled - run0.RunWallNsSampled,
+		cpuRuns: run1.RunsCPUSampled - run0.RunsCPUSampled}
 	p.SetState(gst.StateNull)
 	runtime.KeepAlive(p)
 	if msg == nil || msg.Type() != gst.MessageEOS {

@@ -65,5 +65,18 @@
 // dimensions the caps do not fix (at caps): each a GStreamer error whose
 // text names the library, the file or the input, what the model takes and
 // what was found. Counters are the read-only stats property and the
-// element message tensorinfer-stats posted at EOS.
+// element message tensorinfer-stats posted at EOS: frames, runs,
+// input-binds, output-binds, copies, bytes-copied, conversions,
+// conversion-bytes; the run's time, run-ns-total (wall time inside ONNX
+// Runtime's run, every run), and run-cpu-ns-sampled and
+// run-wall-ns-sampled over runs-cpu-sampled (the streaming thread's CPU
+// time and the wall time inside the run, on a sample of the runs: not
+// the first, ONNX Runtime's set-up; then at most one per 4 ms of runs
+// and at least one in 64 — the CPU clock is a system call; run-ns-total ×
+// run-cpu-ns-sampled ÷ run-wall-ns-sampled estimates the runs' CPU time,
+// which a loaded machine does not inflate as it does the wall time); the
+// pin cache's hits, misses and mmaps; the output ring's size and the
+// waits for a free slot; drops; the begin events matched and expired and
+// the end events sent; the input's syncs and the output brackets opened
+// and closed; fence waits and timeouts.
 package tensorinfer

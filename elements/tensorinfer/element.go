@@ -77,7 +77,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		onTimeoutError, proptable.WritableInReady, func(e *element) *string { return &e.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total, "+
+			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
+				"run-cpu-ns-sampled and run-wall-ns-sampled over runs-cpu-sampled (the run's CPU and wall time on a sample of the runs), "+
 				"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
 				"end events sent, drops, fence waits and timeouts.",
 			gst.TypeStructure, glib.ParameterReadable)

@@ -197,9 +197,10 @@ func TestTensorInferShippedModelFromTensorSrc(t *testing.T) {
 	s := r.infer
 	t.Logf("stats %+v; message %v", s, r.message)
 	if s.Frames != frames || s.Runs != frames || s.InputBinds == 0 || s.InputBinds > 4 || s.OutputBinds != 5 || s.Copies != 0 ||
-		s.Conversions != 0 || s.BytesCopied != 0 || s.RunNsTotal == 0 || s.Mmaps != s.InputBinds+5 {
+		s.Conversions != 0 || s.BytesCopied != 0 || s.RunNsTotal == 0 || s.Mmaps != s.InputBinds+5 ||
+		s.RunsCPUSampled == 0 || s.RunsCPUSampled > s.Runs || s.RunCPUNsSampled == 0 {
 		t.Errorf("stats %+v: want %d frames and runs, 1 to 4 input binds (at most the source's ring), 5 output binds (max-leases+1), "+
-			"no copy or conversion, one mmap per input slot and output tensor", s, frames)
+			"no copy or conversion, one mmap per input slot and output tensor, some runs timed in CPU time", s, frames)
 	}
 	if s.BeginsMatched != frames || s.EndEventsSent != frames {
 		t.Errorf("begins matched %d, end events sent %d; want %d each", s.BeginsMatched, s.EndEventsSent, frames)
@@ -207,7 +208,8 @@ func TestTensorInferShippedModelFromTensorSrc(t *testing.T) {
 	if s.OutBracketsOpened != frames || s.OutBracketsClosed != frames {
 		t.Errorf("output brackets opened %d, closed %d; want %d each", s.OutBracketsOpened, s.OutBracketsClosed, frames)
 	}
-	for _, k := range []string{"frames", "runs", "input-binds", "output-binds", "copies", "bytes-copied", "conversions", "run-ns-total"} {
+	for _, k := range []string{"frames", "runs", "input-binds", "output-binds", "copies", "bytes-copied", "conversions", "run-ns-total",
+		"run-cpu-ns-sampled", "run-wall-ns-sampled", "runs-cpu-sampled"} {
 		if _, ok := r.message[k]; !ok {
 			t.Errorf("tensorinfer-stats at EOS lacks %s: %v", k, r.message)
 		}

@@ -41,12 +41,19 @@ func (c *counters) reset() {
 type Stats struct {
 	Frames, Runs, InputBinds, OutputBinds uint64
 	Copies, BytesCopied, Conversions      uint64
-	RunNsTotal                            uint64
-	Hits, Misses, Mmaps, RingSize, Waits  uint64
-	Dropped, BeginsMatched, EndEventsSent uint64
-	OutBracketsOpened, OutBracketsClosed  uint64
-	FenceWaits, FenceTimeouts, InputSyncs uint64
-	ConversionBytes                       uint64
+	RunNsTotal                            uint64 // wall time inside ONNX Runtime's run, summed
+	// RunCPUNsSampled is the streaming thread's CPU time inside the run,
+	// summed over RunsCPUSampled runs (a sample: see package infer's
+	// Stats). RunCPUNsSampled/RunsCPUSampled is a run's CPU time, which
+	// a loaded machine does not inflate as it does RunNsTotal/Runs.
+	// RunWallNsSampled is those runs' wall time: RunNsTotal ×
+	// RunCPUNsSampled/RunWallNsSampled estimates every run's CPU time.
+	RunCPUNsSampled, RunWallNsSampled, RunsCPUSampled uint64
+	Hits, Misses, Mmaps, RingSize, Waits              uint64
+	Dropped, BeginsMatched, EndEventsSent             uint64
+	OutBracketsOpened, OutBracketsClosed              uint64
+	FenceWaits, FenceTimeouts, InputSyncs             uint64
+	ConversionBytes                                   uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -64,6 +71,7 @@ func (e *element) snapshot() Stats {
 		Frames: c.frames.Load(), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
 		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load() + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
+		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
 		Hits: c.hits.Load(), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
 		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load(), EndEventsSent: c.endEventsSent.Load(),
 		OutBracketsOpened: c.outBracketsOpened.Load(), OutBracketsClosed: c.outBracketsClosed.Load(),
@@ -89,6 +97,9 @@ func (e *element) statsStructure() *gst.Structure {
 		{"conversions", s.Conversions},
 		{"conversion-bytes", s.ConversionBytes},
 		{"run-ns-total", s.RunNsTotal},
+		{"run-cpu-ns-sampled", s.RunCPUNsSampled},
+		{"run-wall-ns-sampled", s.RunWallNsSampled},
+		{"runs-cpu-sampled", s.RunsCPUSampled},
 		{"cache-hits", s.Hits},
 		{"cache-misses", s.Misses},
 		{"mmaps", s.Mmaps},

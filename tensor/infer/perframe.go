@@ -3,7 +3,6 @@ package infer
 import (
 	"fmt"
 	"slices"
-	"time"
 	"unsafe"
 
 	ort "github.com/yalue/onnxruntime_go"
@@ -82,9 +81,8 @@ func (s *Session) RunPerFrame(in Input) ([][]byte, error) {
 	}
 	defer input.Destroy()
 	outputs := make([]ort.Value, len(s.outputs)) // nil: ONNX Runtime allocates each
-	t0 := time.Now()
-	err = s.sess.Run([]ort.Value{input}, outputs)
-	s.stats.runNs.Add(uint64(time.Since(t0)))
+	inputs := []ort.Value{input}
+	err = s.timeRun(func() error { return s.sess.Run(inputs, outputs) })
 	defer func() {
 		for _, v := range outputs {
 			if v != nil {

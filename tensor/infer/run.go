@@ -3,11 +3,11 @@ package infer
 import (
 	"fmt"
 	"sync/atomic"
-	"time"
 )
 
 type counters struct {
 	runs, inputBinds, outputBinds, conversions, bytesCopied, runNs atomic.Uint64
+	runCPUNs, runWallSampled, runsCPUSampled                       atomic.Uint64
 }
 
 // Stats are a session's counters since it was created.
@@ -17,7 +17,22 @@ type Stats struct {
 	OutputBinds uint64 // BindOutput calls that bound a slot
 	Conversions uint64 // runs that converted their input first
 	BytesCopied uint64 // bytes those conversions wrote into the conversion tensor
-	RunNsTotal  uint64 // nanoseconds inside ONNX Runtime's run, summed
+	RunNsTotal  uint64 // nanoseconds inside ONNX Runtime's run, summed (wall time)
+	// RunCPUNsSampled is the calling thread's CPU time inside ONNX
+	// Runtime's run, summed over the RunsCPUSampled runs that were timed
+	// in CPU time (see runClock: a sample of the runs after the first,
+	// every run of a model that runs for milliseconds). RunCPUNsSampled/RunsCPUSampled
+	// is a sampled run's CPU time, which a loaded machine does not
+	// inflate as it does RunNsTotal/Runs. RunWallNsSampled is the same
+	// runs' wall time: a sampled run can be slower than the others (the
+	// clock's system calls around it cost it cache and TLB state), so the
+	// runs' CPU time is best estimated as RunNsTotal ×
+	// RunCPUNsSampled/RunWallNsSampled (the share of the wall time that
+	// was CPU time), which that slowdown does not bias. All three count
+	// RunPerFrame's runs too.
+	RunCPUNsSampled  uint64
+	RunWallNsSampled uint64
+	RunsCPUSampled   uint64
 	// Retired counts bindings (input slots, output slots and IoBindings)
 	// replaced by a rebind and waiting for Close.
 	Retired int
@@ -31,6 +46,8 @@ func (s *Session) Stats() Stats {
 	st := Stats{
 		Runs: s.stats.runs.Load(), InputBinds: s.stats.inputBinds.Load(), OutputBinds: s.stats.outputBinds.Load(),
 		Conversions: s.stats.conversions.Load(), BytesCopied: s.stats.bytesCopied.Load(), RunNsTotal: s.stats.runNs.Load(),
+		RunCPUNsSampled: s.stats.runCPUNs.Load(), RunWallNsSampled: s.stats.runWallSampled.Load(),
+		RunsCPUSampled: s.stats.runsCPUSampled.Load(),
 	}
 	s.mu.Lock()
 	st.Retired = len(s.retired.in) + len(s.retired.out) + len(s.retired.io)
@@ -78,9 +95,8 @@ func (s *Session) Run(in, out int) error {
 		s.stats.conversions.Add(1)
 		s.stats.bytesCopied.Add(uint64(n))
 	}
-	t0 := time.Now()
-	err := s.sess.RunWithBinding(row[out])
-	s.stats.runNs.Add(uint64(time.Since(t0)))
+	io := row[out]
+	err := s.timeRun(func() error { return s.sess.RunWithBinding(io) })
 	if err != nil {
 		return fmt.Errorf("%s: run (input slot %d, output slot %d): %w", s.name, in, out, err)
 	}

@@ -242,6 +242,7 @@ type Session struct {
 	perFrame perFrameLayout
 
 	stats counters
+	clock runClock // guarded by runMu
 }
 
 // NewSession creates a session over the model file at path.
@@ -298,6 +299,7 @@ func (e *Environment) newSession(m model, o Options) (s *Session, err error) {
 		return nil, fmt.Errorf("%w: %s: ONNX Runtime session: %v", ErrModel, m.name, err)
 	}
 	s.table.Store(&table{})
+	s.clock.calibrate()
 	return s, nil
 }
 

@@ -1,0 +1,74 @@
+package infer_test
+
+import (
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// The run's CPU time is sampled: not the first run (ONNX Runtime's set-up),
+// the second, then one in up to 64
+// (fewer runs between samples when runs are long), and never more CPU
+// per sampled run than its wall time allows. With the engine's default
+// options (one intra-op thread) the calling thread does the whole run:
+// over 400 runs its CPU time is most of the process's, which it would
+// not be if ONNX Runtime handed the work to a thread pool.
+func TestInferRunCPUTimeIsSampledOnTheCallingThread(t *testing.T) {
+	e := load(t)
+	s, err := e.NewSession(infertest.RepoFile(t, infertest.ShippedModel), infer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeLater(t, s)
+	in := alloc(t, s.Input().Layout())
+	out := alloc(t, s.Outputs()[0].Layout())
+	if err := s.BindInput(0, infer.Input{Pin: &in.p, Layout: s.Input().Layout()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BindOutput(0, &out.p); err != nil {
+		t.Fatal(err)
+	}
+	for run := 1; run <= 2; run++ {
+		if err := s.Run(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.RunsCPUSampled != uint64(run-1) || (run == 2) != (st.RunCPUNsSampled > 0) {
+			t.Fatalf("after run %d: stats %+v, want %d runs sampled in CPU time", run, st, run-1)
+		}
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before := s.Stats()
+	thread0, proc0 := rusageNs(t, unix.RUSAGE_THREAD), rusageNs(t, unix.RUSAGE_SELF)
+	const runs = 400
+	for range runs {
+		if err := s.Run(0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	thread, proc := rusageNs(t, unix.RUSAGE_THREAD)-thread0, rusageNs(t, unix.RUSAGE_SELF)-proc0
+	st := s.Stats()
+	samples := st.RunsCPUSampled - before.RunsCPUSampled
+	wallPerRun := (st.RunNsTotal - before.RunNsTotal) / runs
+	t.Logf("%d runs: %d sampled in CPU time, %d ns CPU per sampled run, %d ns wall per run; calling thread %d of the process's %d µs CPU",
+		runs, samples, (st.RunCPUNsSampled-before.RunCPUNsSampled)/max(samples, 1), wallPerRun, thread/1000, proc/1000)
+	if samples < runs/64 || samples > runs {
+		t.Errorf("%d of %d runs sampled, want between 1 in 64 and all", samples, runs)
+	}
+	if thread < proc*7/10 {
+		t.Errorf("the calling thread used %d of the process's %d µs CPU over %d runs: the run is not on the calling thread", thread/1000, proc/1000, runs)
+	}
+}
+
+func rusageNs(t *testing.T, who int) int64 {
+	t.Helper()
+	var ru unix.Rusage
+	if err := unix.Getrusage(who, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
