@@ -41,7 +41,7 @@ var (
 
 func allocators() {
 	allocOnce.Do(func() {
-		fdAlloc = C.gst_fd_allocator_new()         // full reference, never dropped
+		fdAlloc = C.gst_fd_allocator_new() // full reference, never dropped
 		// DMA-BUF memory (tensorsrc's and tensorinfer's rings) maps inside
 		// the process's brackets (bracketalloc.go): a converter reading a
 		// frame joins its producer's open bracket instead of issuing its
