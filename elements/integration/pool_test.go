@@ -83,7 +83,8 @@ func TestPinnedPoolTakesSystemMemoryProducers(t *testing.T) {
 
 // In the guest: the proposed pool allocates from the DMA heap, so a
 // system-memory producer's frames are real dma-bufs, pinned without a
-// copy, each bracketed by the sink (a START and an END per frame).
+// copy, each in one bracket (a START at the producer's write map, joined
+// by the sink, an END when the buffer is back in the pool).
 func TestDMAHeapPinnedPool(t *testing.T) {
 	needReal(t, tensor.DMAHeapPath, openable(tensor.DMAHeapPath))
 	row := make([]byte, 4*64)
@@ -95,7 +96,7 @@ func TestDMAHeapPinnedPool(t *testing.T) {
 		"video/x-raw,format=RGBA,width=64,height=48 ! tensorpinsink name=sink sync=false", tensor.BackendDMABuf, row)
 	after := tensor.ReadStats()
 	if st, en := after.SyncStart-before.SyncStart, after.SyncEnd-before.SyncEnd; st != 40 || en != 40 || after.SyncNotTTY != before.SyncNotTTY {
-		t.Errorf("%d START + %d END DMA_BUF_IOCTL_SYNC by the sink for 40 frames, want 40 each", st, en)
+		t.Errorf("%d START + %d END DMA_BUF_IOCTL_SYNC for 40 frames, want 40 each", st, en)
 	}
 	t.Logf("40 frames from videotestsrc into dma-heap pool buffers: %d mmaps, %d copies", s.Mmaps, s.Copies)
 }

@@ -97,6 +97,11 @@ bracket_mem_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
     access |= 1;                /* tensor.AccessRead */
   if (info->flags & GST_MAP_WRITE)
     access |= 2;                /* tensor.AccessWrite */
+  /* A pool buffer's write bracket travels to its readers (adopt): open
+   * it for reading too, or the first reader's join would widen it with
+   * a second START. */
+  if (((GstcBracketAllocator *) a)->defer_write_end && (access & 2))
+    access = 3;
   bm = bracket_mem (mem);
   if (bm == NULL || access == 0) {
     GST_WARNING_OBJECT (a, "memory %p mapped without a bracket", mem);
