@@ -106,35 +106,7 @@ func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (jo
 		}
 		b.mu.Lock()
 	}
-	switch {
-	case b.refs == 0:
-		if doIoctl {
-			err = s.sync.dmabufSync(s.fd, uint64(a)|dmaBufSyncStart)
-		}
-		if err == nil {
-			b.access = a
-			counters.bracketsOpened.Add(1)
-		}
-	case b.access&a != a:
-		// Open for less than a (a reader's bracket, a writer joining):
-		// START for a too, and END with both at the close.
-		if doIoctl {
-			err = s.sync.dmabufSync(s.fd, uint64(a)|dmaBufSyncStart)
-		}
-		if err == nil {
-			b.access |= a
-			joined = true
-			counters.bracketsWidened.Add(1)
-		}
-	default:
-		joined = true
-	}
-	if err == nil {
-		b.refs++
-		if joined {
-			counters.bracketsJoined.Add(1)
-		}
-	}
+	joined, err = b.enterLocked(a, doIoctl, &s.sync, s.fd)
 	b.mu.Unlock()
 	if err != nil {
 		releaseBracket(s.id, b)
@@ -157,17 +129,59 @@ func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
 		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", s.id, ErrUnbalancedSync)
 	}
 	b.mu.Lock()
+	closed, err = b.leaveLocked(doIoctl, &s.sync, s.fd)
+	b.mu.Unlock()
+	releaseBracket(s.id, b) // the user counted when we entered
+	return closed, err
+}
+
+// enterLocked opens the bracket (START through fd) or joins it, widening
+// it (another START) when it is open for less than a; b.mu is held.
+func (b *sharedBracket) enterLocked(a Access, doIoctl bool, ss *syncState, fd int) (joined bool, err error) {
+	switch {
+	case b.refs == 0:
+		if doIoctl {
+			err = ss.dmabufSync(fd, uint64(a)|dmaBufSyncStart)
+		}
+		if err == nil {
+			b.access = a
+			counters.bracketsOpened.Add(1)
+		}
+	case b.access&a != a:
+		// Open for less than a (a reader's bracket, a writer joining):
+		// START for a too, and END with both at the close.
+		if doIoctl {
+			err = ss.dmabufSync(fd, uint64(a)|dmaBufSyncStart)
+		}
+		if err == nil {
+			b.access |= a
+			joined = true
+			counters.bracketsWidened.Add(1)
+		}
+	default:
+		joined = true
+	}
+	if err == nil {
+		b.refs++
+		if joined {
+			counters.bracketsJoined.Add(1)
+		}
+	}
+	return joined, err
+}
+
+// leaveLocked leaves the bracket; the last one out ENDs it through fd
+// with the bracket's whole access. b.mu is held.
+func (b *sharedBracket) leaveLocked(doIoctl bool, ss *syncState, fd int) (closed bool, err error) {
 	b.refs--
 	if b.refs == 0 {
 		closed = true
 		if doIoctl {
-			err = s.sync.dmabufSync(s.fd, uint64(b.access)|dmaBufSyncEnd)
+			err = ss.dmabufSync(fd, uint64(b.access)|dmaBufSyncEnd)
 		}
 		b.access = AccessNone
 		counters.bracketsClosed.Add(1)
 	}
-	b.mu.Unlock()
-	releaseBracket(s.id, b) // the user counted when we entered
 	return closed, err
 }
 
@@ -184,3 +198,56 @@ func OpenBracket(id Identity) (Access, bool) {
 	releaseBracket(id, b)
 	return a, open
 }
+
+// EnterFileBracket opens or joins the process's CPU-access bracket on the
+// dma-buf whose file is id, through fd — for memory that is not a Tensor
+// of this package: a GstMemory of the project's allocators that a
+// GStreamer element maps (gstc's bracket allocator calls it from its map).
+// A map inside a bracket some tensor (or another map) has open costs no
+// ioctl; otherwise it is the START GStreamer's own dma-buf map would
+// issue. fd is borrowed and must stay open until the matching
+// LeaveFileBracket. It does not wait for fences (GStreamer's map does
+// not either: the START itself waits).
+func EnterFileBracket(fd int, id Identity, a Access) (joined bool, err error) {
+	if !a.valid() {
+		return false, fmt.Errorf("enter bracket on %v with access %v: %w", id, a, ErrAccess)
+	}
+	b := acquireBracket(id)
+	b.mu.Lock()
+	joined, err = b.enterLocked(a, true, &fileSync, fd)
+	b.mu.Unlock()
+	if err != nil {
+		releaseBracket(id, b)
+	}
+	counters.fileEnters.Add(1)
+	return joined, err
+}
+
+// LeaveFileBracket leaves a bracket EnterFileBracket entered; the last
+// one out ENDs it through fd (which must be a file of the same dma-buf)
+// with every access the bracket was used for. It reports whether this
+// call closed the bracket.
+func LeaveFileBracket(fd int, id Identity) (closed bool, err error) {
+	brackets.mu.Lock()
+	b := brackets.open[id]
+	brackets.mu.Unlock()
+	if b == nil {
+		counters.unbalanced.Add(1)
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
+	}
+	b.mu.Lock()
+	if b.refs <= 0 {
+		b.mu.Unlock()
+		counters.unbalanced.Add(1)
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
+	}
+	closed, err = b.leaveLocked(true, &fileSync, fd)
+	b.mu.Unlock()
+	releaseBracket(id, b) // the user EnterFileBracket counted
+	return closed, err
+}
+
+// fileSync is the sync state of file brackets: the ioctl's retry loop and
+// counters. Its coherent flag is never consulted for a decision that
+// matters: the project's allocators give it only real dma-bufs.
+var fileSync syncState

@@ -23,6 +23,9 @@ type Stats struct {
 	BracketsWidened uint64 // joins that needed more access than the bracket had (one more START)
 	BracketsClosed  uint64 // shared brackets closed (the last SyncForDevice on a buffer)
 	AllocFallbacks  uint64 // sources SourceAuto tried and went past because they failed (no dma-heap here, an ioctl error)
+	// FileBracketEnters counts EnterFileBracket calls: GStreamer maps of
+	// the project's dma-buf memory, each a START or a join.
+	FileBracketEnters uint64
 	// Bounded fence waits (BeginCPUAccessTimeout): FenceWaits counts the
 	// waits that blocked (the buffer was not ready at once), including
 	// those that timed out; FenceWaitNanos their total time and
@@ -34,7 +37,7 @@ var counters struct {
 	syncStart, syncEnd, syncRetries, syncErrors, syncNotTTY atomic.Uint64
 	coherentSkips, noopSyncs, unbalanced                    atomic.Uint64
 	bracketsOpened, bracketsJoined, bracketsWidened         atomic.Uint64
-	bracketsClosed, allocFallbacks                          atomic.Uint64
+	bracketsClosed, allocFallbacks, fileEnters              atomic.Uint64
 	fences                                                  FenceWaitCounter
 }
 
@@ -58,6 +61,8 @@ func ReadStats() Stats {
 		BracketsWidened: counters.bracketsWidened.Load(),
 		BracketsClosed:  counters.bracketsClosed.Load(),
 		AllocFallbacks:  counters.allocFallbacks.Load(),
+
+		FileBracketEnters: counters.fileEnters.Load(),
 
 		FenceWaits:        fw,
 		FenceWaitNanos:    fn,

@@ -92,8 +92,12 @@ func (s *syncState) dmabufSync(fd int, flags uint64) error {
 		}
 		if errors.Is(err, unix.ENOTTY) {
 			// Not a dma-buf after all (or a kernel without the ioctl):
-			// coherent, nothing to do, and said once, not every frame.
-			s.coherent.Store(true)
+			// coherent, nothing to do, and said once, not every frame —
+			// except for file brackets, whose one state serves every
+			// file: one that is not a dma-buf says nothing of the next.
+			if s != &fileSync {
+				s.coherent.Store(true)
+			}
 			counters.syncNotTTY.Add(1)
 			return nil
 		}

@@ -448,3 +448,65 @@ func TestSharedBracketDoesNotAllocate(t *testing.T) {
 		t.Fatalf("a shared bracket allocates %.1f times", n)
 	}
 }
+
+// A GStreamer map of the project's dma-buf memory (EnterFileBracket, from
+// gstc's bracket allocator) joins a bracket a tensor has open — no ioctl
+// — and, with none open, opens and closes its own, as GStreamer's map
+// would: START at the map, END at the unmap. A leave without an enter is
+// ErrUnbalancedSync and reaches no ioctl. An fd that answers ENOTTY does
+// not make later file brackets skip their ioctls (the one state serves
+// every file).
+func TestFileBracketJoinsATensorsBracket(t *testing.T) {
+	f := installFake(t)
+	tn := dmabufOverMemfd(t)
+	id := tn.Identity()
+	if err := tn.SyncForCPU(AccessReadWrite); err != nil { // tensorsrc's bracket
+		t.Fatal(err)
+	}
+	joined, err := EnterFileBracket(tn.FD(), id, AccessRead)
+	if err != nil || !joined {
+		t.Fatalf("map inside the tensor's bracket: joined=%v, %v", joined, err)
+	}
+	if closed, err := LeaveFileBracket(tn.FD(), id); err != nil || closed {
+		t.Fatalf("unmap inside the tensor's bracket: closed=%v, %v", closed, err)
+	}
+	if len(f.calls) != 1 {
+		t.Fatalf("ioctls %v: the map inside an open bracket issued one", f.calls)
+	}
+	if err := tn.SyncForDevice(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{uint64(AccessReadWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
+	if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
+		t.Fatalf("ioctls %v, want %v", f.calls, want)
+	}
+
+	// No bracket open: the map's own START and END.
+	f.calls = nil
+	if joined, err := EnterFileBracket(tn.FD(), id, AccessReadWrite); err != nil || joined {
+		t.Fatalf("map with no bracket open: joined=%v, %v", joined, err)
+	}
+	if a, open := OpenBracket(id); !open || a != AccessReadWrite {
+		t.Fatalf("bracket %v open=%v during the map", a, open)
+	}
+	if closed, err := LeaveFileBracket(tn.FD(), id); err != nil || !closed {
+		t.Fatalf("unmap: closed=%v, %v", closed, err)
+	}
+	want = []uint64{uint64(AccessReadWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
+	if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
+		t.Fatalf("ioctls %v, want %v", f.calls, want)
+	}
+	if _, err := LeaveFileBracket(tn.FD(), id); !errors.Is(err, ErrUnbalancedSync) || len(f.calls) != 2 {
+		t.Fatalf("leave without enter: %v, ioctls %v", err, f.calls)
+	}
+
+	// ENOTTY from one file leaves the next file's ioctls alone.
+	f.calls, f.answers = nil, []error{unix.ENOTTY, unix.ENOTTY}
+	EnterFileBracket(tn.FD(), id, AccessRead)
+	LeaveFileBracket(tn.FD(), id)
+	EnterFileBracket(tn.FD(), id, AccessRead)
+	LeaveFileBracket(tn.FD(), id)
+	if len(f.calls) != 4 {
+		t.Fatalf("ioctls %v after ENOTTY: want 4 (file brackets never latch coherent)", f.calls)
+	}
+}

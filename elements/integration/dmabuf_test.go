@@ -476,8 +476,12 @@ func TestV4L2NV12PinnedPerPlane(t *testing.T) {
 
 // vivid YUY2 → videoconvert → videoscale → tensorpinsink: the converter
 // and the scaler write into the pool the sink proposes — dma-heap buffers
-// in the guest — so the frames reach the application with no copy, each
-// in a START/END bracket of the sink's.
+// in the guest — so the frames reach the application with no copy. Each
+// pool buffer costs one START (the scaler's write map opens the bracket)
+// and one END (when the buffer is back in the pool, after the sink joined
+// and left): the counters count every ioctl on the pool's buffers (their
+// allocator brackets through package tensor); the converter's read of
+// vivid's own dma-buf is GStreamer's pair, which strace counts.
 func TestV4L2ConvertScaleIntoDMAHeapPool(t *testing.T) {
 	dev := vividDevice(t, "vivid-000-vid-cap")
 	needReal(t, tensor.DMAHeapPath, openable(tensor.DMAHeapPath))
@@ -506,6 +510,10 @@ func TestV4L2ConvertScaleIntoDMAHeapPool(t *testing.T) {
 	}
 	t.Logf("YUY2 → videoconvert → videoscale → tensorpinsink: %d frames, %d copies, %d mmaps, %d START + %d END ",
 		s.Frames, s.Copies, s.Mmaps, st, en)
+	// Package tensor's 2 a frame are the pool buffer's; strace (the
+	// report) adds GStreamer's pair on vivid's buffer: 4 in all.
+	logShapeCounts(t, "vivid-convert-scale-pool", n, st, en, 2,
+		"v4l2src io-mode=dmabuf ! YUY2 320x180 ! videoconvert ! videoscale ! RGB 224x224 ! tensorpinsink")
 }
 
 // 20 flushing seeks on real dma-heap buffers (tensorsrc backend=dma-heap

@@ -43,6 +43,15 @@ type shape struct {
 	// (handoff=adopt); expired: begin events that cannot match (a
 	// converter hands the sink other buffers).
 	joined, expired bool
+	// poolJoined: on the dma-heap pool the sink proposes (where the device
+	// opens, whatever tensorsrc's backend), the sink joins
+	// the bracket the converter's write map opened (pool-handoff=adopt)
+	// instead of opening its own; on the memfd pool nothing is bracketed
+	// before the sink.
+	poolJoined bool
+	// poolWriteCloses: on the dma-heap pool the converter's write map
+	// opens and closes a bracket of its own per frame (pool-handoff=close).
+	poolWriteCloses bool
 	// sinkOpens: the sink brackets its own reads (its buffer's bracket
 	// is not open when it arrives: handoff=close, or a copy).
 	sinkOpens bool
@@ -79,12 +88,21 @@ var shapes = []shape{
 	{name: "converter-passthrough", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! videoscale ! " + shapeCaps +
 		" ! queue ! tensorpinsink name=sink sync=false",
 		sinks: 1, syncsPerFrame: 2, joined: true},
-	// A converter reads the source's buffer inside its bracket and writes
-	// into the pool the sink proposes (dma-heap where it opens): the sink
-	// brackets that buffer itself — 2 ioctls for the source's frame, 2
-	// for the converter's (where the pool is memfd, the sink's are none).
+	// A converter reads the source's buffer inside its bracket (its map
+	// joins it: no ioctl) and writes into the pool the sink proposes
+	// (dma-heap where it opens): its write map opens that buffer's bracket,
+	// which travels with the buffer (pool-handoff=adopt); the sink joins it
+	// and the pool's release ends it — 2 ioctls for the source's frame, 2
+	// for the converter's (where the pool is memfd, the sink brackets it
+	// itself, with no ioctl).
 	{name: "converter-between", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! video/x-raw,format=BGRA ! tensorpinsink name=sink sync=false",
-		sinks: 1, syncsPerFrame: 4, expired: true, sinkOpens: true},
+		sinks: 1, syncsPerFrame: 4, expired: true, sinkOpens: true, poolJoined: true},
+	// The same with pool-handoff=close: the converter's write bracket ends
+	// at its unmap (for a device that would read the buffer before the
+	// sink), and the sink opens its own — 2 more ioctls a frame.
+	{name: "converter-between-close", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! video/x-raw,format=BGRA ! " +
+		"tensorpinsink name=sink sync=false pool-handoff=close",
+		sinks: 1, syncsPerFrame: 6, expired: true, sinkOpens: true, poolWriteCloses: true},
 }
 
 // shapeResult is what one run of a shape counted.
@@ -204,6 +222,11 @@ func statsDelta(a, b tensor.Stats) tensor.Stats {
 	}
 }
 
+// dmaHeapPool reports whether the pool tensorpinsink proposes is on the
+// DMA heap here (whatever tensorsrc's backend): its memory then brackets
+// the converter's writes (gstc's bracket allocator).
+func dmaHeapPool() bool { return tensor.DeviceUsable(tensor.DMAHeapPath) == nil }
+
 // checkShape asserts what every backend must show.
 func checkShape(t *testing.T, sh shape, r shapeResult, frames int) {
 	t.Helper()
@@ -215,10 +238,11 @@ func checkShape(t *testing.T, sh shape, r shapeResult, frames int) {
 		if r.delivered[i] != frames || s.Frames != n {
 			t.Errorf("sink %d: %d frames delivered (stats %d), want %d", i, r.delivered[i], s.Frames, frames)
 		}
-		if sh.joined && s.BracketsJoined != n {
-			t.Errorf("sink %d: %d frames joined the source's bracket, want %d (stats %+v)", i, s.BracketsJoined, frames, s)
+		joined := sh.joined || sh.poolJoined && dmaHeapPool()
+		if joined && s.BracketsJoined != n {
+			t.Errorf("sink %d: %d frames joined the source's (or the pool writer's) bracket, want %d (stats %+v)", i, s.BracketsJoined, frames, s)
 		}
-		if !sh.joined && s.BracketsJoined != 0 {
+		if !joined && s.BracketsJoined != 0 {
 			t.Errorf("sink %d: %d frames joined a bracket, want 0 (stats %+v)", i, s.BracketsJoined, s)
 		}
 		wantExpired := uint64(0)
@@ -249,6 +273,9 @@ func checkShape(t *testing.T, sh shape, r shapeResult, frames int) {
 	opened := n
 	if sh.sinkOpens {
 		opened += n * uint64(sh.sinks) // the sinks' own brackets too
+	}
+	if sh.poolWriteCloses && dmaHeapPool() {
+		opened += n // the converter's write brackets on the pool's buffers
 	}
 	if r.delta.BracketsOpened != opened || r.delta.BracketsClosed != opened || r.delta.UnbalancedSyncs != 0 {
 		t.Errorf("shared brackets: %d opened, %d closed, %d unbalanced; want %d, %d, 0",

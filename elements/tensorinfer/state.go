@@ -536,7 +536,7 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 	}
 	// The input is read during the run only: two buffers let upstream
 	// fill the next frame while this one runs.
-	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem); err != nil {
+	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem, true); err != nil {
 		cat.LogWarning("no pool proposed: " + err.Error())
 	}
 	return true

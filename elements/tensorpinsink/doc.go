@@ -76,8 +76,17 @@
 // the frame stays held or open. Counted in stats: fence-waits,
 // fence-wait-total-ns, fence-wait-max-ns, fence-timeouts.
 //
+// The proposed pool's dma-heap memory maps inside the process's brackets
+// (gstc's bracket allocator): with pool-handoff=adopt (the default) a
+// producer's CPU write opens the frame's bracket at its map and the
+// bracket travels with the buffer — converters' maps and the sink join it
+// — until the buffer is back in the pool: one DMA_BUF_IOCTL_SYNC START
+// and one END a frame, whoever wrote it. pool-handoff=close ends it at
+// the producer's unmap (GStreamer's own behaviour), for a device that
+// reads the buffer before the sink; the sink then opens its own.
+//
 // Properties: cache-size, max-leases, drop, emit-signals, post-sync-messages,
-// propose-pool, sync-timeout, on-sync-timeout and the read-only stats (a GstStructure, also posted as an element
+// propose-pool, pool-handoff, sync-timeout, on-sync-timeout and the read-only stats (a GstStructure, also posted as an element
 // message named "tensorpinsink-stats" at EOS).
 //
 // # Signals

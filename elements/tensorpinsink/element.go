@@ -34,6 +34,9 @@ type settings struct {
 	emitSignals      bool
 	postSyncMessages bool
 	proposePool      bool
+	// poolHandoff is "adopt" or "close": what the proposed dma-heap
+	// pool does with a producer's write bracket (see ProposePinnedPool).
+	poolHandoff string
 	// syncTimeout bounds the wait for a dma-buf's fences before each
 	// frame's bracket opens (milliseconds; 0: no wait here, the kernel
 	// waits inside START without a limit); onSyncTimeout is "drop" or
@@ -41,6 +44,12 @@ type settings struct {
 	syncTimeout   uint
 	onSyncTimeout string
 }
+
+// Pool-handoff choices.
+const (
+	poolHandoffAdopt = "adopt"
+	poolHandoffClose = "close"
+)
 
 // On-sync-timeout choices.
 const (
@@ -69,6 +78,9 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	proptable.Bool("propose-pool", "Propose pool",
 		"Offer upstream a pool of fd memory (dma-heap where present, else memfd) that the sink pins once per buffer, so producers that take it write into pinned memory without a copy.",
 		true, proptable.WritableInReady, func(s *sink) *bool { return &s.settings.proposePool }),
+	proptable.String("pool-handoff", "Pool handoff",
+		"What the proposed dma-heap pool does with a producer's CPU write: \"adopt\" keeps its cache-coherency bracket open while the buffer travels, so the sink joins it and a frame costs one DMA_BUF_IOCTL_SYNC START and one END; \"close\" ends it when the producer unmaps, for a device that reads the buffer before the sink (the sink then brackets its own read).",
+		poolHandoffAdopt, proptable.WritableInReady, func(s *sink) *string { return &s.settings.poolHandoff }, poolHandoffAdopt, poolHandoffClose),
 	proptable.Uint("sync-timeout", "Sync timeout",
 		"Milliseconds to wait at most for a dma-buf's fences (the producing device's unfinished work) before reading a frame; 0 waits inside the kernel without a limit. On timeout, on-sync-timeout decides.",
 		0, 3600000, 1000, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.syncTimeout }),

@@ -106,7 +106,7 @@ func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret 
 	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
 		mem = gstc.PoolDMAHeap
 	}
-	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem); err != nil {
+	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem, set.poolHandoff != poolHandoffClose); err != nil {
 		cat.LogWarning("no pool proposed: "+err.Error(), self.Object)
 		return true
 	}

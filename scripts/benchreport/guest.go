@@ -335,10 +335,15 @@ func guestMarkdown(g guestFigures) string {
 			p(" and, independently, by `strace -f` around the same run (every `DMA_BUF_IOCTL_SYNC` the process made, " +
 				"whoever made it; split per test at the test's own `=== RUN` lines)")
 		}
-		p(". `TestDMAHeapBracketShapes` and `TestDMAHeapSourceToSink` fail when a count is off, so these are also pass/fail results. " +
-			"Two shapes have two brackets per frame by design: `handoff=close` (for device readers) ends the source's bracket after " +
+		p(". `TestDMAHeapBracketShapes`, `TestDMAHeapSourceToSink`, `TestDMAHeapPoolHandoff` and `TestV4L2ConvertScaleIntoDMAHeapPool` " +
+			"fail when a count is off, so these are also pass/fail results. " +
+			"Some shapes have two brackets per frame by design: `handoff=close` (for device readers) ends the source's bracket after " +
 			"writing and the sink brackets its read itself; behind a format converter the sink reads a second dma-buf (the converter's " +
-			"output, in the dma-heap pool the sink offers), so package tensor's brackets are 2 per dma-buf there too.\n\n")
+			"output, in the dma-heap pool the sink offers: its write opens that buffer's bracket, which the sink joins with " +
+			"`pool-handoff=adopt`), so package tensor's brackets are 2 per dma-buf there too; with `pool-handoff=close` the converter's " +
+			"write bracket ends at its unmap and the sink opens its own. The project's own dma-bufs (tensorsrc's ring, the pool) map " +
+			"through its bracket allocator, so every SYNC on them is in package tensor's counters; a V4L2 camera's buffer maps through " +
+			"GStreamer's allocator, whose pair per map only strace sees.\n\n")
 		p("| shape | pipeline | frames | START/frame | END/frame | SYNC ioctls/frame | target |")
 		if g.Strace {
 			p(" strace SYNC/frame |")

@@ -25,6 +25,9 @@
 //	fdmem.go, fdmem.[ch]        fd/DMA-BUF memory wrapping the caller's fd, the two allocators
 //	pinpool.go, pinpool.[ch]    the pool of pinned fd memory tensorpinsink proposes upstream:
 //	                            GstAllocator glue whose fds come from tensor.AllocFD
+//	bracketalloc.go, bracketalloc.[ch] the DMA-BUF allocator of the project's dma-bufs (rings,
+//	                            dma-heap pool): maps join the process's brackets; with
+//	                            handoff=adopt a write bracket travels with the buffer
 //	lifopool.go, lifopool.[ch]  the proposed pools' class: GstBufferPool/GstVideoBufferPool
 //	                            handing out the buffer returned last first (cache-hot)
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields

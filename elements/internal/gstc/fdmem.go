@@ -41,8 +41,12 @@ var (
 
 func allocators() {
 	allocOnce.Do(func() {
-		fdAlloc = C.gst_fd_allocator_new()         // full reference, never dropped
-		dmabufAlloc = C.gst_dmabuf_allocator_new() // full reference, never dropped
+		fdAlloc = C.gst_fd_allocator_new() // full reference, never dropped
+		// DMA-BUF memory (tensorsrc's and tensorinfer's rings) maps inside
+		// the process's brackets (bracketalloc.go): a converter reading a
+		// frame joins its producer's open bracket instead of issuing its
+		// own START and END.
+		dmabufAlloc = C.gstc_bracket_allocator_new(0) // full reference, never dropped
 		// Process-lifetime singletons, like GStreamer's own sysmem
 		// allocator: tell the leaks tracer so.
 		C.gstc_object_flag_may_be_leaked(C.gpointer(fdAlloc))
@@ -62,9 +66,10 @@ func NewFdMemory(fd, size int, release func()) (*gst.Memory, error) {
 
 // wrapFd wraps fd as fd memory (DMA-BUF memory if dmabuf) of size bytes,
 // offset 0, mappable by any element through gst_memory_map (an mmap of fd
-// by the allocator). GStreamer 1.22's dmabuf allocator issues
-// DMA_BUF_IOCTL_SYNC itself around every gst_memory_map/unmap (logging at
-// WARNING level, not failing, when the fd is not a real dma-buf).
+// by the allocator). DMA-BUF memory comes from the bracket allocator
+// (bracketalloc.go): a gst_memory_map joins the bracket the process has
+// open on the dma-buf, or opens (START) and closes (END) its own, as
+// GStreamer 1.22's dmabuf allocator would around every map.
 //
 // Ownership: the fd stays the caller's. GStreamer never closes it
 // (GST_FD_MEMORY_FLAG_DONT_CLOSE), and the caller must keep it open until

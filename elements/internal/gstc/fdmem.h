@@ -4,6 +4,7 @@
 #define GSTC_FDMEM_H
 
 #include "cgo.h"
+#include "bracketalloc.h"
 
 /* Wraps fd (flags: extra GstFdMemoryFlags; DONT_CLOSE is always added).
  * The handle (0 for none) is attached as qdata under quark q and released

@@ -20,6 +20,7 @@
  * video: GstVideoMeta and the caps' frame size come from it). */
 #include <gst/video/video.h>
 #include "lifopool.h"
+#include "bracketalloc.h"
 
 /* The LIFO state, one per pool. */
 typedef struct
@@ -210,7 +211,13 @@ static void
 lifo_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   GstcLifo *lifo = lifo_of (pool);
-  gboolean keep =
+  gboolean keep;
+
+  /* Back in the pool, the frame is done: a producer's write bracket that
+   * travelled with it (handoff=adopt) ends here, before anyone can write
+   * the buffer again. */
+  gstc_bracket_buffer_settle (buffer);
+  keep =
       !GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY)
       && gst_buffer_get_size (buffer) == lifo->size
       && gst_buffer_is_all_memory_writable (buffer);

@@ -16,7 +16,7 @@ func lifoPool(t *testing.T, minBuffers, maxBuffers uint) *gst.BufferPool {
 	t.Helper()
 	caps := gst.NewCapsFromString("other/tensors,format=static,num_tensors=1,dimensions=4096,types=uint8,framerate=0/1")
 	q := gst.NewAllocationQuery(caps, true)
-	if err := ProposePinnedPool(q, false, 4096, int(minBuffers), PoolMemfd); err != nil {
+	if err := ProposePinnedPool(q, false, 4096, int(minBuffers), PoolMemfd, true); err != nil {
 		t.Fatal(err)
 	}
 	pool, _, _, _ := q.ParseAllocationPoolAt(0)
@@ -237,7 +237,7 @@ func TestLIFOPoolStopFreesEverything(t *testing.T) {
 func TestLIFOVideoPoolHandsOutTheLastReleasedFirst(t *testing.T) {
 	caps := gst.NewCapsFromString("video/x-raw,format=RGBA,width=64,height=48,framerate=30/1")
 	q := gst.NewAllocationQuery(caps, true)
-	if err := ProposePinnedPool(q, true, 64*48*4, 2, PoolMemfd); err != nil {
+	if err := ProposePinnedPool(q, true, 64*48*4, 2, PoolMemfd, true); err != nil {
 		t.Fatal(err)
 	}
 	pool, _, _, _ := q.ParseAllocationPoolAt(0)

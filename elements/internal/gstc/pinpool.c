@@ -9,6 +9,7 @@
 #include <gst/allocators/allocators.h>
 #include <gst/video/video.h>
 #include "pinpool.h"
+#include "bracketalloc.h"
 #include "lifopool.h"
 #include "_cgo_export.h"
 
@@ -66,19 +67,23 @@ gstc_memfd_allocator_init (GstcMemfdAllocator * self)
 
 /* ---- dma-heap: a GstDmaBufAllocator making one heap buffer per memory ---- */
 
+/* A bracket allocator (bracketalloc.c): producers' and converters' maps
+ * of the pool's dma-bufs join the process's brackets, and with
+ * handoff=adopt a producer's write bracket travels with the buffer until
+ * it comes back to the pool. */
 typedef struct
 {
-  GstDmaBufAllocator parent;
+  GstcBracketAllocator parent;
 } GstcHeapAllocator;
 
 typedef struct
 {
-  GstDmaBufAllocatorClass parent_class;
+  GstcBracketAllocatorClass parent_class;
 } GstcHeapAllocatorClass;
 
 GType gstc_heap_allocator_get_type (void);
 G_DEFINE_TYPE (GstcHeapAllocator, gstc_heap_allocator,
-    GST_TYPE_DMABUF_ALLOCATOR);
+    GSTC_TYPE_BRACKET_ALLOCATOR);
 
 static GstMemory *
 heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
@@ -142,7 +147,7 @@ gstc_allocation_caps (GstQuery * q, gboolean * need_pool)
 
 int
 gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
-    guint min_buffers, int kind)
+    guint min_buffers, int kind, gboolean adopt_writes)
 {
   GstAllocationParams params;
   GstAllocator *alloc;
@@ -152,8 +157,10 @@ gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
   gboolean need_pool = FALSE;
 
   gst_query_parse_allocation (q, &caps, &need_pool);
-  if (kind == GSTC_PINPOOL_DMA_HEAP)
+  if (kind == GSTC_PINPOOL_DMA_HEAP) {
     alloc = g_object_new (gstc_heap_allocator_get_type (), NULL);
+    ((GstcBracketAllocator *) alloc)->defer_write_end = adopt_writes;
+  }
   else
     alloc = g_object_new (gstc_memfd_allocator_get_type (), NULL);
   gst_object_ref_sink (alloc);

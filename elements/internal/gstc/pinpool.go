@@ -83,12 +83,22 @@ func AllocationCaps(q *gst.Query) (*gst.Caps, bool) {
 // buffer and the depth serves only the frames an application holds. The query holds the only references: the pool and allocator live
 // as long as the producer that takes them, and each memory closes its fd
 // when freed (a consumer that imported it keeps its own dup).
-func ProposePinnedPool(q *gst.Query, video bool, size, minBuffers int, mem PoolMemory) error {
-	v := C.gboolean(0)
+//
+// The dma-heap pool's memories map inside the process's brackets
+// (bracketalloc.go). adoptWrites (handoff=adopt) keeps a producer's write
+// bracket open until the buffer comes back to the pool, so the consumer
+// joins it and a frame costs one START and one END; false (handoff=close)
+// ends it at the producer's unmap, for a device that reads the buffer
+// before the consumer.
+func ProposePinnedPool(q *gst.Query, video bool, size, minBuffers int, mem PoolMemory, adoptWrites bool) error {
+	v, adopt := C.gboolean(0), C.gboolean(0)
 	if video {
 		v = 1
 	}
-	if C.gstc_propose_pinned_pool((*C.GstQuery)(unsafe.Pointer(q.Instance())), v, C.guint(size), C.guint(minBuffers), C.int(mem)) == 0 {
+	if adoptWrites {
+		adopt = 1
+	}
+	if C.gstc_propose_pinned_pool((*C.GstQuery)(unsafe.Pointer(q.Instance())), v, C.guint(size), C.guint(minBuffers), C.int(mem), adopt) == 0 {
 		return errors.New("gstc: the proposed pool refused its configuration")
 	}
 	return nil

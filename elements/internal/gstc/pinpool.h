@@ -17,7 +17,9 @@ enum
 void gstc_pinpool_warn (const char *msg);
 
 GstCaps *gstc_allocation_caps (GstQuery * q, gboolean * need_pool);
+/* adopt_writes: the dma-heap pool's producer write brackets stay open
+ * until the buffer comes back (see bracketalloc.h, defer_write_end). */
 int gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
-    guint min_buffers, int kind);
+    guint min_buffers, int kind, gboolean adopt_writes);
 
 #endif

@@ -17,7 +17,7 @@ func proposedPool(t *testing.T, mem PoolMemory) *gst.BufferPool {
 	t.Helper()
 	caps := gst.NewCapsFromString("other/tensors,format=static,num_tensors=1,dimensions=4096,types=uint8,framerate=0/1")
 	q := gst.NewAllocationQuery(caps, true)
-	if err := ProposePinnedPool(q, false, 4096, 2, mem); err != nil {
+	if err := ProposePinnedPool(q, false, 4096, 2, mem, true); err != nil {
 		t.Fatal(err)
 	}
 	if q.GetNumAllocationPools() != 1 {

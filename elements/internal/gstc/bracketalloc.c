@@ -1,0 +1,186 @@
+/* bracketalloc.c: C definitions of bracketalloc.go (see there for why).
+ *
+ * GStreamer's GstDmaBufAllocator issues DMA_BUF_IOCTL_SYNC START in every
+ * gst_memory_map and END in every unmap, even inside a CPU-access bracket
+ * the process already has open on the same dma-buf. This subclass maps
+ * like its parent (the fd allocator's mmap, kept mapped) but brackets
+ * through package tensor's process-wide table (tensor.EnterFileBracket /
+ * LeaveFileBracket): a map inside an open bracket joins it, with no
+ * ioctl; a map with none open opens one (the START GStreamer would issue)
+ * and its unmap closes it (the END) — unless defer_write_end keeps a write
+ * map's bracket open until the buffer goes back to its pool. Memories
+ * stay dmabuf memory for everyone (gst_is_dmabuf_memory). */
+#include <sys/stat.h>
+#include "bracketalloc.h"
+#include "_cgo_export.h"
+
+GST_DEBUG_CATEGORY_STATIC (bracket_debug);
+#define GST_CAT_DEFAULT bracket_debug
+
+G_DEFINE_TYPE_WITH_CODE (GstcBracketAllocator, gstc_bracket_allocator,
+    GST_TYPE_DMABUF_ALLOCATOR,
+    GST_DEBUG_CATEGORY_INIT (bracket_debug, "tensorpin-bracket", 0,
+        "dma-buf memory mapped inside the process's CPU-access brackets"));
+
+/* Per memory, as qdata (freed with the memory): its dma-buf's identity,
+ * read once, and whether a deferred write bracket is still to be left. */
+typedef struct
+{
+  guint64 dev, ino;
+  int fd;                       /* the memory's (it owns it; open until the memory's free) */
+  gint pending;                 /* 1: a write map's bracket left open (atomic) */
+} GstcBracketMem;
+
+/* The qdata's destroy notify, run when the memory is freed — before its
+ * allocator's free closes the fd: a deferred write bracket still open
+ * (the buffer never went back to a pool) ends here. */
+static void
+bracket_mem_free (gpointer data)
+{
+  GstcBracketMem *bm = data;
+
+  if (g_atomic_int_compare_and_exchange (&bm->pending, 1, 0))
+    gstcGoFileBracketLeave (bm->fd, bm->dev, bm->ino);
+  g_free (bm);
+}
+
+static GQuark
+bracket_quark (void)
+{
+  static GQuark q;
+
+  if (q == 0)
+    q = g_quark_from_static_string ("gstc-bracket-memory");
+  return q;
+}
+
+/* Returns mem's state, made on first use (NULL if its fd cannot be
+ * stat'ed). Borrowed: the memory owns it. */
+static GstcBracketMem *
+bracket_mem (GstMemory * mem)
+{
+  GstMiniObject *obj = GST_MINI_OBJECT_CAST (mem);
+  GstcBracketMem *bm = gst_mini_object_get_qdata (obj, bracket_quark ());
+  struct stat sb;
+
+  if (bm != NULL)
+    return bm;
+  if (fstat (gst_fd_memory_get_fd (mem), &sb) != 0)
+    return NULL;
+  bm = g_new0 (GstcBracketMem, 1);
+  bm->dev = sb.st_dev;
+  bm->ino = sb.st_ino;
+  bm->fd = gst_fd_memory_get_fd (mem);
+  /* Two threads mapping a fresh memory at once may both get here; the
+   * second set_qdata frees the first record, which nobody keeps (nor has
+   * anything pending yet). */
+  gst_mini_object_set_qdata (obj, bracket_quark (), bm, bracket_mem_free);
+  return gst_mini_object_get_qdata (obj, bracket_quark ());
+}
+
+/* info->user_data[0] tells the unmap that this map entered a bracket. */
+#define ENTERED GINT_TO_POINTER (1)
+
+static gpointer
+bracket_mem_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
+{
+  GstAllocator *a = mem->allocator;
+  GstcBracketMem *bm;
+  gpointer data;
+  int access = 0;
+
+  data = a->mem_map (mem, maxsize, info->flags);
+  info->user_data[0] = NULL;
+  if (data == NULL)
+    return NULL;
+  if (info->flags & GST_MAP_READ)
+    access |= 1;                /* tensor.AccessRead */
+  if (info->flags & GST_MAP_WRITE)
+    access |= 2;                /* tensor.AccessWrite */
+  /* A pool buffer's write bracket travels to its readers (adopt): open
+   * it for reading too, or the first reader's join would widen it with
+   * a second START. */
+  if (((GstcBracketAllocator *) a)->defer_write_end && (access & 2))
+    access = 3;
+  bm = bracket_mem (mem);
+  if (bm == NULL || access == 0) {
+    GST_WARNING_OBJECT (a, "memory %p mapped without a bracket", mem);
+    return data;
+  }
+  /* As GStreamer's own map, a failed START is a warning, not a failed map. */
+  if (gstcGoFileBracketEnter (gst_fd_memory_get_fd (mem), bm->dev, bm->ino,
+          access))
+    info->user_data[0] = ENTERED;
+  return data;
+}
+
+static void
+bracket_mem_unmap (GstMemory * mem, GstMapInfo * info)
+{
+  GstAllocator *a = mem->allocator;
+  GstcBracketAllocator *self = (GstcBracketAllocator *) a;
+  GstcBracketMem *bm;
+
+  if (info->user_data[0] == ENTERED
+      && (bm = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+              bracket_quark ())) != NULL) {
+    /* adopt: the first write map's bracket travels with the buffer; its
+     * readers join it, and the pool's release (or the memory's free)
+     * leaves it. */
+    if (!(self->defer_write_end && (info->flags & GST_MAP_WRITE)
+            && g_atomic_int_compare_and_exchange (&bm->pending, 0, 1)))
+      gstcGoFileBracketLeave (gst_fd_memory_get_fd (mem), bm->dev, bm->ino);
+  }
+  a->mem_unmap (mem);
+}
+
+void
+gstc_bracket_memory_settle (GstMemory * mem)
+{
+  GstcBracketMem *bm;
+
+  if (mem == NULL || mem->allocator == NULL
+      || !G_TYPE_CHECK_INSTANCE_TYPE (mem->allocator,
+          GSTC_TYPE_BRACKET_ALLOCATOR))
+    return;
+  bm = gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem),
+      bracket_quark ());
+  if (bm != NULL && g_atomic_int_compare_and_exchange (&bm->pending, 1, 0))
+    gstcGoFileBracketLeave (gst_fd_memory_get_fd (mem), bm->dev, bm->ino);
+}
+
+void
+gstc_bracket_buffer_settle (GstBuffer * buf)
+{
+  guint i, n = gst_buffer_n_memory (buf);
+
+  for (i = 0; i < n; i++)
+    gstc_bracket_memory_settle (gst_buffer_peek_memory (buf, i));
+}
+
+static void
+gstc_bracket_allocator_class_init (GstcBracketAllocatorClass * klass)
+{
+}
+
+static void
+gstc_bracket_allocator_init (GstcBracketAllocator * self)
+{
+  GstAllocator *a = GST_ALLOCATOR_CAST (self);
+
+  /* After GstDmaBufAllocator's init, which set its ioctl-issuing pair;
+   * a->mem_map / mem_unmap stay the fd allocator's mmap. */
+  a->mem_map_full = bracket_mem_map;
+  a->mem_unmap_full = bracket_mem_unmap;
+}
+
+GstAllocator *
+gstc_bracket_allocator_new (gboolean defer_write_end)
+{
+  GstcBracketAllocator *self =
+      g_object_new (GSTC_TYPE_BRACKET_ALLOCATOR, NULL);
+
+  self->defer_write_end = defer_write_end;
+  gst_object_ref_sink (self);
+  return GST_ALLOCATOR_CAST (self);
+}
