@@ -93,14 +93,7 @@ func TestInferEnvironmentShared(t *testing.T) {
 	if _, err := a.NewSession(infertest.RepoFile(t, infertest.ShippedModel), infer.Options{}); !errors.Is(err, infer.ErrClosed) {
 		t.Errorf("NewSession on a closed handle: %v", err)
 	}
-	in := alloc(t, s.Input().Layout())
-	out := alloc(t, s.Outputs()[0].Layout())
-	if err := s.BindInput(0, infer.Input{Pin: &in.p, Layout: s.Input().Layout()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.BindOutput(0, &out.p); err != nil {
-		t.Fatal(err)
-	}
+	bindFirstSlots(t, s)
 	if err := s.Run(0, 0); err != nil {
 		t.Fatalf("run with the handles closed: %v", err)
 	}

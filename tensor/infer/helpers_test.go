@@ -135,3 +135,18 @@ func checkClose(tb testing.TB, what string, got, want []float64, tol float64) {
 }
 
 func fmtSlots(in, out int) string { return fmt.Sprintf("input slot %d, output slot %d", in, out) }
+
+// bindFirstSlots allocates pinned memory for s's input and first output
+// and binds them as input slot 0 and output slot 0.
+func bindFirstSlots(tb testing.TB, s *infer.Session) (in, out *mem) {
+	tb.Helper()
+	in = alloc(tb, s.Input().Layout())
+	out = alloc(tb, s.Outputs()[0].Layout())
+	if err := s.BindInput(0, infer.Input{Pin: &in.p, Layout: s.Input().Layout()}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.BindOutput(0, &out.p); err != nil {
+		tb.Fatal(err)
+	}
+	return in, out
+}

@@ -33,14 +33,7 @@ func TestInferRunPerFrameMatchesRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		closeLater(t, s)
-		in := alloc(t, s.Input().Layout())
-		out := alloc(t, s.Outputs()[0].Layout())
-		if err := s.BindInput(0, infer.Input{Pin: &in.p, Layout: s.Input().Layout()}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.BindOutput(0, &out.p); err != nil {
-			t.Fatal(err)
-		}
+		in, out := bindFirstSlots(t, s)
 		for f := range 3 {
 			in.write(t, shippedFill(f))
 			ref := infertest.ShippedReference(in.p.Bytes()[:infertest.ShippedInputBytes])

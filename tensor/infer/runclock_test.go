@@ -24,14 +24,7 @@ func TestInferRunCPUTimeIsSampledOnTheCallingThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeLater(t, s)
-	in := alloc(t, s.Input().Layout())
-	out := alloc(t, s.Outputs()[0].Layout())
-	if err := s.BindInput(0, infer.Input{Pin: &in.p, Layout: s.Input().Layout()}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.BindOutput(0, &out.p); err != nil {
-		t.Fatal(err)
-	}
+	bindFirstSlots(t, s)
 	for run := 1; run <= 2; run++ {
 		if err := s.Run(0, 0); err != nil {
 			t.Fatal(err)
