@@ -296,6 +296,21 @@ func buildCases() []*Case {
 		add(gstCase("videotestsrc", "tensorpinsink max-leases=1 (pool of 2)", "1080p", 1920*1080*4, vn,
 			fmt.Sprintf("videotestsrc num-buffers=%d ! %s ! tensorpinsink sync=false max-leases=1", vn, caps), false, ""))
 	}
+	// Cheap producers at default settings (issue 19: the pool's and the
+	// ring's recycling order, not the sink, decide what the cache holds):
+	// videotestsrc pattern=black (a memset a frame) and tensorsrc
+	// pattern=none (nothing) at 1080p, default ring and max-leases.
+	{
+		caps := "video/x-raw,format=RGBA,width=1920,height=1080"
+		vn := frames(3 * vtN["1080p"])
+		tn := frames(30000)
+		for _, sink := range []string{"tensorpinsink", "fakesink"} {
+			add(gstCase(cheapBlack, sink, "1080p", 1920*1080*4, vn,
+				fmt.Sprintf("videotestsrc num-buffers=%d pattern=black ! %s ! %s sync=false", vn, caps, sink), false, ""))
+			add(gstCase(cheapNone, sink, "1080p", 1920*1080*4, tn,
+				fmt.Sprintf("tensorsrc num-buffers=%d pattern=none ! %s ! %s sync=false", tn, caps, sink), false, ""))
+		}
+	}
 	// NV12 1080p (two planes), from videotestsrc.
 	nv := "NV12 1080p"
 	nvB := 1920 * 1080 * 3 / 2
@@ -319,6 +334,12 @@ func buildCases() []*Case {
 
 // nonePrefix marks the producer of the pattern=none cases.
 const nonePrefix = "pattern=none "
+
+// The producers of the cheap-producer cases (default settings).
+const (
+	cheapBlack = "videotestsrc pattern=black (defaults)"
+	cheapNone  = "tensorsrc pattern=none (defaults)"
+)
 
 func gstCase(producer, sink, sz string, b, n int, line string, strace bool, chart string) *Case {
 	return &Case{
