@@ -219,6 +219,9 @@ func (r report) headline(b *strings.Builder) {
 		{"videotestsrc NV12, through the pool", "gst/videotestsrc/tensorpinsink (pool)/NV12 1080p", "gst/videotestsrc/fakesink/NV12 1080p", 0},
 		{"videotestsrc NV12, copy path", "gst/videotestsrc/tensorpinsink propose-pool=false (copy)/NV12 1080p", "gst/videotestsrc/fakesink/NV12 1080p", 0},
 		{"tensorsrc other/tensors f32 640×640×3", "gst/tensorsrc/tensorpinsink/tensors f32 640×640×3", "gst/tensorsrc/fakesink/tensors f32 640×640×3", 0},
+		// Issue 19: cheap producers at default settings, cache-hot recycling.
+		{"videotestsrc pattern=black, default settings", "gst/" + cheapBlack + "/tensorpinsink/1080p", "gst/" + cheapBlack + "/fakesink/1080p", 1.05},
+		{"tensorsrc pattern=none, default settings", "gst/" + cheapNone + "/tensorpinsink/1080p", "gst/" + cheapNone + "/fakesink/1080p", 1.05},
 	} {
 		a, c := r.find(pr.a), r.find(pr.b)
 		if a == nil || c == nil {
