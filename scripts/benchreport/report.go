@@ -248,7 +248,7 @@ func (r report) headline(b *strings.Builder) {
 				why = "; within the rounds' spread: at least one round met it (see the profile below for where the difference goes)"
 			}
 		}
-		p("| tensorpinsink ÷ fakesink, %s (%.3f ms ÷ %.3f ms) | ≤ %.2g | %.2f (rounds %.2f–%.2f) | %s%s |\n", pr.name, a.msPerFrame(), c.msPerFrame(), target, x, lo, hi, verdict(x, target, true), why)
+		p("| tensorpinsink ÷ fakesink, %s (%.3f ms ÷ %.3f ms) | ≤ %g | %.2f (rounds %.2f–%.2f) | %s%s |\n", pr.name, a.msPerFrame(), c.msPerFrame(), target, x, lo, hi, verdict(x, target, true), why)
 	}
 	// 4. mmaps and bytes copied per frame.
 	for _, c := range r.cases {
