@@ -49,6 +49,9 @@ type ring struct {
 	// freed is signalled (without blocking) when a slot becomes free.
 	freed chan struct{}
 	stats *counters
+	// endWriteHook, when set (tests), runs inside endWrite, after the
+	// write bracket is left.
+	endWriteHook func()
 }
 
 // newRing allocates n output slots for the session's outputs and binds
@@ -155,8 +158,15 @@ func (r *ring) signal() {
 
 // onReturn runs when the last holder of an output memory drops it (any
 // thread): our write bracket on it is left (the END ioctl when no reader
-// is still inside), and when every memory of the slot is back the slot
-// is free again. A closed ring lets the memory be freed.
+// is still inside), and when every memory of the slot is back — each
+// one's bracket left — the slot is free again. A closed ring lets the
+// memory be freed.
+//
+// The slot is freed only after the END: take hands out the slot freed
+// last first, so a slot freed before its memory's bracket is left would
+// be taken at once by a streaming thread on another thread, whose
+// BeginCPUAccess would join the old bracket instead of opening its own
+// (one START and one END for two frames on a dma-buf).
 func (r *ring) onReturn(id int, _ uint32) (keep bool) {
 	idx, k := id/capslayout.MaxTensors, id%capslayout.MaxTensors
 	r.mu.Lock()
@@ -170,17 +180,19 @@ func (r *ring) onReturn(id int, _ uint32) (keep bool) {
 	ot.out = false
 	open := ot.open
 	ot.open = false
-	if wasOut {
-		sl.pending--
-		if sl.pending == 0 {
-			r.freeLocked(sl)
-		}
-	}
 	closed := r.closed
 	ot.held = !closed
 	r.mu.Unlock()
 	if open {
 		r.endWrite(ot)
+	}
+	if wasOut {
+		r.mu.Lock()
+		sl.pending--
+		if sl.pending == 0 {
+			r.freeLocked(sl)
+		}
+		r.mu.Unlock()
 	}
 	if closed {
 		return false
@@ -194,6 +206,9 @@ func (r *ring) endWrite(ot *outTensor) {
 		cat.LogWarning(fmt.Sprintf("ending the write bracket of an output tensor: %v", err))
 	}
 	r.stats.outBracketsClosed.Add(1)
+	if r.endWriteHook != nil {
+		r.endWriteHook()
+	}
 }
 
 // close retires the ring: memories it holds are dropped now (freed: their

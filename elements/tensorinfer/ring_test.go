@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // fakeRing is a ring of n slots of one output tensor each, with no
@@ -93,5 +94,47 @@ func TestRingTakesSlotReturnedLast(t *testing.T) {
 	}
 	if sl := r.take(); sl != nil {
 		t.Fatalf("took slot %d with every slot busy", sl.idx)
+	}
+}
+
+// A returning memory's write bracket is left before its slot is free:
+// the slot is not handed out (it would be, first) while its END is under
+// way, so the next frame opens a bracket of its own instead of joining
+// the one being left.
+func TestRingFreesSlotAfterItsBracketEnds(t *testing.T) {
+	r := fakeRing(2)
+	tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tn.Close()
+	sl := r.take()
+	sl.tensors[0].t = tn
+	if _, err := tn.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	sl.tensors[0].open = true
+	r.fakePush(sl)
+	if r.take() == nil { // the never-used slot 1: only sl can be free below
+		t.Fatal("no second slot")
+	}
+	var during *outSlot
+	hooked := false
+	r.endWriteHook = func() {
+		hooked = true
+		during = r.take()
+	}
+	r.fakeReturn(t, sl)
+	if !hooked {
+		t.Fatal("the return left no write bracket")
+	}
+	if during != nil {
+		t.Fatalf("slot %d was handed out while its memory's write bracket was being left", during.idx)
+	}
+	if got := r.take(); got != sl {
+		t.Fatalf("after the return took %v, want slot %d", got, sl.idx)
+	}
+	if st := r.stats.outBracketsClosed.Load(); st != 1 {
+		t.Fatalf("%d output brackets closed, want 1", st)
 	}
 }
