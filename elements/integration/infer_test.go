@@ -165,8 +165,11 @@ func TestDMAHeapTensorInferSyncCounts(t *testing.T) {
 	if s.BeginsMatched != frames || s.Copies != 0 {
 		t.Errorf("sink stats %+v: want every frame's begin (tensorinfer's announcement) matched, no copy", s)
 	}
-	if len(addrs) != leases+1 {
-		t.Errorf("outputs from %d addresses, want the ring's %d", len(addrs), leases+1)
+	// tensorinfer's output ring hands out the slot returned last first:
+	// as many distinct outputs as frames were downstream at once, at
+	// most the whole ring (every slot is still allocated and bound).
+	if len(addrs) < 1 || len(addrs) > leases+1 {
+		t.Errorf("outputs from %d addresses, want 1 to the ring's %d", len(addrs), leases+1)
 	}
 	t.Logf("%d frames: %d START + %d END (%.1f SYNC per input frame + output frame), %d brackets opened, %d closed, %d joined, %d unbalanced, %d ENOTTY",
 		frames, c.start, c.end, float64(c.start+c.end)/float64(frames), c.opened, c.closed, c.joined, c.unbalanced, c.notTTY)

@@ -71,8 +71,8 @@
 // Runtime's run, every run), and run-cpu-ns-sampled and
 // run-wall-ns-sampled over runs-cpu-sampled (the streaming thread's CPU
 // time and the wall time inside the run, on a sample of the runs: not
-// the first, ONNX Runtime's set-up; then at most one per 4 ms of runs
-// and at least one in 64 — the CPU clock is a system call; run-ns-total ×
+// the first, ONNX Runtime's set-up; then at most one per 8 ms of runs
+// and at least one in 128 — the CPU clock is a system call; run-ns-total ×
 // run-cpu-ns-sampled ÷ run-wall-ns-sampled estimates the runs' CPU time,
 // which a loaded machine does not inflate as it does the wall time); the
 // pin cache's hits, misses and mmaps; the output ring's size and the

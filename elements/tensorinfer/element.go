@@ -162,10 +162,15 @@ func srcTemplate() *gst.Caps {
 	return gst.NewCapsFromString(capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
 }
 
-// InstanceInit installs the probe that announces each output frame's
-// write bracket downstream right before its buffer.
+// InstanceInit binds e to the instance for gstc's trampolines and
+// installs the probe that announces each output frame's write bracket
+// downstream right before its buffer.
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
+	// The per-frame trampolines (prepare-output-buffer, GstTensorSync
+	// begin) find e through a handle on the instance, not go-glib's
+	// lookup.
+	gstc.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
 	if pad := t.GetStaticPad("src"); pad != nil {

@@ -31,20 +31,27 @@ type outSlot struct {
 	tensors []*outTensor
 	busy    bool // from take until every memory came back
 	pending int  // memories still downstream
+	// freedAt orders the free slots: the ring's freeClock when the slot
+	// last became free (0: never used). take hands out the highest.
+	freedAt uint64
 }
 
 // ring is the output ring of one run (or one output format). Its mutex
 // guards the slots' state; it is never held across a wait, a push, a
 // bus post or an unref of a ring memory (which re-enters onReturn).
 type ring struct {
-	mu     sync.Mutex
-	slots  []*outSlot
-	mring  *gstc.MemRing
-	next   int
-	closed bool
+	mu    sync.Mutex
+	slots []*outSlot
+	mring *gstc.MemRing
+	// freeClock counts the slots' transitions to free (outSlot.freedAt).
+	freeClock uint64
+	closed    bool
 	// freed is signalled (without blocking) when a slot becomes free.
 	freed chan struct{}
 	stats *counters
+	// endWriteHook, when set (tests), runs inside endWrite, after the
+	// write bracket is left.
+	endWriteHook func()
 }
 
 // newRing allocates n output slots for the session's outputs and binds
@@ -101,29 +108,43 @@ func (r *ring) newSlot(sess *infer.Session, i int, outs []infer.TensorInfo) erro
 	return sess.BindOutput(i, pins...)
 }
 
-// take returns a free slot, round-robin, or nil.
+// take returns the free slot freed last, or nil. Most recently freed
+// first keeps the outputs' working set in the CPU cache (as tensorsrc's
+// ring and the proposed pool): when every frame comes back before the
+// next run, one slot is written and read over and over, and the ring's
+// other slots serve only the frames still downstream (round-robin
+// rotated all of them through the cache). Never-used slots come last,
+// lowest index first.
 func (r *ring) take() *outSlot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil
 	}
-	n := len(r.slots)
-	for k := 0; k < n; k++ {
-		sl := r.slots[(r.next+k)%n]
-		if !sl.busy {
-			r.next = (sl.idx + 1) % n
-			sl.busy = true
-			return sl
+	var newest *outSlot
+	for _, sl := range r.slots {
+		if !sl.busy && (newest == nil || sl.freedAt > newest.freedAt) {
+			newest = sl
 		}
 	}
-	return nil
+	if newest != nil {
+		newest.busy = true
+	}
+	return newest
+}
+
+// freeLocked makes sl free, the first to be taken again (take). Every
+// transition of a slot to free goes through it; r.mu is held.
+func (r *ring) freeLocked(sl *outSlot) {
+	sl.busy = false
+	r.freeClock++
+	sl.freedAt = r.freeClock
 }
 
 // give puts back a slot taken but not pushed (a failed run).
 func (r *ring) give(sl *outSlot) {
 	r.mu.Lock()
-	sl.busy = false
+	r.freeLocked(sl)
 	r.mu.Unlock()
 	r.signal()
 }
@@ -137,8 +158,15 @@ func (r *ring) signal() {
 
 // onReturn runs when the last holder of an output memory drops it (any
 // thread): our write bracket on it is left (the END ioctl when no reader
-// is still inside), and when every memory of the slot is back the slot
-// is free again. A closed ring lets the memory be freed.
+// is still inside), and when every memory of the slot is back — each
+// one's bracket left — the slot is free again. A closed ring lets the
+// memory be freed.
+//
+// The slot is freed only after the END: take hands out the slot freed
+// last first, so a slot freed before its memory's bracket is left would
+// be taken at once by a streaming thread on another thread, whose
+// BeginCPUAccess would join the old bracket instead of opening its own
+// (one START and one END for two frames on a dma-buf).
 func (r *ring) onReturn(id int, _ uint32) (keep bool) {
 	idx, k := id/capslayout.MaxTensors, id%capslayout.MaxTensors
 	r.mu.Lock()
@@ -152,17 +180,19 @@ func (r *ring) onReturn(id int, _ uint32) (keep bool) {
 	ot.out = false
 	open := ot.open
 	ot.open = false
-	if wasOut {
-		sl.pending--
-		if sl.pending == 0 {
-			sl.busy = false
-		}
-	}
 	closed := r.closed
 	ot.held = !closed
 	r.mu.Unlock()
 	if open {
 		r.endWrite(ot)
+	}
+	if wasOut {
+		r.mu.Lock()
+		sl.pending--
+		if sl.pending == 0 {
+			r.freeLocked(sl)
+		}
+		r.mu.Unlock()
 	}
 	if closed {
 		return false
@@ -176,6 +206,9 @@ func (r *ring) endWrite(ot *outTensor) {
 		cat.LogWarning(fmt.Sprintf("ending the write bracket of an output tensor: %v", err))
 	}
 	r.stats.outBracketsClosed.Add(1)
+	if r.endWriteHook != nil {
+		r.endWriteHook()
+	}
 }
 
 // close retires the ring: memories it holds are dropped now (freed: their

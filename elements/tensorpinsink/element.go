@@ -186,6 +186,9 @@ func (s *sink) readSettings() settings {
 // buffer after its frame is released, holding one pool slot for ever. Users
 // who want it can set enable-last-sample=true.
 func (s *sink) InstanceInit(obj *glib.Object) {
+	// The per-frame trampolines (render, GstTensorSync begin) find s
+	// through a handle on the instance, not go-glib's lookup.
+	gstc.BindInstance(obj.Unsafe(), s)
 	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
 }
 

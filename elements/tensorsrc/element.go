@@ -155,9 +155,13 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	// says why GstBaseSrc's wait is not used).
 }
 
-// InstanceInit implements glib.Initter: time format, and the probe that
-// announces each buffer's bracket right before the buffer.
-func (*element) InstanceInit(obj *glib.Object) {
+// InstanceInit implements glib.Initter: e bound to the instance for
+// gstc's trampolines, time format, and the probe that announces each
+// buffer's bracket right before the buffer.
+func (e *element) InstanceInit(obj *glib.Object) {
+	// The per-frame trampolines (create, GstTensorSync end) find e
+	// through a handle on the instance, not go-glib's lookup.
+	gstc.BindInstance(obj.Unsafe(), e)
 	src := base.ToGstBaseSrc(obj)
 	src.SetFormat(gst.FormatTime)
 	if pad := src.GetStaticPad("src"); pad != nil {

@@ -7,9 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// runClock times ONNX Runtime's runs. Every run's wall time is summed
-// (time.Now reads the vDSO: about 60 ns a read here). Wall time is not
-// what a run costs the machine: a run preempted on a loaded machine
+// runClock times ONNX Runtime's runs. Every run's wall time is summed,
+// from two reads of the monotonic clock only (time.Since(clockEpoch):
+// one vDSO read each, about 66 ns the pair here, where time.Now and
+// time.Since took 90: time.Now reads the wall clock too). Wall time is
+// not what a run costs the machine: a run preempted on a loaded machine
 // takes more wall time than CPU time. So some runs are also timed in the
 // calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID). With one intra-op
 // and one inter-op thread (the engine's default) and sequential
@@ -22,14 +24,14 @@ import (
 // project's VM — two reads a run would cost more than the element's whole
 // budget outside a 60 µs run. A run is sampled when the runs since the
 // last sample have taken cpuSamplePeriod of wall time or cpuSampleMax
-// runs, whichever comes first: every run of a model that runs for
-// milliseconds (the reads are then under 0.1 % of it), one in 64 of a
-// 60 µs one (about 55 ns a frame). A sampled run's wall time is kept
-// too: the system calls cost the run after them some cache and TLB
-// state (a sampled run of the shipped model took 39 µs against 34 µs for
-// the others in a pipeline), so what estimates all runs' CPU time is
-// the sampled runs' CPU share of their wall time applied to every run's
-// wall time.
+// runs, whichever comes first: every run of a model that runs for 8 ms
+// or more (the reads are then under 0.05 % of it), one in 128 of a
+// 60 µs one (about 26 ns a frame; one in 64 cost 52). A sampled run's
+// wall time is kept too: the system calls cost the run after them some
+// cache and TLB state (a sampled run of the shipped model took 39 µs
+// against 34 µs for the others in a pipeline), so what estimates all
+// runs' CPU time is the sampled runs' CPU share of their wall time
+// applied to every run's wall time.
 //
 // Each sample is the difference of two reads less the reads' own cost
 // between their sampling points (the rest of the first system call and
@@ -43,9 +45,13 @@ type runClock struct {
 }
 
 const (
-	cpuSamplePeriod = 4 * time.Millisecond
-	cpuSampleMax    = 64
+	cpuSamplePeriod = 8 * time.Millisecond
+	cpuSampleMax    = 128
 )
+
+// clockEpoch is what the runs' wall time is read against: time.Since of
+// it reads the monotonic clock alone.
+var clockEpoch = time.Now()
 
 // threadCPUNs is the calling thread's CPU time (user and system), in ns.
 func threadCPUNs() int64 {
@@ -81,18 +87,18 @@ func (s *Session) timeRun(run func() error) error {
 	c.timed++
 	if c.untilSample > 0 {
 		c.untilSample--
-		t0 := time.Now()
+		t0 := time.Since(clockEpoch)
 		err := run()
-		s.stats.runNs.Add(uint64(time.Since(t0)))
+		s.stats.runNs.Add(uint64(time.Since(clockEpoch) - t0))
 		return err
 	}
 	// The two reads must be on the thread that runs the model: a
 	// goroutine is not tied to one between its cgo calls unless locked.
 	runtime.LockOSThread()
 	cpu0 := threadCPUNs()
-	t0 := time.Now()
+	t0 := time.Since(clockEpoch)
 	err := run()
-	wall := time.Since(t0)
+	wall := time.Since(clockEpoch) - t0
 	cpu := threadCPUNs() - cpu0 - c.pairNs
 	runtime.UnlockOSThread()
 	s.stats.runNs.Add(uint64(wall))

@@ -9,7 +9,7 @@ typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
 static GstFlowReturn
 base_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
-  return gstcGoBaseSinkRender (sink, buf);
+  return gstcGoBaseSinkRender (sink, gstc_instance_handle (sink), buf);
 }
 
 void
@@ -31,11 +31,11 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
        * order with the buffers: it cannot announce the next one. Refused
        * (and counted) here, so only the streaming thread ever records a
        * pending begin. */
-      gstcGoBaseSinkTensorSyncRejected (sink);
+      gstcGoBaseSinkTensorSyncRejected (sink, gstc_instance_handle (sink));
       gst_event_unref (ev);
       return FALSE;
     }
-    ret = gstcGoBaseSinkTensorSyncBegin (sink, &ts);
+    ret = gstcGoBaseSinkTensorSyncBegin (sink, gstc_instance_handle (sink), &ts);
     /* The base-sink event vfunc is transfer full. */
     gst_event_unref (ev);
     return ret;

@@ -93,12 +93,10 @@ func BaseSinkWaitPreroll(self RawElement) gst.FlowReturn {
 }
 
 //export gstcGoBaseSinkRender
-func gstcGoBaseSinkRender(sink *C.GstBaseSink, buf *C.GstBuffer) (ret C.GstFlowReturn) {
+func gstcGoBaseSinkRender(sink *C.GstBaseSink, h C.uintptr_t, buf *C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(sink))
 	defer recoverTrampoline(self, "render", &ret, C.GST_FLOW_ERROR)
-	// FromObjectUnsafePrivate is a private-data read and a map lookup under
-	// a read lock: no allocation.
-	r, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(sink)).(RawRenderer)
+	r, ok := instanceOf(unsafe.Pointer(sink), h).(RawRenderer)
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement RenderRaw", "")
 		return C.GST_FLOW_ERROR
@@ -107,29 +105,29 @@ func gstcGoBaseSinkRender(sink *C.GstBaseSink, buf *C.GstBuffer) (ret C.GstFlowR
 }
 
 //export gstcGoBaseSinkTensorSyncBegin
-func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(sink), unsafe.Pointer(c), TensorSyncBeginHandler.TensorSyncBegin)
+func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
+	return tensorSyncTrampoline(unsafe.Pointer(sink), h, unsafe.Pointer(c), TensorSyncBeginHandler.TensorSyncBegin)
 }
 
 //export gstcGoBaseSinkTensorSyncRejected
-func gstcGoBaseSinkTensorSyncRejected(sink *C.GstBaseSink) {
+func gstcGoBaseSinkTensorSyncRejected(sink *C.GstBaseSink, h C.uintptr_t) {
 	self := rawElement(unsafe.Pointer(sink))
 	var ret C.gboolean
 	defer recoverTrampoline(self, "event", &ret, C.FALSE)
-	if r, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(sink)).(TensorSyncBeginRejecter); ok {
+	if r, ok := instanceOf(unsafe.Pointer(sink), h).(TensorSyncBeginRejecter); ok {
 		r.TensorSyncBeginRejected(self)
 	}
 }
 
 // tensorSyncTrampoline is the Go side of the GstTensorSync event
 // trampolines (gstcGoBaseSinkTensorSyncBegin, gstcGoBaseSrcTensorSyncEnd):
-// elem's Go instance handles the GstTensorSyncInfo at info (parsed in C,
-// borrowed) if it implements H; otherwise the event is not handled.
-func tensorSyncTrampoline[H any](elem, info unsafe.Pointer, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
+// elem's Go instance (instanceOf elem and its handle inst) handles the
+// GstTensorSyncInfo at info (parsed in C, borrowed) if it implements H;
+// otherwise the event is not handled.
+func tensorSyncTrampoline[H any](elem unsafe.Pointer, inst C.uintptr_t, info unsafe.Pointer, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
 	self := rawElement(elem)
 	defer recoverTrampoline(self, "event", &ret, C.FALSE)
-	// A private-data read and a map lookup under a read lock: no allocation.
-	h, ok := glib.FromObjectUnsafePrivate(elem).(H)
+	h, ok := instanceOf(elem, inst).(H)
 	if !ok {
 		return C.FALSE
 	}

@@ -9,7 +9,7 @@ typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
 static GstFlowReturn
 push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
-  return gstcGoPushSrcCreateRaw (src, buf);
+  return gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
 }
 
 void
@@ -29,7 +29,7 @@ base_src_event (GstBaseSrc * src, GstEvent * ev)
   if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM
       && gst_tensor_sync_event_parse (ev, &ts)
       && ts.phase == GST_TENSOR_SYNC_END)
-    return gstcGoBaseSrcTensorSyncEnd (src, &ts);
+    return gstcGoBaseSrcTensorSyncEnd (src, gstc_instance_handle (src), &ts);
   prev = (GstcSrcEventFunc) gstc_vfunc_overridden (src,
       gstc_prev_event_quark ());
   if (prev == NULL)

@@ -105,11 +105,10 @@ func BaseSrcParentNegotiate(src *base.GstBaseSrc) bool {
 }
 
 //export gstcGoPushSrcCreateRaw
-func gstcGoPushSrcCreateRaw(src *C.GstPushSrc, out **C.GstBuffer) (ret C.GstFlowReturn) {
+func gstcGoPushSrcCreateRaw(src *C.GstPushSrc, h C.uintptr_t, out **C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(src))
 	defer recoverTrampoline(self, "create", &ret, C.GST_FLOW_ERROR)
-	// A private-data read and a map lookup under a read lock: no allocation.
-	c, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(src)).(RawCreator)
+	c, ok := instanceOf(unsafe.Pointer(src), h).(RawCreator)
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement CreateRaw", "")
 		return C.GST_FLOW_ERROR
@@ -129,6 +128,6 @@ func gstcGoPushSrcCreateRaw(src *C.GstPushSrc, out **C.GstBuffer) (ret C.GstFlow
 }
 
 //export gstcGoBaseSrcTensorSyncEnd
-func gstcGoBaseSrcTensorSyncEnd(src *C.GstBaseSrc, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(src), unsafe.Pointer(c), TensorSyncEndHandler.TensorSyncEnd)
+func gstcGoBaseSrcTensorSyncEnd(src *C.GstBaseSrc, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
+	return tensorSyncTrampoline(unsafe.Pointer(src), h, unsafe.Pointer(c), TensorSyncEndHandler.TensorSyncEnd)
 }

@@ -19,7 +19,7 @@ static GstFlowReturn
 transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
   GstBuffer *buf = NULL;
-  GstFlowReturn ret = gstcGoTransformPrepare (t, in, &buf);
+  GstFlowReturn ret = gstcGoTransformPrepare (t, gstc_instance_handle (t), in, &buf);
 
   *out = buf;
   if (ret != GST_FLOW_OK && buf != NULL) {
@@ -44,7 +44,7 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
   if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
     gboolean ret = FALSE;
     if (GST_EVENT_IS_SERIALIZED (ev))
-      ret = gstcGoTransformTensorSyncBegin (t, &ts);
+      ret = gstcGoTransformTensorSyncBegin (t, gstc_instance_handle (t), &ts);
     /* sink_event is transfer full; the begin is consumed here: the
      * element announces its own output downstream. */
     gst_event_unref (ev);
@@ -55,7 +55,8 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
    * be waiting inside prepare_output_buffer; the element wakes it. */
   if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP
       || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_START)
-    gstcGoTransformSerializedEvent (t, GST_EVENT_TYPE (ev));
+    gstcGoTransformSerializedEvent (t, gstc_instance_handle (t),
+        GST_EVENT_TYPE (ev));
   prev = (GstcTransformEventFunc) gstc_vfunc_overridden (t,
       prev_sink_event_quark ());
   if (prev == NULL) {

@@ -145,10 +145,10 @@ func NewCopiedBuffer(pts, dts, duration uint64, parts ...[]byte) (buf RawBuffer,
 func SetBufferDTS(b RawBuffer, dts uint64) { b.p.dts = C.guint64(dts) }
 
 //export gstcGoTransformPrepare
-func gstcGoTransformPrepare(t *C.GstBaseTransform, in *C.GstBuffer, out **C.GstBuffer) (ret C.GstFlowReturn) {
+func gstcGoTransformPrepare(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffer, out **C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(t))
 	defer recoverTrampoline(self, "prepare-output-buffer", &ret, C.GST_FLOW_ERROR)
-	p, ok := glib.FromObjectUnsafePrivate(unsafe.Pointer(t)).(RawPreparer)
+	p, ok := instanceOf(unsafe.Pointer(t), h).(RawPreparer)
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement PrepareRaw", "")
 		return C.GST_FLOW_ERROR
@@ -159,16 +159,16 @@ func gstcGoTransformPrepare(t *C.GstBaseTransform, in *C.GstBuffer, out **C.GstB
 }
 
 //export gstcGoTransformTensorSyncBegin
-func gstcGoTransformTensorSyncBegin(t *C.GstBaseTransform, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(t), unsafe.Pointer(c), TransformTensorSyncBeginHandler.TensorSyncBegin)
+func gstcGoTransformTensorSyncBegin(t *C.GstBaseTransform, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
+	return tensorSyncTrampoline(unsafe.Pointer(t), h, unsafe.Pointer(c), TransformTensorSyncBeginHandler.TensorSyncBegin)
 }
 
 //export gstcGoTransformSerializedEvent
-func gstcGoTransformSerializedEvent(t *C.GstBaseTransform, typ C.GstEventType) {
+func gstcGoTransformSerializedEvent(t *C.GstBaseTransform, inst C.uintptr_t, typ C.GstEventType) {
 	self := rawElement(unsafe.Pointer(t))
 	var ret struct{}
 	defer recoverTrampoline(self, "sink-event", &ret, struct{}{})
-	obj := glib.FromObjectUnsafePrivate(unsafe.Pointer(t))
+	obj := instanceOf(unsafe.Pointer(t), inst)
 	if typ == C.GST_EVENT_FLUSH_START {
 		if h, ok := obj.(TransformFlushStartHandler); ok {
 			h.SinkFlushStart(self)

@@ -19,7 +19,7 @@ gstc_read_buffer_view (GstBuffer * b, GQuark q, GstcBufferView * v)
     GstMemory *mem = gst_buffer_peek_memory (b, i);
     GstcViewMemory *vm = &v->mems[i];
 
-    vm->mem = mem;
+    vm->mem = (uintptr_t) mem;
     vm->offset = mem->offset;
     vm->size = mem->size;
     vm->fd = gst_is_fd_memory (mem) ? gst_fd_memory_get_fd (mem) : -1;

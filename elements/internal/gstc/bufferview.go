@@ -10,6 +10,8 @@ package gstc
 */
 import "C"
 
+import "unsafe"
+
 // ViewMemories is how many of a buffer's memories a BufferView reads: as
 // many as a frame has planes or tensors (other/tensors allows 16). A
 // buffer with more is not one memory per plane; its NMemory says so.
@@ -60,7 +62,12 @@ func (v *BufferView) NMemory() int { return int(v.c.n_memory) }
 func (v *BufferView) Memories() int { return min(int(v.c.n_memory), ViewMemories) }
 
 // Memory returns memory i (borrowed), 0 ≤ i < Memories().
-func (v *BufferView) Memory(i int) RawMemory { return RawMemory{v.c.mems[i].mem} }
+func (v *BufferView) Memory(i int) RawMemory {
+	// The C struct keeps the pointer in an integer field (see
+	// bufferview.h); read it back as the pointer it is (C memory, never
+	// the Go heap).
+	return RawMemory{*(**C.GstMemory)(unsafe.Pointer(&v.c.mems[i].mem))}
+}
 
 // MemOffset and MemSize are memory i's GstMemory offset (for fd memory,
 // the byte offset into its file) and size.

@@ -48,4 +48,25 @@ gstc_prev_event_quark (void)
  * is the leaf type, which is how go-gst registers elements. */
 #define GSTC_PARENT_CLASS(obj) g_type_class_peek_parent (G_OBJECT_GET_CLASS (obj))
 
+/* The GObject qdata under which BindInstance (instance.go) keeps the
+ * handle of an instance's Go side. */
+static inline GQuark
+gstc_instance_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-instance");
+}
+
+/* gstc_instance_handle returns the handle BindInstance stored on obj (a
+ * GObject), or 0: what the trampolines hand to Go so that it finds the
+ * element's Go side without go-glib's lookup. No cast check: obj is the
+ * instance whose vfunc is running. */
+static inline uintptr_t
+gstc_instance_handle (gpointer obj)
+{
+  return (uintptr_t) g_object_get_qdata ((GObject *) obj,
+      gstc_instance_quark ());
+}
+
 #endif /* GSTC_ELEMENT_H */
