@@ -59,3 +59,32 @@ func TestParseGuestNoBoot(t *testing.T) {
 		t.Error("no error for a guest that did not run")
 	}
 }
+
+// A shape whose converter maps a camera's dma-buf declares GStreamer's
+// SYNC pair on it (foreign=2): strace's 4 a frame is then what the design
+// expects, and the summary counts 2 on the project's dma-bufs.
+func TestParseGuestForeignSyncs(t *testing.T) {
+	out := []byte("guest-info: kernel=6.1 accel=tcg cpus=2 heap=/dev/dma_heap/system udmabuf=yes strace=yes cpu=x\n" +
+		"=== RUN   TestV4L2ConvertScaleIntoDMAHeapPool\n" +
+		"    dmabuf_test.go:1: tensorpin-shape: shape=vivid-convert-scale-pool frames=20 start=20 end=20 target=2 foreign=2 test=TestV4L2ConvertScaleIntoDMAHeapPool pipeline=v4l2src ! videoconvert ! tensorpinsink\n" +
+		"tensorpin-strace: test=TestV4L2ConvertScaleIntoDMAHeapPool sync_ioctls=80\n" +
+		"guest-bench: shapes=0 bench=0 seconds=9\n")
+	g, err := parseGuest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Shapes) != 1 {
+		t.Fatalf("%d shapes", len(g.Shapes))
+	}
+	s := g.Shapes[0]
+	if s.Foreign != 2 || !s.HasStrace || !s.countersOK() || !s.straceOK() || s.kernelPerFrame() != 2 {
+		t.Fatalf("shape %+v: want foreign 2, counters and strace ok, 2 a frame on the project's buffers", s)
+	}
+	if lo, hi, n := guestSyncPerFrame(g); n != 1 || lo != 2 || hi != 2 {
+		t.Fatalf("summary %v–%v over %d shapes, want 2 over 1", lo, hi, n)
+	}
+	s.StraceSyncs = 100 // one more pair a frame than declared
+	if s.straceOK() {
+		t.Fatal("an undeclared SYNC pair passed")
+	}
+}
