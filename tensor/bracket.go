@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -118,20 +119,30 @@ func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (jo
 // ioctl (through this import's fd) with the bracket's whole access. It
 // reports whether it closed the bracket.
 func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
-	// The user our enter counted keeps the record in the table until the
+	return leaveBracket(s.id, doIoctl, &s.sync, s.fd)
+}
+
+// leaveBracket leaves id's open bracket through fd (the END, with the
+// bracket's whole access, if this is the last one out) and drops the
+// user its enter counted. With no bracket open it is ErrUnbalancedSync
+// and reaches no ioctl.
+func leaveBracket(id Identity, doIoctl bool, ss *syncState, fd int) (closed bool, err error) {
+	// The user the enter counted keeps the record in the table until the
 	// releaseBracket below: the lookup need not count another.
 	brackets.mu.Lock()
-	b := brackets.open[s.id]
+	b := brackets.open[id]
 	brackets.mu.Unlock()
 	if b == nil {
-		// Our own count said a bracket is open: the record cannot be
-		// missing unless the counts were corrupted.
-		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", s.id, ErrUnbalancedSync)
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
 	}
 	b.mu.Lock()
-	closed, err = b.leaveLocked(doIoctl, &s.sync, s.fd)
+	if b.refs <= 0 {
+		b.mu.Unlock()
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
+	}
+	closed, err = b.leaveLocked(doIoctl, ss, fd)
 	b.mu.Unlock()
-	releaseBracket(s.id, b) // the user counted when we entered
+	releaseBracket(id, b) // the user counted when we entered
 	return closed, err
 }
 
@@ -228,22 +239,10 @@ func EnterFileBracket(fd int, id Identity, a Access) (joined bool, err error) {
 // with every access the bracket was used for. It reports whether this
 // call closed the bracket.
 func LeaveFileBracket(fd int, id Identity) (closed bool, err error) {
-	brackets.mu.Lock()
-	b := brackets.open[id]
-	brackets.mu.Unlock()
-	if b == nil {
+	closed, err = leaveBracket(id, true, &fileSync, fd)
+	if errors.Is(err, ErrUnbalancedSync) {
 		counters.unbalanced.Add(1)
-		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
 	}
-	b.mu.Lock()
-	if b.refs <= 0 {
-		b.mu.Unlock()
-		counters.unbalanced.Add(1)
-		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
-	}
-	closed, err = b.leaveLocked(true, &fileSync, fd)
-	b.mu.Unlock()
-	releaseBracket(id, b) // the user EnterFileBracket counted
 	return closed, err
 }
 
