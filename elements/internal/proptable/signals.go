@@ -7,6 +7,7 @@ package proptable
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/go-gst/go-glib/glib"
@@ -205,4 +206,18 @@ func DocBlock(signals ...Signal) string {
 		}
 	}
 	return b.String()
+}
+
+// CheckDocBlock reports an error, carrying the block to paste, when the
+// Go file at path (an element's doc.go) does not contain
+// DocBlock(signals...) — what each element's doc test asserts.
+func CheckDocBlock(path string, signals ...Signal) error {
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if block := DocBlock(signals...); !strings.Contains(string(doc), block) {
+		return fmt.Errorf("%s does not carry the signals as declared; paste this block into its Signals section:\n%s", path, block)
+	}
+	return nil
 }
