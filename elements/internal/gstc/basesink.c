@@ -2,6 +2,7 @@
  * rules). */
 #include "basesink.h"
 #include "element.h"
+#include "schedtick.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
@@ -9,7 +10,11 @@ typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
 static GstFlowReturn
 base_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
-  return gstcGoBaseSinkRender (sink, gstc_instance_handle (sink), buf);
+  GstFlowReturn ret =
+      gstcGoBaseSinkRender (sink, gstc_instance_handle (sink), buf);
+
+  gstc_sched_tick ();
+  return ret;
 }
 
 void

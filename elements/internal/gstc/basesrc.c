@@ -2,6 +2,7 @@
  * rules). */
 #include "basesrc.h"
 #include "element.h"
+#include "schedtick.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
@@ -9,7 +10,11 @@ typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
 static GstFlowReturn
 push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
-  return gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
+  GstFlowReturn ret =
+      gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
+
+  gstc_sched_tick ();
+  return ret;
 }
 
 void

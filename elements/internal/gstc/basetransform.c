@@ -2,6 +2,7 @@
  * ownership rules). */
 #include "basetransform.h"
 #include "element.h"
+#include "schedtick.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcTransformEventFunc) (GstBaseTransform * t,
@@ -20,6 +21,8 @@ transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
   GstBuffer *buf = NULL;
   GstFlowReturn ret = gstcGoTransformPrepare (t, gstc_instance_handle (t), in, &buf);
+
+  gstc_sched_tick ();
 
   *out = buf;
   if (ret != GST_FLOW_OK && buf != NULL) {

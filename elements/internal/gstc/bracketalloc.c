@@ -12,6 +12,7 @@
  * stay dmabuf memory for everyone (gst_is_dmabuf_memory). */
 #include <sys/stat.h>
 #include "bracketalloc.h"
+#include "schedtick.h"
 #include "_cgo_export.h"
 
 GST_DEBUG_CATEGORY_STATIC (bracket_debug);
@@ -111,6 +112,7 @@ bracket_mem_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
   if (gstcGoFileBracketEnter (gst_fd_memory_get_fd (mem), bm->dev, bm->ino,
           access))
     info->user_data[0] = ENTERED;
+  gstc_sched_tick ();
   return data;
 }
 

@@ -42,6 +42,8 @@
 //	                            pause does not turn into FLUSHING
 //	basetransform.go, basetransform.[ch] tensorinfer's transform: prepare_output_buffer and
 //	                            begin-event trampolines
+//	schedtick.go, schedtick.[ch] a busy streaming thread's yield to Go's scheduler every
+//	                            8 ms, after per-frame callbacks (why: schedtick.go)
 //	planes.go                   VideoMetaPlanes (BufferView's meta) and the planes structure
 //	                            new-frame carries
 //	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers

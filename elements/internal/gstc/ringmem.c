@@ -1,6 +1,7 @@
 /* ringmem.c: C definitions of ringmem.go (see there for the ownership
  * rules). */
 #include "ringmem.h"
+#include "schedtick.h"
 #include "_cgo_export.h"
 
 /* The ring state of a recyclable memory, attached to it as qdata. When
@@ -45,8 +46,10 @@ ring_mem_dispose (GstMiniObject * obj)
   gst_mini_object_ref (obj);
   /* Go answers whether the ring takes the memory back. It must not drop
    * a reference of this memory: we are inside its last unref. */
-  if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum))
-    return FALSE;               /* same object, qdata (a sink's pin cache) intact */
+  if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum)) {
+    gstc_sched_tick ();
+    return FALSE;
+  }               /* same object, qdata (a sink's pin cache) intact */
   /* The ring is retired: undo the resurrection without re-entering
    * dispose (no one else can hold a reference: the slot was not
    * published) and let the memory be freed (qdata destroy notifies run). */
