@@ -171,7 +171,7 @@ func inferMarkdown(ib inferBench, err error) string {
 		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. " +
 		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), " +
 		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). " +
-		"Allocations: the process's Go allocations less the floor's, the largest round.\n\n")
+		"Allocations: the process's Go allocations a frame in steady state (the measured run less one a quarter as long, over the frames between them, so what a pipeline allocates once — state changes, bus messages, a slot's first binding — cancels out), the largest round.\n\n")
 	p("| model | way | own, ns/frame | own (CPU − run wall), ns/frame | own (wall), ns/frame | ratio to bound once | run CPU, µs/frame | run wall, µs/frame | whole CPU, µs/frame | allocs/frame |\n")
 	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range inferModels {
