@@ -23,7 +23,9 @@
 // dma-heap else memfd, as tensorpinsink does) and pins what arrives
 // through the pin cache; each distinct input slot is bound once (engine
 // BindInput over the slot's pinned address). Its outputs live in a ring of
-// max-leases+1 output slots, one pinned tensor per model output (dma-heap
+// max-leases+1 output slots — more when downstream's ALLOCATION answer
+// says it holds more output frames at once (its min-buffers, at most 64:
+// a tensorpinsink asks its max-leases+1) — one pinned tensor per model output (dma-heap
 // else memfd, as tensorsrc allocates), each bound once (BindOutput) and
 // wrapped once as an fd GstMemory that comes back to the ring when its
 // last holder drops it. Per frame: the input's slot and a free output
@@ -75,7 +77,8 @@
 // and at least one in 128 — the CPU clock is a system call; run-ns-total ×
 // run-cpu-ns-sampled ÷ run-wall-ns-sampled estimates the runs' CPU time,
 // which a loaded machine does not inflate as it does the wall time); the
-// pin cache's hits, misses and mmaps; the output ring's size and the
+// pin cache's hits, misses and mmaps; the output ring's size,
+// downstream's min-buffers it grew to (downstream-min-buffers) and the
 // waits for a free slot; drops; the begin events matched and expired and
 // the end events sent; the input's syncs and the output brackets opened
 // and closed; fence waits and timeouts.

@@ -401,21 +401,23 @@ func TestTensorInferRuntimeMissingOthersWork(t *testing.T) {
 // and mappings back at the baseline: TestMain). The state change finds
 // the streaming thread waiting: in even cycles in the sink, for a lease
 // (it holds tensorinfer's third output, the application the other two);
-// in odd cycles in tensorinfer, for a free output slot (the application
-// holds all three), which the change to READY ends at once.
+// in odd cycles in tensorinfer, for a free output slot (behind a queue,
+// the application holds four frames and the sink's thread the fifth:
+// every slot of the ring, which grew to the sink's max-leases+1), which
+// the change to READY ends at once.
 func TestTensorInferStateCyclesWithHeldFrames(t *testing.T) {
 	lib := infertest.Lib(t)
 	model := infertest.RepoFile(t, infertest.ShippedModel)
 	for cycle := 0; cycle < 4; cycle++ {
 		inSink := cycle%2 == 0
-		sinkLeases, hold := 4, 3
+		sinkLeases, hold, queue := 4, 4, " ! queue"
 		if inSink {
-			sinkLeases, hold = 2, 2
+			sinkLeases, hold, queue = 2, 2, ""
 		}
 		p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
 			"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8 ! "+
-			"tensorinfer name=infer max-leases=2 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=%d sync=false",
-			lib, model, sinkLeases))
+			"tensorinfer name=infer max-leases=2 ort-library=%s model=%s%s ! tensorpinsink name=sink max-leases=%d sync=false",
+			lib, model, queue, sinkLeases))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,30 +64,66 @@ func newRing(sess *infer.Session, n int, stats *counters) (*ring, error) {
 	r := &ring{freed: make(chan struct{}, 1), stats: stats}
 	r.mring = gstc.NewMemRing(r.onReturn)
 	for i := 0; i < n; i++ {
-		if err := r.newSlot(sess, i, outs); err != nil {
+		sl, err := r.makeSlot(sess, i, outs)
+		if err != nil {
 			r.close()
 			return nil, fmt.Errorf("output slot %d of %d: %w", i+1, n, err)
 		}
+		r.slots = append(r.slots, sl)
 	}
 	stats.ringSize.Store(uint64(n))
 	return r, nil
 }
 
-// newSlot appends slot i (before its memories exist, so that close frees
-// what was made if it fails).
-func (r *ring) newSlot(sess *infer.Session, i int, outs []infer.TensorInfo) error {
+// grow adds slots, each bound once, until the ring has n: downstream's
+// allocation answer says it holds that many output frames at once (a
+// tensorpinsink's leases), and a smaller ring would make this element
+// wait for a slot while downstream waits for a frame. Called on the
+// streaming thread (decide_allocation), which alone adds slots. A slot
+// that cannot be made is an error; the ring keeps the slots it has.
+func (r *ring) grow(sess *infer.Session, n int) error {
+	outs := sess.Outputs()
+	for {
+		r.mu.Lock()
+		i, closed := len(r.slots), r.closed
+		r.mu.Unlock()
+		if closed || i >= n {
+			return nil
+		}
+		sl, err := r.makeSlot(sess, i, outs)
+		if err != nil {
+			return fmt.Errorf("output slot %d of %d: %w", i+1, n, err)
+		}
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			sl.drop()
+			return nil
+		}
+		r.slots = append(r.slots, sl)
+		r.mu.Unlock()
+		r.stats.ringSize.Store(uint64(i + 1))
+		r.signal()
+	}
+}
+
+// makeSlot makes slot i, not yet in the ring: its memories, pinned and
+// bound once as the session's output slot i. On error what it made is
+// freed.
+func (r *ring) makeSlot(sess *infer.Session, i int, outs []infer.TensorInfo) (*outSlot, error) {
 	sl := &outSlot{idx: i}
-	r.slots = append(r.slots, sl)
 	pins := make([]*pin.HostPin, len(outs))
 	for k, o := range outs {
 		t, err := tensor.Alloc(o.Layout(), tensor.AllocOptions{Name: fmt.Sprintf("tensorinfer-out-%d-%d", i, k)})
 		if err != nil {
-			return fmt.Errorf("output %q: %w", o.Name, err)
+			sl.drop()
+			return nil, fmt.Errorf("output %q: %w", o.Name, err)
 		}
 		p, err := t.PinHost()
 		if err != nil {
 			t.Close()
-			return fmt.Errorf("output %q: %w", o.Name, err)
+			sl.drop()
+			return nil, fmt.Errorf("output %q: %w", o.Name, err)
 		}
 		r.stats.mmaps.Add(1)
 		ot := &outTensor{t: t, id: t.Identity()}
@@ -99,13 +135,29 @@ func (r *ring) newSlot(sess *infer.Session, i int, outs []infer.TensorInfo) erro
 		m, err := r.mring.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*capslayout.MaxTensors+k, release)
 		if err != nil {
 			release()
-			return fmt.Errorf("output %q: %w", o.Name, err)
+			sl.drop()
+			return nil, fmt.Errorf("output %q: %w", o.Name, err)
 		}
 		ot.m, ot.held = m, true
 		sl.tensors = append(sl.tensors, ot)
 		pins[k] = &ot.pin
 	}
-	return sess.BindOutput(i, pins...)
+	if err := sess.BindOutput(i, pins...); err != nil {
+		sl.drop()
+		return nil, err
+	}
+	return sl, nil
+}
+
+// drop frees the memories of a slot that is not in the ring: their
+// return finds no slot of that index, so they are freed (their release
+// closes the tensors).
+func (sl *outSlot) drop() {
+	for _, ot := range sl.tensors {
+		ot.held = false
+		gstc.UnrefRingMemory(ot.m)
+	}
+	sl.tensors = nil
 }
 
 // take returns the free slot freed last, or nil. Most recently freed

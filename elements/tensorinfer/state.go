@@ -542,10 +542,32 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 	return true
 }
 
-// DecideAllocation declines downstream's pools and allocators: the
-// output buffers are the element's own ring.
+// maxRing bounds the output ring downstream's allocation answer can ask
+// for (as tensorsrc's).
+const maxRing = 64
+
+// DecideAllocation declines downstream's pools and allocators — the
+// output buffers are the element's own ring — and grows the ring to the
+// output frames downstream says it holds at once (its min-buffers: a
+// tensorpinsink asks max-leases+1), so that the element does not wait for
+// a slot while downstream waits for a frame.
 func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query) (ret bool) {
 	defer e.guard("decide-allocation", func() { ret = false })
-	gstc.DeclineAllocation(query)
+	ans := gstc.DeclineAllocation(query)
+	e.stats.downstreamMin.Store(uint64(ans.MinBuffers))
+	st := e.current()
+	if st == nil || st.ring == nil || st.sess == nil {
+		return true
+	}
+	want := ans.MinBuffers
+	if want > maxRing {
+		cat.LogWarning(fmt.Sprintf("downstream holds %d output frames at once; the output ring stops at %d", want, maxRing), self.Object)
+		want = maxRing
+	}
+	if err := st.ring.grow(st.sess, want); err != nil {
+		gstc.PostError(self.Element, gstc.CodeOf(err, gstc.ResourceNoSpaceLeft),
+			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")
+		return false
+	}
 	return true
 }

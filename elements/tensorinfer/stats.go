@@ -17,6 +17,7 @@ type counters struct {
 	frames, copies, bytesCopied                   atomic.Uint64
 	hits, misses, mmaps                           atomic.Uint64
 	ringSize, waits, dropped                      atomic.Uint64
+	downstreamMin                                 atomic.Uint64
 	beginsMatched, beginsExpired, endEventsSent   atomic.Uint64
 	outBracketsOpened, outBracketsClosed, inSyncs atomic.Uint64
 	fences                                        tensor.FenceWaitCounter
@@ -28,7 +29,7 @@ type counters struct {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.outBracketsOpened, &c.outBracketsClosed, &c.inSyncs} {
+		&c.outBracketsOpened, &c.outBracketsClosed, &c.inSyncs, &c.downstreamMin} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -54,6 +55,10 @@ type Stats struct {
 	OutBracketsOpened, OutBracketsClosed              uint64
 	FenceWaits, FenceTimeouts, InputSyncs             uint64
 	ConversionBytes                                   uint64
+	// DownstreamMinBuffers is the min-buffers of downstream's last
+	// allocation answer: the output frames it holds at once (the ring
+	// grows to it).
+	DownstreamMinBuffers uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -76,6 +81,7 @@ func (e *element) snapshot() Stats {
 		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load(), EndEventsSent: c.endEventsSent.Load(),
 		OutBracketsOpened: c.outBracketsOpened.Load(), OutBracketsClosed: c.outBracketsClosed.Load(),
 		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load(),
+		DownstreamMinBuffers: c.downstreamMin.Load(),
 	}
 }
 
@@ -104,6 +110,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"cache-misses", s.Misses},
 		{"mmaps", s.Mmaps},
 		{"ring-size", s.RingSize},
+		{"downstream-min-buffers", s.DownstreamMinBuffers},
 		{"waits-for-output-slot", s.Waits},
 		{"dropped", s.Dropped},
 		{"begins-matched", s.BeginsMatched},

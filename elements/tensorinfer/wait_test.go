@@ -32,7 +32,11 @@ func awaitSlotWait(t *testing.T, p *gst.Pipeline) {
 }
 
 // A flushing seek while tensorinfer's streaming thread waits for a free
-// output slot (the application holds every output frame): the flush's
+// output slot (every output slot is downstream: the application holds
+// four frames, the sink's streaming thread the fifth, waiting for a
+// lease, behind a queue — without one the sink's wait for a lease would
+// hold tensorinfer's thread first, the ring being as large as the sink
+// asks): the flush's
 // FLUSH_START wakes the wait, so the seek — which takes the stream lock
 // that thread holds — completes while the frames are still held (with no
 // wake-up it would wait for them forever); after the frames are released
@@ -42,7 +46,7 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 	model := infertest.RepoFile(t, infertest.ShippedModel)
 	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
 		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8,framerate=30/1 ! "+
-		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=4 sync=false", lib, model))
+		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! queue ! tensorpinsink name=sink max-leases=4 sync=false", lib, model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +79,12 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	for round := 0; round < 3; round++ {
-		// The ring has max-leases+1 = 2 slots: hold both.
-		held = append(held, recv("the first held frame"), recv("the second held frame"))
+		// The ring has the sink's max-leases+1 = 5 slots (more than
+		// tensorinfer's max-leases+1 = 2): hold four; the sink holds
+		// the fifth.
+		for i := 0; i < 4; i++ {
+			held = append(held, recv(fmt.Sprintf("held frame %d", i+1)))
+		}
 		awaitSlotWait(t, p)
 		target := time.Duration(round+1) * time.Second
 		sought := make(chan bool, 1)
@@ -87,9 +95,9 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 			if !ok {
 				t.Fatalf("round %d: seek refused", round)
 			}
-			t.Logf("round %d: the flushing seek returned after %v with both output frames held", round, time.Since(start))
+			t.Logf("round %d: the flushing seek returned after %v with every output slot downstream", round, time.Since(start))
 		case <-time.After(20 * time.Second):
-			t.Fatalf("round %d: the flushing seek did not return within 20 s while the output frames were held: the flush did not wake the slot wait", round)
+			t.Fatalf("round %d: the flushing seek did not return within 20 s while every output slot was downstream: the flush did not wake the slot wait", round)
 		}
 		for _, f := range held {
 			f.Release()
@@ -100,5 +108,67 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 			t.Errorf("round %d: first frame after the seek to %v at %v", round, target, f.PTS())
 		}
 		f.Release()
+	}
+}
+
+// tensorinfer's output ring grows to what downstream's allocation answer
+// says it holds at once: tensorinfer max-leases=1 (2 slots of its own)
+// before a tensorpinsink whose application holds 6 frames (max-leases=6,
+// min-buffers 7). The application gets all six while it holds them — a
+// ring of 2 would stop after two, tensorinfer waiting for a slot and the
+// application for a frame — and the values are the reference's.
+func TestTensorInferRingGrowsToDownstreamMinBuffers(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8 ! "+
+		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=6 sync=false", lib, model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := p.GetElementByName("sink")
+	sink, _ := tensorpinsink.FromElement(e)
+	frames := make(chan tensorpinsink.Frame, 8)
+	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	var held []tensorpinsink.Frame
+	defer func() {
+		p.SetState(gst.StateNull)
+		for _, f := range held {
+			f.Release()
+		}
+		for len(frames) > 0 {
+			(<-frames).Release()
+		}
+		runtime.KeepAlive(p)
+	}()
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	for len(held) < 6 {
+		select {
+		case f := <-frames:
+			held = append(held, f)
+		case <-time.After(30 * time.Second):
+			ie, _ := p.GetElementByName("infer")
+			s, _ := tensorinfer.ReadStats(ie)
+			t.Fatalf("%d frames delivered while the application holds them, want 6: tensorinfer's ring did not grow to the sink's min-buffers (stats %+v)", len(held), s)
+		}
+	}
+	for n, f := range held {
+		want := shipped(counter(n, infertest.ShippedInputBytes))[0]
+		got := floats(f.PlaneBytes(0))
+		for i := range want {
+			if len(got) != len(want) || !within(got[i], want[i]) {
+				t.Fatalf("held frame %d: %v, want %v", n, got, want)
+			}
+		}
+	}
+	ie, _ := p.GetElementByName("infer")
+	s, err := tensorinfer.ReadStats(ie)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RingSize != 7 || s.DownstreamMinBuffers != 7 || s.OutputBinds != 7 {
+		t.Errorf("stats %+v: want ring-size 7, downstream-min-buffers 7 and 7 output binds (the sink's max-leases+1)", s)
 	}
 }
