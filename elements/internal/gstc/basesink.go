@@ -96,7 +96,7 @@ func BaseSinkWaitPreroll(self RawElement) gst.FlowReturn {
 func gstcGoBaseSinkRender(sink *C.GstBaseSink, h C.uintptr_t, buf *C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(sink))
 	defer recoverTrampoline(self, "render", &ret, C.GST_FLOW_ERROR)
-	r, ok := instanceOf(unsafe.Pointer(sink), h).(RawRenderer)
+	r, ok := calleeOf(unsafe.Pointer(sink), h, func(ie *instanceEntry) RawRenderer { return ie.renderer })
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement RenderRaw", "")
 		return C.GST_FLOW_ERROR
@@ -106,7 +106,8 @@ func gstcGoBaseSinkRender(sink *C.GstBaseSink, h C.uintptr_t, buf *C.GstBuffer) 
 
 //export gstcGoBaseSinkTensorSyncBegin
 func gstcGoBaseSinkTensorSyncBegin(sink *C.GstBaseSink, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(sink), h, unsafe.Pointer(c), TensorSyncBeginHandler.TensorSyncBegin)
+	return tensorSyncTrampoline(unsafe.Pointer(sink), h, unsafe.Pointer(c),
+		func(ie *instanceEntry) TensorSyncBeginHandler { return ie.sinkBegin }, TensorSyncBeginHandler.TensorSyncBegin)
 }
 
 //export gstcGoBaseSinkTensorSyncRejected
@@ -121,13 +122,13 @@ func gstcGoBaseSinkTensorSyncRejected(sink *C.GstBaseSink, h C.uintptr_t) {
 
 // tensorSyncTrampoline is the Go side of the GstTensorSync event
 // trampolines (gstcGoBaseSinkTensorSyncBegin, gstcGoBaseSrcTensorSyncEnd):
-// elem's Go instance (instanceOf elem and its handle inst) handles the
+// elem's Go instance (calleeOf: pick of the entry bound to inst, else go-glib's) handles the
 // GstTensorSyncInfo at info (parsed in C, borrowed) if it implements H;
 // otherwise the event is not handled.
-func tensorSyncTrampoline[H any](elem unsafe.Pointer, inst C.uintptr_t, info unsafe.Pointer, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
+func tensorSyncTrampoline[H any](elem unsafe.Pointer, inst C.uintptr_t, info unsafe.Pointer, pick func(*instanceEntry) H, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
 	self := rawElement(elem)
 	defer recoverTrampoline(self, "event", &ret, C.FALSE)
-	h, ok := instanceOf(elem, inst).(H)
+	h, ok := calleeOf(elem, inst, pick)
 	if !ok {
 		return C.FALSE
 	}

@@ -108,7 +108,7 @@ func BaseSrcParentNegotiate(src *base.GstBaseSrc) bool {
 func gstcGoPushSrcCreateRaw(src *C.GstPushSrc, h C.uintptr_t, out **C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(src))
 	defer recoverTrampoline(self, "create", &ret, C.GST_FLOW_ERROR)
-	c, ok := instanceOf(unsafe.Pointer(src), h).(RawCreator)
+	c, ok := calleeOf(unsafe.Pointer(src), h, func(ie *instanceEntry) RawCreator { return ie.creator })
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement CreateRaw", "")
 		return C.GST_FLOW_ERROR
@@ -129,5 +129,6 @@ func gstcGoPushSrcCreateRaw(src *C.GstPushSrc, h C.uintptr_t, out **C.GstBuffer)
 
 //export gstcGoBaseSrcTensorSyncEnd
 func gstcGoBaseSrcTensorSyncEnd(src *C.GstBaseSrc, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(src), h, unsafe.Pointer(c), TensorSyncEndHandler.TensorSyncEnd)
+	return tensorSyncTrampoline(unsafe.Pointer(src), h, unsafe.Pointer(c),
+		func(ie *instanceEntry) TensorSyncEndHandler { return ie.srcEnd }, TensorSyncEndHandler.TensorSyncEnd)
 }

@@ -148,7 +148,7 @@ func SetBufferDTS(b RawBuffer, dts uint64) { b.p.dts = C.guint64(dts) }
 func gstcGoTransformPrepare(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffer, out **C.GstBuffer) (ret C.GstFlowReturn) {
 	self := rawElement(unsafe.Pointer(t))
 	defer recoverTrampoline(self, "prepare-output-buffer", &ret, C.GST_FLOW_ERROR)
-	p, ok := instanceOf(unsafe.Pointer(t), h).(RawPreparer)
+	p, ok := calleeOf(unsafe.Pointer(t), h, func(ie *instanceEntry) RawPreparer { return ie.preparer })
 	if !ok {
 		PostErrorRaw(self, CoreNotImplemented, "element does not implement PrepareRaw", "")
 		return C.GST_FLOW_ERROR
@@ -160,7 +160,8 @@ func gstcGoTransformPrepare(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffe
 
 //export gstcGoTransformTensorSyncBegin
 func gstcGoTransformTensorSyncBegin(t *C.GstBaseTransform, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(t), h, unsafe.Pointer(c), TransformTensorSyncBeginHandler.TensorSyncBegin)
+	return tensorSyncTrampoline(unsafe.Pointer(t), h, unsafe.Pointer(c),
+		func(ie *instanceEntry) TransformTensorSyncBeginHandler { return ie.xfBegin }, TransformTensorSyncBeginHandler.TensorSyncBegin)
 }
 
 //export gstcGoTransformSerializedEvent
