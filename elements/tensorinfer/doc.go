@@ -37,7 +37,8 @@
 // converted by the engine in one pass, counted in conversions; inputs
 // that are not one fd memory are copied into pinned memory first, counted
 // in copies. A model with free dimensions gets its session when the caps
-// fix them (a free leading batch dimension: the frame's).
+// fix them (a free leading batch dimension: the frame's), and a new one
+// when later caps fix them otherwise.
 //
 // Sync: a reader of its input (it joins the input's bracket — tensorsrc's,
 // announced by a GstTensorSync begin event, which is consumed — or opens

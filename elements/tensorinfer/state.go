@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/go-gst/go-gst/gst"
@@ -201,6 +202,32 @@ func (st *streamState) openSession(shapes map[string][]int64, stats *counters) e
 	return nil
 }
 
+// reopenSession gives the state a session (and output ring) for shapes:
+// its first at caps, for a model with free dimensions, or a new one when
+// new caps fix them otherwise (the old ring and session are retired:
+// output memories still downstream are freed when they come back; the
+// input slots bound to the old session are forgotten, to be bound again).
+// On the streaming thread, between frames.
+func (e *element) reopenSession(st *streamState, shapes map[string][]int64) error {
+	e.stateMu.Lock()
+	old, oldRing, oldShapes := st.sess, st.ring, st.shapes
+	st.sess, st.ring, st.shapes = nil, nil, nil
+	e.stateMu.Unlock()
+	if old != nil {
+		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
+		e.stats.retire(old.Stats())
+		st.cache.Clear()
+		st.bound = st.bound[:0]
+		oldRing.close()
+		if err := old.Close(); err != nil {
+			cat.LogWarning("closing the ONNX Runtime session: " + err.Error())
+		}
+	}
+	e.stateMu.Lock()
+	defer e.stateMu.Unlock()
+	return st.openSession(shapes, &e.stats)
+}
+
 // close releases what the state holds: the output ring (memories
 // downstream are freed when they come back), the session (its bindings'
 // pin clones), the input cache and copy tensor, the environment.
@@ -235,9 +262,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 		return true
 	}
 	if st.sess != nil {
-		e.stats.mu.Lock()
-		e.stats.engine = st.sess.Stats()
-		e.stats.mu.Unlock()
+		e.stats.keep(st.sess.Stats())
 	}
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	st.close()
@@ -320,9 +345,9 @@ func (e *element) refuse(self *base.GstBaseTransform, st *streamState, caps *gst
 // them; nil layout: the model's as declared, if fixed).
 func (e *element) outputsFor(st *streamState, layout *tensor.Layout) ([]infer.TensorInfo, error) {
 	e.stateMu.Lock()
-	sess := st.sess
+	sess, fixed := st.sess, st.shapes
 	e.stateMu.Unlock()
-	if sess != nil {
+	if sess != nil && (layout == nil || fixed == nil) {
 		return sess.Outputs(), nil
 	}
 	if layout == nil {
@@ -331,6 +356,9 @@ func (e *element) outputsFor(st *streamState, layout *tensor.Layout) ([]infer.Te
 	shapes, err := fixShapes(st.info, st.set, *layout)
 	if err != nil {
 		return nil, err
+	}
+	if sess != nil && sameShapes(shapes, fixed) {
+		return sess.Outputs(), nil
 	}
 	outs := selectOutputs(st.info, st.set)
 	for i := range outs {
@@ -341,6 +369,19 @@ func (e *element) outputsFor(st *streamState, layout *tensor.Layout) ([]infer.Te
 		}
 	}
 	return outs, nil
+}
+
+// sameShapes reports whether two sets of fixed shapes are the same.
+func sameShapes(a, b map[string][]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !slices.Equal(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // errFreeDims: the model's outputs are not known before the input caps
@@ -481,12 +522,10 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	if err == nil {
 		l, err = inputLayout(st, f)
 	}
-	if err == nil && st.sess == nil {
+	if err == nil && (st.sess == nil || st.shapes != nil) {
 		var shapes map[string][]int64
-		if shapes, err = fixShapes(st.info, st.set, l); err == nil {
-			e.stateMu.Lock()
-			err = st.openSession(shapes, &e.stats)
-			e.stateMu.Unlock()
+		if shapes, err = fixShapes(st.info, st.set, l); err == nil && (st.sess == nil || !sameShapes(shapes, st.shapes)) {
+			err = e.reopenSession(st, shapes)
 		}
 	}
 	var conv string

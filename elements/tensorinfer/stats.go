@@ -24,6 +24,55 @@ type counters struct {
 
 	mu     sync.Mutex
 	engine infer.Stats // the last run's engine counters, kept at Stop
+	// retired sums the counters of the sessions replaced since Start
+	// (new caps fixed a model's free dimensions otherwise).
+	retired infer.Stats
+}
+
+// retire adds a replaced session's counters to the run's.
+func (c *counters) retire(s infer.Stats) {
+	c.mu.Lock()
+	c.retired = addEngine(c.retired, s)
+	c.mu.Unlock()
+}
+
+// keep stores the run's engine counters at Stop: the last session's and
+// those of the sessions it replaced.
+func (c *counters) keep(last infer.Stats) {
+	c.mu.Lock()
+	c.engine = addEngine(c.retired, last)
+	c.retired = infer.Stats{}
+	c.mu.Unlock()
+}
+
+// engineNow returns the run's engine counters with live, the current
+// session's (from sess, nil when there is none).
+func (c *counters) engineNow(sess *infer.Session) infer.Stats {
+	var live infer.Stats
+	if sess != nil {
+		live = sess.Stats()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sess == nil {
+		return c.engine
+	}
+	return addEngine(c.retired, live)
+}
+
+// addEngine sums two sessions' counters; the live counts (Retired,
+// IoBindings) are b's.
+func addEngine(a, b infer.Stats) infer.Stats {
+	b.Runs += a.Runs
+	b.InputBinds += a.InputBinds
+	b.OutputBinds += a.OutputBinds
+	b.Conversions += a.Conversions
+	b.BytesCopied += a.BytesCopied
+	b.RunNsTotal += a.RunNsTotal
+	b.RunCPUNsSampled += a.RunCPUNsSampled
+	b.RunWallNsSampled += a.RunWallNsSampled
+	b.RunsCPUSampled += a.RunsCPUSampled
+	return b
 }
 
 func (c *counters) reset() {
@@ -34,7 +83,7 @@ func (c *counters) reset() {
 	}
 	c.fences.Reset()
 	c.mu.Lock()
-	c.engine = infer.Stats{}
+	c.engine, c.retired = infer.Stats{}, infer.Stats{}
 	c.mu.Unlock()
 }
 
@@ -63,14 +112,13 @@ type Stats struct {
 
 func (e *element) snapshot() Stats {
 	c := &e.stats
-	eng := func() infer.Stats {
-		if st := e.current(); st != nil && st.sess != nil {
-			return st.sess.Stats()
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return c.engine
-	}()
+	var sess *infer.Session
+	e.stateMu.Lock()
+	if e.state != nil {
+		sess = e.state.sess
+	}
+	e.stateMu.Unlock()
+	eng := c.engineNow(sess)
 	fw, _, _, ft := c.fences.Read()
 	return Stats{
 		Frames: c.frames.Load(), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
