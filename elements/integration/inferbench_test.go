@@ -53,13 +53,17 @@ var inferBenchModels = []inferBenchModel{
 //     go-gst program does without tensorinfer.
 //
 // The producer is tensorsrc pattern=none (it writes nothing, so its cost
-// is a few µs whatever the frame) and the floor, measured in the same
-// sub-benchmark just before, is tensorsrc ! fakesink with the same frames.
-// Each pipeline is prerolled first and counted from there (frames and
-// run-ns-total read at that moment): loading ONNX Runtime, creating the
-// session and its first, slow run are not the steady state.
-// own-ns/frame = (CPU of the way − CPU of the floor − the run's CPU
-// time) / frames, CPU being the process's user+sys (every thread: the
+// is a few µs whatever the frame) and the floor is tensorsrc ! fakesink
+// with the same frames. Each pipeline is prerolled first and counted from
+// there (frames and run-ns-total read at that moment): loading ONNX
+// Runtime, creating the session and its first, slow run are not the
+// steady state. Nor is what a run pays once between its preroll and its
+// end (going to PLAYING, EOS, the stats message): every figure per frame
+// is the difference between a run of n frames and one of n/4, over the
+// frames between them — the way's and the floor's alike, as make
+// bench-report's cases are measured.
+// own-ns/frame = CPU of the way − CPU of the floor − the run's CPU
+// time, per frame, CPU being the process's user+sys (every thread: the
 // garbage collector's too) and the run's CPU time the engine's
 // run-ns-total × run-cpu-ns-sampled ÷ run-wall-ns-sampled (every run's
 // wall time × the share of it that the streaming thread spent on a CPU
@@ -68,12 +72,10 @@ var inferBenchModels = []inferBenchModel{
 // machine a run preempted takes more wall than CPU time and that figure
 // goes low (even below 0). own-wall-ns/frame is the same from wall time
 // throughout, where a one-thread pipeline (the element's ways) counts
-// preemption on both sides. allocs/frame are the
-// process's Go allocations a frame in steady state: the difference
-// between the measured run and one a quarter as long, over the frames
-// between them (what a pipeline allocates once cancels out);
-// run-allocs/frame are the measured run's less the floor's, all of it
-// counted. ns/op times both runs of the way. Run with
+// preemption on both sides. allocs/frame are the process's Go
+// allocations a frame in steady state. run-own-ns/frame and
+// run-allocs/frame are the long run's whole, fixed costs included, less
+// the floor's. ns/op times the way's two runs. Run with
 // TENSORPIN_GST_LEAKS=0 (the leaks tracer's bookkeeping is not what a
 // pipeline pays) and ONNXRUNTIME_LIB set; scripts/benchreport runs it.
 func BenchmarkTensorInferOwnCost(b *testing.B) {
@@ -118,34 +120,49 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				if cost.frames < uint64(n)/2 {
 					b.Fatalf("%s: %d frames after the preroll, of %d", way, cost.frames, n)
 				}
-				// A run also allocates what a pipeline allocates once —
-				// its state changes, bus messages, the stats message at
-				// EOS, an input or output slot's first binding — which
-				// a run of 200 frames of the float32 model spreads at
-				// 0.2 a frame. The steady state is the difference
-				// between this run and one a quarter as long.
-				short := measure(max(n/4, 20))
-				steadyAllocs := (float64(cost.mallocs) - float64(short.mallocs)) / float64(cost.frames-short.frames)
-				fn := float64(cost.frames)
-				floor.cpu, floor.wall = floor.cpu*int64(cost.frames)/int64(n), floor.wall*int64(cost.frames)/int64(n)
-				floor.mallocs = floor.mallocs * cost.frames / uint64(n)
-				if cost.runCPU.cpuRuns == 0 || cost.runCPU.wallNs == 0 {
+				// A run also costs what a pipeline pays once between its
+				// preroll and its end — going to PLAYING, bus messages,
+				// the stats message at EOS, an input or output slot's
+				// first binding — a few ms that 3000 frames of the u8
+				// model spread at about 1 µs a frame, and allocations
+				// that 200 frames of the float32 model spread at 0.2 a
+				// frame. The steady state is the difference between this
+				// run and one a quarter as long (the floor's too), over
+				// the frames between them, as make bench-report's cases.
+				nShort := max(n/4, 20)
+				short := measure(nShort)
+				floorShort := measureInferPipeline(b, src(nShort)+" ! fakesink sync=false", nShort, nil)
+				df := float64(cost.frames) - float64(short.frames)
+				ff := float64(n - nShort)
+				if df < 1 {
+					b.Fatalf("%s: %d frames in the long run, %d in the short one", way, cost.frames, short.frames)
+				}
+				cpu, wall := float64(cost.cpu-short.cpu)/df, float64(cost.wall-short.wall)/df
+				floorCPU, floorWall := float64(floor.cpu-floorShort.cpu)/ff, float64(floor.wall-floorShort.wall)/ff
+				runNs := (float64(cost.runNs) - float64(short.runNs)) / df
+				sampledCPU, sampledWall := cost.runCPU.cpuNs+short.runCPU.cpuNs, cost.runCPU.wallNs+short.runCPU.wallNs
+				if sampledCPU == 0 || sampledWall == 0 {
 					b.Fatalf("%s: no run was timed in CPU time (stats %+v)", way, cost.runCPU)
 				}
 				// Every run's wall time × the sampled runs' CPU share of
 				// theirs (a sampled run is slower than the others; see
 				// package infer's Stats).
-				runCPUPerFrame := float64(cost.runNs) / fn * float64(cost.runCPU.cpuNs) / float64(cost.runCPU.wallNs)
-				b.ReportMetric(float64(cost.cpu-floor.cpu)/fn-runCPUPerFrame, "own-ns/frame")
-				b.ReportMetric(float64(cost.cpu-floor.cpu-int64(cost.runNs))/fn, "own-runwall-ns/frame")
-				b.ReportMetric(float64(cost.wall-floor.wall-int64(cost.runNs))/fn, "own-wall-ns/frame")
-				b.ReportMetric(float64(cost.runNs)/fn, "run-ns/frame")
+				runCPUPerFrame := runNs * float64(sampledCPU) / float64(sampledWall)
+				steadyAllocs := (float64(cost.mallocs) - float64(short.mallocs)) / df
+				b.ReportMetric(cpu-floorCPU-runCPUPerFrame, "own-ns/frame")
+				b.ReportMetric(cpu-floorCPU-runNs, "own-runwall-ns/frame")
+				b.ReportMetric(wall-floorWall-runNs, "own-wall-ns/frame")
+				b.ReportMetric(runNs, "run-ns/frame")
 				b.ReportMetric(runCPUPerFrame, "run-cpu-ns/frame")
-				b.ReportMetric(float64(cost.runCPU.wallNs)/float64(cost.runCPU.cpuRuns), "sampled-run-wall-ns")
-				b.ReportMetric(float64(cost.cpu)/fn, "cpu-ns/frame")
-				b.ReportMetric(float64(floor.cpu)/fn, "floor-cpu-ns/frame")
+				b.ReportMetric(float64(sampledWall)/float64(cost.runCPU.cpuRuns+short.runCPU.cpuRuns), "sampled-run-wall-ns")
+				b.ReportMetric(cpu, "cpu-ns/frame")
+				b.ReportMetric(floorCPU, "floor-cpu-ns/frame")
 				b.ReportMetric(steadyAllocs, "allocs/frame")
-				b.ReportMetric((float64(cost.mallocs)-float64(floor.mallocs))/fn, "run-allocs/frame")
+				// The whole measured run, fixed costs included, less the
+				// floor's (as this benchmark reported before).
+				fn := float64(cost.frames)
+				b.ReportMetric((float64(cost.cpu)-float64(floor.cpu)*fn/float64(n))/fn-runCPUPerFrame, "run-own-ns/frame")
+				b.ReportMetric((float64(cost.mallocs)-float64(floor.mallocs)*fn/float64(n))/fn, "run-allocs/frame")
 			})
 		}
 	}
@@ -201,6 +218,10 @@ func measureInferPipeline(b *testing.B, desc string, n int, stats func(*gst.Pipe
 	}
 	var c inferCost
 	var ms0, ms1 runtime.MemStats
+	// Garbage the benchmark's earlier pipelines left (the appsink way's
+	// samples, go-gst's wrappers) is collected now, not in this one's
+	// measured frames.
+	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	cpu0, t0 := processCPU(b), time.Now()
 	b.StartTimer()
@@ -265,6 +286,7 @@ func measureAppsinkORT(b *testing.B, src string, n int, lib, model string) infer
 	var c inferCost
 	c.frames = uint64(n - 1)
 	var ms0, ms1 runtime.MemStats
+	runtime.GC() // as measureInferPipeline
 	runtime.ReadMemStats(&ms0)
 	cpu0, t0 := processCPU(b), time.Now()
 	b.StartTimer()

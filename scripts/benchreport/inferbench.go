@@ -29,7 +29,7 @@ import (
 
 var (
 	inferCount  = flag.Int("infer-count", 5, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
-	inferFrames = flag.String("infer-frames", "u8-64x64x3=3000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
+	inferFrames = flag.String("infer-frames", "u8-64x64x3=8000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
 )
 
 // inferModels and inferWays are the benchmark's, in the table's order.
@@ -165,13 +165,14 @@ func inferMarkdown(ib inferBench, err error) string {
 	}
 	p("`BenchmarkTensorInferOwnCost` (elements/integration), in one process: tensorsrc pattern=none (writes nothing) feeding each way, " +
 		"the same model, session options (1 intra-op thread, no spinning) and frames; each pipeline is prerolled (PAUSED) before it is timed, " +
-		"so loading ONNX Runtime and creating the session are not charged to frames. *Own* = (process CPU − the floor's CPU − the run's CPU time) ÷ frames, " +
+		"so loading ONNX Runtime and creating the session are not charged to frames; every figure per frame is the steady state, the difference between a run of n frames and one of n/4 over the frames between them " +
+		"(what a run pays once after its preroll — going to PLAYING, EOS, the stats message — cancels out, as in the cases above). *Own* = (process CPU − the floor's CPU − the run's CPU time) per frame, " +
 		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the engine's run-ns-total (wall time inside ONNX Runtime's run) × " +
 		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, " +
 		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. " +
 		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), " +
 		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). " +
-		"Allocations: the process's Go allocations a frame in steady state (the measured run less one a quarter as long, over the frames between them, so what a pipeline allocates once — state changes, bus messages, a slot's first binding — cancels out), the largest round.\n\n")
+		"Allocations: the process's Go allocations a frame in steady state (what a pipeline allocates once — state changes, bus messages, a slot's first binding — cancels out), the largest round.\n\n")
 	p("| model | way | own, ns/frame | own (CPU − run wall), ns/frame | own (wall), ns/frame | ratio to bound once | run CPU, µs/frame | run wall, µs/frame | whole CPU, µs/frame | allocs/frame |\n")
 	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range inferModels {
