@@ -50,31 +50,8 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := p.GetElementByName("sink")
-	sink, _ := tensorpinsink.FromElement(e)
-	frames := make(chan tensorpinsink.Frame, 16)
-	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
-	var held []tensorpinsink.Frame
-	defer func() {
-		p.SetState(gst.StateNull)
-		for _, f := range held {
-			f.Release()
-		}
-		for len(frames) > 0 {
-			(<-frames).Release()
-		}
-		runtime.KeepAlive(p)
-	}()
-	recv := func(what string) tensorpinsink.Frame {
-		t.Helper()
-		select {
-		case f := <-frames:
-			return f
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no %s within 30 s", what)
-		}
-		return tensorpinsink.Frame{}
-	}
+	h := holdFrames(t, p)
+	defer h.close()
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +60,7 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 		// tensorinfer's max-leases+1 = 2): hold four; the sink holds
 		// the fifth.
 		for i := 0; i < 4; i++ {
-			held = append(held, recv(fmt.Sprintf("held frame %d", i+1)))
+			h.hold(fmt.Sprintf("held frame %d", i+1))
 		}
 		awaitSlotWait(t, p)
 		target := time.Duration(round+1) * time.Second
@@ -99,11 +76,8 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("round %d: the flushing seek did not return within 20 s while every output slot was downstream: the flush did not wake the slot wait", round)
 		}
-		for _, f := range held {
-			f.Release()
-		}
-		held = held[:0]
-		f := recv("a frame after the seek")
+		h.releaseHeld()
+		f := h.recv("a frame after the seek")
 		if f.PTS() != target {
 			t.Errorf("round %d: first frame after the seek to %v at %v", round, target, f.PTS())
 		}
@@ -126,35 +100,22 @@ func TestTensorInferRingGrowsToDownstreamMinBuffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := p.GetElementByName("sink")
-	sink, _ := tensorpinsink.FromElement(e)
-	frames := make(chan tensorpinsink.Frame, 8)
-	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
-	var held []tensorpinsink.Frame
-	defer func() {
-		p.SetState(gst.StateNull)
-		for _, f := range held {
-			f.Release()
-		}
-		for len(frames) > 0 {
-			(<-frames).Release()
-		}
-		runtime.KeepAlive(p)
-	}()
+	h := holdFrames(t, p)
+	defer h.close()
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatal(err)
 	}
-	for len(held) < 6 {
+	for len(h.held) < 6 {
 		select {
-		case f := <-frames:
-			held = append(held, f)
+		case f := <-h.frames:
+			h.held = append(h.held, f)
 		case <-time.After(30 * time.Second):
 			ie, _ := p.GetElementByName("infer")
 			s, _ := tensorinfer.ReadStats(ie)
-			t.Fatalf("%d frames delivered while the application holds them, want 6: tensorinfer's ring did not grow to the sink's min-buffers (stats %+v)", len(held), s)
+			t.Fatalf("%d frames delivered while the application holds them, want 6: tensorinfer's ring did not grow to the sink's min-buffers (stats %+v)", len(h.held), s)
 		}
 	}
-	for n, f := range held {
+	for n, f := range h.held {
 		want := shipped(counter(n, infertest.ShippedInputBytes))[0]
 		got := floats(f.PlaneBytes(0))
 		for i := range want {
@@ -171,4 +132,70 @@ func TestTensorInferRingGrowsToDownstreamMinBuffers(t *testing.T) {
 	if s.RingSize != 7 || s.DownstreamMinBuffers != 7 || s.OutputBinds != 7 {
 		t.Errorf("stats %+v: want ring-size 7, downstream-min-buffers 7 and 7 output binds (the sink's max-leases+1)", s)
 	}
+}
+
+// frameHolder is the application side of a test that holds output frames:
+// it takes the frames of p's tensorpinsink (named sink) and keeps those
+// the test holds.
+type frameHolder struct {
+	t      *testing.T
+	p      *gst.Pipeline
+	frames chan tensorpinsink.Frame
+	held   []tensorpinsink.Frame
+}
+
+// holdFrames connects a frameHolder to p's sink (before p plays).
+func holdFrames(t *testing.T, p *gst.Pipeline) *frameHolder {
+	t.Helper()
+	e, err := p.GetElementByName("sink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink, err := tensorpinsink.FromElement(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := make(chan tensorpinsink.Frame, 16)
+	// The handler captures the channel, not h: h holds p, and the sink
+	// holding a reference to p through its handler would keep the
+	// pipeline from ever being finalized.
+	sink.OnFrame(func(f tensorpinsink.Frame) { frames <- f })
+	return &frameHolder{t: t, p: p, frames: frames}
+}
+
+// recv returns the next frame, failing the test after 30 s.
+func (h *frameHolder) recv(what string) tensorpinsink.Frame {
+	h.t.Helper()
+	select {
+	case f := <-h.frames:
+		return f
+	case <-time.After(30 * time.Second):
+		h.t.Fatalf("no %s within 30 s", what)
+	}
+	return tensorpinsink.Frame{}
+}
+
+// hold receives the next frame and keeps it.
+func (h *frameHolder) hold(what string) {
+	h.t.Helper()
+	h.held = append(h.held, h.recv(what))
+}
+
+// releaseHeld gives the held frames back.
+func (h *frameHolder) releaseHeld() {
+	for _, f := range h.held {
+		f.Release()
+	}
+	h.held = h.held[:0]
+}
+
+// close stops the pipeline, then gives back every frame, held or not yet
+// received.
+func (h *frameHolder) close() {
+	h.p.SetState(gst.StateNull)
+	h.releaseHeld()
+	for len(h.frames) > 0 {
+		(<-h.frames).Release()
+	}
+	runtime.KeepAlive(h.p)
 }
