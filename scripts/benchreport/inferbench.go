@@ -28,7 +28,7 @@ import (
 //     same pipeline into fakesink plus the model's run.
 
 var (
-	inferCount  = flag.Int("infer-count", 5, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
+	inferCount  = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
 	inferFrames = flag.String("infer-frames", "u8-64x64x3=8000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
 )
 
