@@ -70,6 +70,31 @@ func TestTensorInferRenegotiatesFreeDims(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(5, "at batch 1")
+	// The counters never go back while sessions are replaced: an
+	// application reading stats meanwhile sees runs only grow.
+	ie, _ := p.GetElementByName("infer")
+	stopPoll := make(chan struct{})
+	pollDone := make(chan string, 1)
+	go func() {
+		var last uint64
+		for {
+			select {
+			case <-stopPoll:
+				pollDone <- ""
+				return
+			default:
+			}
+			s, err := tensorinfer.ReadStats(ie)
+			if err == nil && s.Runs < last {
+				pollDone <- fmt.Sprintf("runs went from %d back to %d while the session was replaced", last, s.Runs)
+				return
+			}
+			if err == nil {
+				last = s.Runs
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
 	cf, _ := p.GetElementByName("cf")
 	if err := cf.SetProperty("caps", gst.NewCapsFromString(capsFor(2))); err != nil {
 		t.Fatal(err)
@@ -92,7 +117,10 @@ func TestTensorInferRenegotiatesFreeDims(t *testing.T) {
 		}
 	}
 	waitFor(count()+5, "after the caps change")
-	ie, _ := p.GetElementByName("infer")
+	close(stopPoll)
+	if problem := <-pollDone; problem != "" {
+		t.Error(problem)
+	}
 	delivered := count() // runs and frames are counted before the output is pushed
 	s, err := tensorinfer.ReadStats(ie)
 	if err != nil {

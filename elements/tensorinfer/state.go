@@ -187,35 +187,50 @@ func modelCode(err error) gstc.ErrorCode {
 }
 
 // openSession creates the session with shapes fixed and its output ring
-// (max-leases+1 slots, each bound once).
+// (max-leases+1 slots, each bound once) and gives them to the state (the
+// caller publishes them: before the state is, or under stateMu).
 func (st *streamState) openSession(shapes map[string][]int64, stats *counters) error {
-	sess, err := st.env.NewSession(st.set.model, st.set.options(shapes))
+	sess, r, err := st.newSession(shapes, stats)
 	if err != nil {
 		return err
+	}
+	st.sess, st.ring, st.shapes = sess, r, shapes
+	return nil
+}
+
+// newSession creates a session with shapes fixed and its output ring.
+func (st *streamState) newSession(shapes map[string][]int64, stats *counters) (*infer.Session, *ring, error) {
+	sess, err := st.env.NewSession(st.set.model, st.set.options(shapes))
+	if err != nil {
+		return nil, nil, err
 	}
 	r, err := newRing(sess, int(st.set.maxLeases)+1, stats)
 	if err != nil {
 		sess.Close()
-		return fmt.Errorf("%s: output ring: %w", st.set.model, err)
+		return nil, nil, fmt.Errorf("%s: output ring: %w", st.set.model, err)
 	}
-	st.sess, st.ring, st.shapes = sess, r, shapes
-	return nil
+	return sess, r, nil
 }
 
 // reopenSession gives the state a session (and output ring) for shapes:
 // its first at caps, for a model with free dimensions, or a new one when
 // new caps fix them otherwise (the old ring and session are retired:
 // output memories still downstream are freed when they come back; the
-// input slots bound to the old session are forgotten, to be bound again).
-// On the streaming thread, between frames.
+// input slots bound to the old session are forgotten, to be bound again;
+// the old session's counters are kept in the run's). On the streaming
+// thread, between frames. stateMu is held only to swap the fields, not
+// while a session or ring is made or closed (other threads ask for caps
+// and stats meanwhile).
 func (e *element) reopenSession(st *streamState, shapes map[string][]int64) error {
 	e.stateMu.Lock()
 	old, oldRing, oldShapes := st.sess, st.ring, st.shapes
 	st.sess, st.ring, st.shapes = nil, nil, nil
+	if old != nil {
+		e.stats.retire(old.Stats())
+	}
 	e.stateMu.Unlock()
 	if old != nil {
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
-		e.stats.retire(old.Stats())
 		st.cache.Clear()
 		st.bound = st.bound[:0]
 		oldRing.close()
@@ -223,9 +238,14 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 			cat.LogWarning("closing the ONNX Runtime session: " + err.Error())
 		}
 	}
+	sess, r, err := st.newSession(shapes, &e.stats)
+	if err != nil {
+		return err
+	}
 	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
-	return st.openSession(shapes, &e.stats)
+	st.sess, st.ring, st.shapes = sess, r, shapes
+	e.stateMu.Unlock()
+	return nil
 }
 
 // close releases what the state holds: the output ring (memories
@@ -261,9 +281,11 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	if st == nil {
 		return true
 	}
+	var last infer.Stats
 	if st.sess != nil {
-		e.stats.keep(st.sess.Stats())
+		last = st.sess.Stats()
 	}
+	e.stats.keep(last)
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	st.close()
 	cat.LogInfo("stopped")

@@ -45,8 +45,11 @@ func (c *counters) keep(last infer.Stats) {
 	c.mu.Unlock()
 }
 
-// engineNow returns the run's engine counters with live, the current
-// session's (from sess, nil when there is none).
+// engineNow returns the run's engine counters: the sessions retired, and
+// sess's (the current session; nil when there is none: between a
+// session's retirement and the next, or after Stop, whose kept counters
+// are then the run's). The caller holds stateMu, under which sessions
+// are retired, so a session is never counted twice.
 func (c *counters) engineNow(sess *infer.Session) infer.Stats {
 	var live infer.Stats
 	if sess != nil {
@@ -54,10 +57,7 @@ func (c *counters) engineNow(sess *infer.Session) infer.Stats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if sess == nil {
-		return c.engine
-	}
-	return addEngine(c.retired, live)
+	return addEngine(addEngine(c.retired, c.engine), live)
 }
 
 // addEngine sums two sessions' counters; the live counts (Retired,
@@ -117,8 +117,8 @@ func (e *element) snapshot() Stats {
 	if e.state != nil {
 		sess = e.state.sess
 	}
-	e.stateMu.Unlock()
 	eng := c.engineNow(sess)
+	e.stateMu.Unlock()
 	fw, _, _, ft := c.fences.Read()
 	return Stats{
 		Frames: c.frames.Load(), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,

@@ -51,11 +51,13 @@ type instanceEntry struct {
 // tensorinfer's profile the general handle table's sync.Map lookups and
 // the generic trampoline's assertions came to about 0.4 µs a frame).
 // Binding and destroying take instMu and publish a new slice when the
-// table grows; a freed place is reused, and the C side reads an
-// instance's handle only while the instance lives.
+// table grows; a freed place is reused. The C side reads an instance's
+// handle only while the instance lives; the places are atomic all the
+// same, so that a stale handle reads nil or another entry, never a torn
+// one.
 var (
 	instMu    sync.Mutex
-	instTable atomic.Pointer[[]*instanceEntry]
+	instTable atomic.Pointer[[]atomic.Pointer[instanceEntry]]
 	instFree  []uintptr
 )
 
@@ -82,17 +84,22 @@ func BindInstance(obj unsafe.Pointer, v any) {
 func putInstance(ie *instanceEntry) uintptr {
 	instMu.Lock()
 	defer instMu.Unlock()
-	var t []*instanceEntry
+	var t []atomic.Pointer[instanceEntry]
 	if p := instTable.Load(); p != nil {
 		t = *p
 	}
 	if n := len(instFree); n > 0 {
 		h := instFree[n-1]
 		instFree = instFree[:n-1]
-		t[h-1] = ie // a free place: no reader looks at it
+		t[h-1].Store(ie)
 		return h
 	}
-	grown := append(t[:len(t):len(t)], ie) // a new array: readers keep the old one
+	// A new array (readers keep the old one), with the places copied.
+	grown := make([]atomic.Pointer[instanceEntry], len(t)+1, 2*len(t)+8)
+	for i := range t {
+		grown[i].Store(t[i].Load())
+	}
+	grown[len(t)].Store(ie)
 	instTable.Store(&grown)
 	return uintptr(len(grown))
 }
@@ -104,15 +111,15 @@ func instanceEntryOf(h C.uintptr_t) *instanceEntry {
 	if h == 0 || p == nil || int(h) > len(*p) {
 		return nil
 	}
-	return (*p)[h-1]
+	return (*p)[h-1].Load()
 }
 
 //export gstcGoInstanceDestroy
 func gstcGoInstanceDestroy(h C.uintptr_t) {
 	instMu.Lock()
 	defer instMu.Unlock()
-	if p := instTable.Load(); p != nil && h != 0 && int(h) <= len(*p) && (*p)[h-1] != nil {
-		(*p)[h-1] = nil
+	if p := instTable.Load(); p != nil && h != 0 && int(h) <= len(*p) && (*p)[h-1].Load() != nil {
+		(*p)[h-1].Store(nil)
 		instFree = append(instFree, uintptr(h))
 	}
 }
@@ -124,8 +131,8 @@ func liveInstances() int {
 	defer instMu.Unlock()
 	n := 0
 	if p := instTable.Load(); p != nil {
-		for _, ie := range *p {
-			if ie != nil {
+		for i := range *p {
+			if (*p)[i].Load() != nil {
 				n++
 			}
 		}
@@ -159,6 +166,9 @@ func calleeOf[H any](obj unsafe.Pointer, h C.uintptr_t, pick func(*instanceEntry
 func instanceHandle(obj unsafe.Pointer) C.uintptr_t {
 	return C.gstc_instance_handle(C.gpointer(obj))
 }
+
+// instanceHandleOf converts a handle kept as a uintptr (tests).
+func instanceHandleOf(h uintptr) C.uintptr_t { return C.uintptr_t(h) }
 
 // boundInstance is what a trampoline finds for obj: instanceOf with the
 // handle C reads from it.

@@ -8,13 +8,12 @@ import (
 )
 
 // An element bound with BindInstance is found through its handle, with
-// no allocation; the handle goes when the element is finalized, and its
-// place is reused by the next binding.
+// no allocation, and its entry goes when the element is finalized; two
+// elements bound at once each find their own value.
 func TestBindInstanceFindsGoSide(t *testing.T) {
-	handles := liveInstances()
 	type goSide struct{ n int }
 	v := &goSide{3}
-	func() {
+	h := func() uintptr {
 		e, err := gst.NewElement("fakesink")
 		if err != nil {
 			t.Fatal(err)
@@ -26,38 +25,61 @@ func TestBindInstanceFindsGoSide(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { _ = boundInstance(e.Unsafe()) }); n != 0 {
 			t.Errorf("lookup: %v allocations, want 0", n)
 		}
-		if d := liveInstances() - handles; d != 1 {
-			t.Errorf("%d handles while bound, want 1", d)
+		h := instanceHandle(e.Unsafe())
+		if instanceEntryOf(h) == nil {
+			t.Fatalf("no entry for handle %d while bound", h)
 		}
 		runtime.KeepAlive(e)
+		return uintptr(h)
 	}()
-	if !settle(func() bool { return liveInstances() == handles }) {
-		t.Fatalf("%d handles left after the element is finalized", liveInstances()-handles)
+	if !settle(func() bool { return instanceEntryOf(instanceHandleOf(h)) == nil }) {
+		t.Fatalf("the entry of handle %d is still there after the element is finalized", h)
 	}
-	// A second element takes the freed place; each finds its own value.
-	a, b := &goSide{1}, &goSide{2}
-	ea, _ := gst.NewElement("fakesink")
-	eb, _ := gst.NewElement("fakesink")
-	BindInstance(ea.Unsafe(), a)
-	BindInstance(eb.Unsafe(), b)
-	if boundInstance(ea.Unsafe()) != any(a) || boundInstance(eb.Unsafe()) != any(b) {
-		t.Fatal("two bound elements do not find their own values")
-	}
-	runtime.KeepAlive(ea)
-	runtime.KeepAlive(eb)
+	func() {
+		a, b := &goSide{1}, &goSide{2}
+		ea, err := gst.NewElement("fakesink")
+		if err != nil {
+			t.Fatal(err)
+		}
+		eb, err := gst.NewElement("fakesink")
+		if err != nil {
+			t.Fatal(err)
+		}
+		BindInstance(ea.Unsafe(), a)
+		BindInstance(eb.Unsafe(), b)
+		if boundInstance(ea.Unsafe()) != any(a) || boundInstance(eb.Unsafe()) != any(b) {
+			t.Fatal("two bound elements do not find their own values")
+		}
+		ha, hb := uintptr(instanceHandle(ea.Unsafe())), uintptr(instanceHandle(eb.Unsafe()))
+		runtime.KeepAlive(ea)
+		runtime.KeepAlive(eb)
+		defer func() {
+			if !settle(func() bool {
+				return instanceEntryOf(instanceHandleOf(ha)) == nil && instanceEntryOf(instanceHandleOf(hb)) == nil
+			}) {
+				t.Error("entries left after the two elements are finalized")
+			}
+		}()
+	}()
 }
 
 // The trampolines' per-frame interfaces are asserted once, at binding.
 func TestBindInstanceAssertsInterfacesOnce(t *testing.T) {
-	e, err := gst.NewElement("fakesink")
-	if err != nil {
-		t.Fatal(err)
+	h := func() uintptr {
+		e, err := gst.NewElement("fakesink")
+		if err != nil {
+			t.Fatal(err)
+		}
+		BindInstance(e.Unsafe(), &testSrc{})
+		h := instanceHandle(e.Unsafe())
+		ie := instanceEntryOf(h)
+		if ie == nil || ie.creator == nil || ie.renderer != nil || ie.preparer != nil {
+			t.Fatalf("entry %+v: want the test source's RawCreator and no renderer or preparer", ie)
+		}
+		runtime.KeepAlive(e)
+		return uintptr(h)
+	}()
+	if !settle(func() bool { return instanceEntryOf(instanceHandleOf(h)) == nil }) {
+		t.Fatalf("the entry of handle %d is still there after the element is finalized", h)
 	}
-	v := &testSrc{}
-	BindInstance(e.Unsafe(), v)
-	ie := instanceEntryOf(instanceHandle(e.Unsafe()))
-	if ie == nil || ie.creator == nil || ie.renderer != nil || ie.preparer != nil {
-		t.Fatalf("entry %+v: want the test source's RawCreator and no renderer or preparer", ie)
-	}
-	runtime.KeepAlive(e)
 }

@@ -9,17 +9,20 @@
  * does not yield (see schedtick.go). */
 #define GSTC_SCHED_BUSY_GAP_US 2000
 
-void
+gboolean
 gstc_sched_tick (void)
 {
   static __thread gint64 period_start, last;
   gint64 now = g_get_monotonic_time ();
+  gboolean yielded = FALSE;
 
   if (now - last > GSTC_SCHED_BUSY_GAP_US) {
     period_start = now;
   } else if (now - period_start >= GSTC_SCHED_TICK_US) {
     gstcGoSchedTick ();
     period_start = now;
+    yielded = TRUE;
   }
   last = now;
+  return yielded;
 }

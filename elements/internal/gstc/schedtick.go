@@ -48,5 +48,6 @@ func gstcGoSchedTick() {
 // schedTickPeriod is GSTC_SCHED_TICK_US.
 const schedTickPeriod = 8 * time.Millisecond
 
-// schedTick is gstc_sched_tick on the calling thread, for tests.
-func schedTick() { C.gstc_sched_tick() }
+// schedTick is gstc_sched_tick on the calling thread, for tests: whether
+// it yielded.
+func schedTick() bool { return C.gstc_sched_tick() != 0 }
