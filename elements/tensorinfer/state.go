@@ -617,8 +617,8 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 	ans := gstc.DeclineAllocation(query)
 	e.stats.downstreamMin.Store(uint64(ans.MinBuffers))
 	st := e.current()
-	if st == nil || st.ring == nil || st.sess == nil {
-		return true
+	if st == nil || st.ring == nil || st.sess == nil || st.perFrame {
+		return true // per-frame mode pushes new buffers, not the ring's
 	}
 	want := ans.MinBuffers
 	if want > maxRing {
