@@ -10,6 +10,7 @@ package gstc
 import "C"
 
 import (
+	"math/bits"
 	"sync"
 	"sync/atomic"
 )
@@ -27,43 +28,116 @@ func (f releaseFunc) release() { f() }
 // cgo.Handle because cgo.Handle.Value panics on a deleted handle, and a
 // qdata Get racing a Set or remove on the same memory can legitimately see
 // a handle that is being deleted: here that lookup just misses.
+//
+// A handle is a place in the table (its low bits, plus one) and the
+// place's generation (its high bits). Places are reused, so a handle
+// deleted while a lookup races it may name a place that already holds a
+// newer value: the generation tells them apart, and the lookup misses.
+// Lookups, several a frame (a pinned memory's qdata, a ring memory's
+// return), read without a lock: the places live in fixed chunks found
+// through a directory that is replaced (copied) when the table grows, and
+// each place is an atomic pointer. New and take lock handleMu.
+type handleEntry struct {
+	h uintptr
+	v releaser
+}
+
+const (
+	handleChunkBits = 10
+	handleChunkSize = 1 << handleChunkBits
+	// handlePlaceBits is the share of a handle that names the place.
+	handlePlaceBits = bits.UintSize / 2
+	handlePlaceMask = 1<<handlePlaceBits - 1
+)
+
+type handleChunk [handleChunkSize]atomic.Pointer[handleEntry]
+
 var (
-	handleTable sync.Map // uintptr -> releaser
-	handleNext  atomic.Uintptr
+	handleMu   sync.Mutex
+	handleDir  atomic.Pointer[[]*handleChunk]
+	handleGen  []uintptr // by place: the generation of its last handle
+	handleFree []int     // places free for reuse
+	handleLive int
 )
 
 // newHandle stores v and returns its handle (never 0).
 func newHandle(v releaser) uintptr {
-	h := handleNext.Add(1)
-	handleTable.Store(h, v)
+	handleMu.Lock()
+	defer handleMu.Unlock()
+	var place int
+	if n := len(handleFree); n > 0 {
+		place = handleFree[n-1]
+		handleFree = handleFree[:n-1]
+	} else {
+		place = len(handleGen)
+		handleGen = append(handleGen, 0)
+		if place%handleChunkSize == 0 {
+			var dir []*handleChunk
+			if p := handleDir.Load(); p != nil {
+				dir = *p
+			}
+			grown := append(dir[:len(dir):len(dir)], new(handleChunk))
+			handleDir.Store(&grown)
+		}
+	}
+	if place+1 > handlePlaceMask {
+		panic("gstc: more live handles than a handle can name")
+	}
+	handleGen[place]++
+	h := handleGen[place]<<handlePlaceBits | uintptr(place+1) // never 0: the place's part is not
+	(*handleDir.Load())[place/handleChunkSize][place%handleChunkSize].Store(&handleEntry{h: h, v: v})
+	handleLive++
 	return h
 }
 
-// lookupHandle returns the value of h without removing it.
+// handleSlot returns the place of h, or nil when h names none.
+func handleSlot(h uintptr) *atomic.Pointer[handleEntry] {
+	place := int(h&handlePlaceMask) - 1
+	dir := handleDir.Load()
+	if place < 0 || dir == nil || place/handleChunkSize >= len(*dir) {
+		return nil
+	}
+	return &(*dir)[place/handleChunkSize][place%handleChunkSize]
+}
+
+// lookupHandle returns the value of h without removing it. No lock, no
+// allocation.
 func lookupHandle(h uintptr) (releaser, bool) {
-	v, ok := handleTable.Load(h)
-	if !ok {
+	slot := handleSlot(h)
+	if slot == nil {
 		return nil, false
 	}
-	return v.(releaser), true
+	if e := slot.Load(); e != nil && e.h == h {
+		return e.v, true
+	}
+	return nil, false
 }
 
 // takeHandle removes h and returns its value; only the first call for a
 // given handle gets ok == true, which is what makes releases run once.
 func takeHandle(h uintptr) (releaser, bool) {
-	v, ok := handleTable.LoadAndDelete(h)
-	if !ok {
+	handleMu.Lock()
+	defer handleMu.Unlock()
+	slot := handleSlot(h)
+	if slot == nil {
 		return nil, false
 	}
-	return v.(releaser), true
+	e := slot.Load()
+	if e == nil || e.h != h {
+		return nil, false
+	}
+	slot.Store(nil)
+	handleFree = append(handleFree, int(h&handlePlaceMask)-1)
+	handleLive--
+	return e.v, true
 }
 
 // liveHandles counts handles not yet destroyed (for tests and leak
 // checks).
 func liveHandles() int {
-	n := 0
-	handleTable.Range(func(any, any) bool { n++; return true })
-	return n
+	handleMu.Lock()
+	defer handleMu.Unlock()
+	return handleLive
 }
 
 // gstcGoHandleDestroy is the GDestroyNotify for every handle this package
