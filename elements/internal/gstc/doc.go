@@ -16,8 +16,10 @@
 //
 //	cgo.go, cgo.h               build flags, common includes, go-gst wrapper → C conversions
 //	element.go, element.h       RawElement, panic recovery of trampolines, vfunc override/chain
-//	handles.go                  Go values referenced from C by handle; their destroy notify
-//	instance.go                 an element's Go side found by a handle on the instance (BindInstance)
+//	handles.go                  Go values referenced from C by handle (chunked places, a
+//	                            generation per handle, lock-free lookups); their destroy notify
+//	instance.go                 an element's Go side found by a handle on the instance
+//	                            (BindInstance; its own table, interfaces asserted at binding)
 //	qdata.go, qdata.[ch]        Go values attached to a GstMemory as qdata (QdataKey)
 //	buffer.go                   RawBuffer, Lease, peek/extract/unref/append, ClockTimeNone
 //	bufferview.go, bufferview.[ch] BufferView: one read of a buffer per frame (memories, fds,
