@@ -56,6 +56,9 @@ type Case struct {
 	runs []pair
 	st   map[string]uint64 // tensorpinsink-stats of the last run
 	ist  map[string]uint64 // tensorinfer-stats of the last run
+	// istRounds are the tensorinfer-stats of each round's short and long
+	// runs (the run's time in the same processes as the CPU measured).
+	istRounds [][2]map[string]uint64
 	sc   map[string]float64
 }
 
@@ -136,7 +139,7 @@ func main() {
 	for r := 0; r < *rounds; r++ {
 		log.Printf("round %d/%d", r+1, *rounds)
 		for _, c := range cases {
-			short, _, err := runOnce(c, c.short())
+			short, shortOut, err := runOnce(c, c.short())
 			if err != nil {
 				log.Fatalf("%s: %v", c.ID, err)
 			}
@@ -150,6 +153,7 @@ func main() {
 			}
 			if st := parseInferStats(stdout); st != nil {
 				c.ist = st
+				c.istRounds = append(c.istRounds, [2]map[string]uint64{parseInferStats(shortOut), st})
 			}
 		}
 	}
