@@ -42,19 +42,8 @@ func awaitSlotWait(t *testing.T, p *gst.Pipeline) {
 // wake-up it would wait for them forever); after the frames are released
 // the stream goes on from the seek position. Three rounds.
 func TestTensorInferFlushWakesSlotWait(t *testing.T) {
-	lib := infertest.Lib(t)
-	model := infertest.RepoFile(t, infertest.ShippedModel)
-	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
-		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8,framerate=30/1 ! "+
-		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! queue ! tensorpinsink name=sink max-leases=4 sync=false", lib, model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := holdFrames(t, p)
+	p, h := playHolding(t, ",framerate=30/1", "max-leases=1", "queue ! tensorpinsink name=sink max-leases=4 sync=false")
 	defer h.close()
-	if err := p.SetState(gst.StatePlaying); err != nil {
-		t.Fatal(err)
-	}
 	for round := 0; round < 3; round++ {
 		// The ring has the sink's max-leases+1 = 5 slots (more than
 		// tensorinfer's max-leases+1 = 2): hold four; the sink holds
@@ -92,19 +81,8 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 // ring of 2 would stop after two, tensorinfer waiting for a slot and the
 // application for a frame — and the values are the reference's.
 func TestTensorInferRingGrowsToDownstreamMinBuffers(t *testing.T) {
-	lib := infertest.Lib(t)
-	model := infertest.RepoFile(t, infertest.ShippedModel)
-	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
-		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8 ! "+
-		"tensorinfer name=infer max-leases=1 ort-library=%s model=%s ! tensorpinsink name=sink max-leases=6 sync=false", lib, model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := holdFrames(t, p)
+	p, h := playHolding(t, "", "max-leases=1", "tensorpinsink name=sink max-leases=6 sync=false")
 	defer h.close()
-	if err := p.SetState(gst.StatePlaying); err != nil {
-		t.Fatal(err)
-	}
 	for len(h.held) < 6 {
 		select {
 		case f := <-h.frames:
@@ -142,6 +120,28 @@ type frameHolder struct {
 	p      *gst.Pipeline
 	frames chan tensorpinsink.Frame
 	held   []tensorpinsink.Frame
+}
+
+// playHolding plays tensorsrc pattern=counter ! the shipped model's
+// input caps (with capsExtra) ! tensorinfer name=infer (inferProps, the
+// shipped model) ! rest, whose tensorpinsink is named sink, with a
+// frameHolder on that sink; the holder's close stops the pipeline.
+func playHolding(t *testing.T, capsExtra, inferProps, rest string) (*gst.Pipeline, *frameHolder) {
+	t.Helper()
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8%s ! "+
+		"tensorinfer name=infer %s ort-library=%s model=%s ! %s", capsExtra, inferProps, lib, model, rest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := holdFrames(t, p)
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		h.close()
+		t.Fatal(err)
+	}
+	return p, h
 }
 
 // holdFrames connects a frameHolder to p's sink (before p plays).
