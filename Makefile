@@ -76,7 +76,11 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzSourceCaps -fuzztime $(FUZZTIME) ./elements/tensorsrc
 	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzSinkEvents -fuzztime $(FUZZTIME) ./elements/tensorpinsink
-	$(GO) test -run '^$$' -fuzz FuzzTensorInferCaps -fuzztime $(FUZZTIME) ./elements/tensorinfer
+	@# A tensorinfer input costs tens of ms (a pipeline and an ONNX Runtime
+	@# session): Go's default minimization of each new input (60 s) would
+	@# take the whole fuzz time.
+	$(GO) test -run '^$$' -fuzz FuzzTensorInferCaps -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./elements/tensorinfer
+	$(GO) test -run '^$$' -fuzz FuzzTensorInferRenegotiatedCaps -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./elements/tensorinfer
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./pin/ ./tensor/ ./elements/...

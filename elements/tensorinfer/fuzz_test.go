@@ -20,21 +20,23 @@ import (
 // fuzzBound is how long one fuzzed pipeline may take to end.
 const fuzzBound = 20 * time.Second
 
-// inferCapsRun sets caps on `appsrc ! tensorinfer model=<shipped> !
-// fakesink`, pushes one buffer (one fd memory of the shipped model's input
-// size: a memfd) and EOS, and checks what every caps string must keep:
+// inferCapsRun sets caps on `appsrc ! tensorinfer model=<model> !
+// fakesink` and pushes one buffer after each of them (one fd memory of
+// inputBytes: a memfd; the caps after the first are a renegotiation
+// mid-stream), then EOS, and checks what every caps string must keep:
 // the pipeline ends within fuzzBound with EOS or an error message that
 // says what went wrong (tensorinfer's own errors name the element), the
 // element's brackets are balanced, and the fds and fd-backed mappings
 // are back where they were once the pipeline is NULL. A panic across cgo
 // would have killed the process.
-func inferCapsRun(t *testing.T, lib, model string, caps *gst.Caps) {
+func inferCapsRun(t *testing.T, lib, model string, inputBytes int, capsSeq ...*gst.Caps) {
+	caps := capsSeq[len(capsSeq)-1]
 	fd, err := unix.MemfdCreate("fuzz-input", unix.MFD_CLOEXEC)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	if err := unix.Ftruncate(fd, infertest.ShippedInputBytes); err != nil {
+	if err := unix.Ftruncate(fd, int64(inputBytes)); err != nil {
 		t.Fatal(err)
 	}
 	base := pintest.Take()
@@ -51,17 +53,19 @@ func inferCapsRun(t *testing.T, lib, model string, caps *gst.Caps) {
 			t.Fatal(err)
 		}
 		src := app.SrcFromElement(e)
-		if caps != nil {
-			src.SetCaps(caps)
-		}
 		p.SetState(gst.StatePaused)
-		mem, err := gstc.NewFdMemory(fd, infertest.ShippedInputBytes, nil)
-		if err != nil {
-			t.Fatal(err)
+		for _, c := range capsSeq {
+			if c != nil {
+				src.SetCaps(c)
+			}
+			mem, err := gstc.NewFdMemory(fd, inputBytes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := gst.NewEmptyBuffer()
+			gstc.AppendMemory(buf, mem)
+			src.PushBuffer(buf)
 		}
-		buf := gst.NewEmptyBuffer()
-		gstc.AppendMemory(buf, mem)
-		src.PushBuffer(buf)
 		src.EndStream()
 		p.SetState(gst.StatePlaying)
 		msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(fuzzBound), gst.MessageEOS|gst.MessageError)
@@ -127,6 +131,38 @@ func FuzzTensorInferCaps(f *testing.F) {
 			// as caps queries, which every fixed string here also asks.
 			return
 		}
-		inferCapsRun(t, lib, model, caps)
+		inferCapsRun(t, lib, model, infertest.ShippedInputBytes, caps)
+	})
+}
+
+// Caps renegotiated mid-stream for a model with a free batch dimension
+// (float32 [batch 8 8 3]): the first caps open a session, the second
+// (fuzzed) replace it, are refused, or fail with an error that names the
+// problem — never a crash, a hang, a leak or unbalanced brackets. Each
+// caps is followed by one buffer of memory for a batch of 4.
+func FuzzTensorInferRenegotiatedCaps(f *testing.F) {
+	for _, s := range []string{
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:2,types=float32,framerate=30/1",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:4,types=uint8,framerate=30/1",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=float32,framerate=30/1",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:64,types=float32,framerate=30/1",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:16:16:1,types=float32,framerate=30/1",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:0,types=float32",
+		"video/x-raw,format=RGB,width=8,height=8,framerate=30/1",
+		"video/x-raw,format=GRAY8,width=8,height=8",
+		"other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1:1,types=float32",
+	} {
+		f.Add(s)
+	}
+	lib := infertest.Lib(f)
+	m := infertest.Means{H: 8, W: 8, C: 3, Scale: 1, DynamicBatch: true}
+	model := writeModel(f, "dyn.onnx", m.ONNX())
+	first := gst.NewCapsFromString("other/tensors,format=static,num_tensors=1,dimensions=3:8:8:1,types=float32,framerate=30/1")
+	f.Fuzz(func(t *testing.T, s string) {
+		caps := gst.NewCapsFromString(s)
+		if caps == nil || !caps.IsFixed() {
+			return // as FuzzTensorInferCaps
+		}
+		inferCapsRun(t, lib, model, 4*m.InputBytes(), first, caps)
 	})
 }
