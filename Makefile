@@ -44,6 +44,8 @@ GO_MODULES := . scripts/benchreport
 
 vet: deps
 	@set -e; for m in $(GO_MODULES); do echo "go vet ./... ($$m)"; (cd $$m && $(GO) vet ./...); done
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 
 # staticcheck, pinned, built and run through the Go toolchain (no install
 # step; cached after the first build). v0.8.2 is staticcheck 2026.2.2, which

@@ -59,7 +59,7 @@ type Case struct {
 	// istRounds are the tensorinfer-stats of each round's short and long
 	// runs (the run's time in the same processes as the CPU measured).
 	istRounds [][2]map[string]uint64
-	sc   map[string]float64
+	sc        map[string]float64
 }
 
 // A run is one process: CPU (user+sys), wall time and peak RSS.
