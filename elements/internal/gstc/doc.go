@@ -19,7 +19,7 @@
 //	handles.go                  Go values referenced from C by handle (chunked places, a
 //	                            generation per handle, lock-free lookups); their destroy notify
 //	instance.go                 an element's Go side found by a handle on the instance
-//	                            (BindInstance; its own table, interfaces asserted at binding)
+//	                            (BindInstance; interfaces asserted at binding)
 //	qdata.go, qdata.[ch]        Go values attached to a GstMemory as qdata (QdataKey)
 //	buffer.go                   RawBuffer, Lease, peek/extract/unref/append, ClockTimeNone
 //	bufferview.go, bufferview.[ch] BufferView: one read of a buffer per frame (memories, fds,

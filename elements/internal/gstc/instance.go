@@ -11,30 +11,30 @@ package gstc
 #include "qdata.h"
 
 // gstc_instance_set_handle stores h on obj (a GObject) under
-// gstc_instance_quark; its place in the table is freed
-// (gstc_instance_destroy) when obj is finalized, or when a later call
-// replaces it.
+// gstc_instance_quark; the handle is destroyed (gstc_handle_destroy) when
+// obj is finalized, or when a later call replaces it.
 static inline void
 gstc_instance_set_handle (gpointer obj, uintptr_t h)
 {
   g_object_set_qdata_full ((GObject *) obj, gstc_instance_quark (),
-      (gpointer) h, gstc_instance_destroy);
+      (gpointer) h, gstc_handle_destroy);
 }
 */
 import "C"
 
 import (
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
 )
 
-// instanceEntry is what an instance's handle refers to: its Go side, and
+// instanceEntry is what an instance's handle (in the general handle
+// table: lookups without a lock or a map) refers to: its Go side, and
 // the per-frame interfaces it implements, asserted once when bound (nil
-// where it does not). Nothing to release: the Go value lives as long as
-// go-glib keeps it.
+// where it does not), so that a trampoline makes no interface assertion
+// per callback (in tensorinfer's profile the sync.Map lookups and the
+// generic trampoline's getitab came to about 0.4 µs a frame). Nothing to
+// release: the Go value lives as long as go-glib keeps it.
 type instanceEntry struct {
 	v         any
 	renderer  RawRenderer
@@ -45,21 +45,7 @@ type instanceEntry struct {
 	xfBegin   TransformTensorSyncBeginHandler
 }
 
-// The instances' table. A handle is an index (plus one) into a slice
-// that trampolines read without a lock: one atomic load and one index,
-// no map lookup and no interface assertion per callback (in
-// tensorinfer's profile the general handle table's sync.Map lookups and
-// the generic trampoline's assertions came to about 0.4 µs a frame).
-// Binding and destroying take instMu and publish a new slice when the
-// table grows; a freed place is reused. The C side reads an instance's
-// handle only while the instance lives; the places are atomic all the
-// same, so that a stale handle reads nil or another entry, never a torn
-// one.
-var (
-	instMu    sync.Mutex
-	instTable atomic.Pointer[[]atomic.Pointer[instanceEntry]]
-	instFree  []uintptr
-)
+func (*instanceEntry) release() {}
 
 // BindInstance makes v the Go side of obj (a GObject: the element whose
 // InstanceInit is running, v its Go subclass value) for this package's
@@ -77,67 +63,18 @@ func BindInstance(obj unsafe.Pointer, v any) {
 	ie.sinkBegin, _ = v.(TensorSyncBeginHandler)
 	ie.srcEnd, _ = v.(TensorSyncEndHandler)
 	ie.xfBegin, _ = v.(TransformTensorSyncBeginHandler)
-	C.gstc_instance_set_handle(C.gpointer(obj), C.uintptr_t(putInstance(ie)))
-}
-
-// putInstance stores ie in the table and returns its handle (never 0).
-func putInstance(ie *instanceEntry) uintptr {
-	instMu.Lock()
-	defer instMu.Unlock()
-	var t []atomic.Pointer[instanceEntry]
-	if p := instTable.Load(); p != nil {
-		t = *p
-	}
-	if n := len(instFree); n > 0 {
-		h := instFree[n-1]
-		instFree = instFree[:n-1]
-		t[h-1].Store(ie)
-		return h
-	}
-	// A new array (readers keep the old one), with the places copied.
-	grown := make([]atomic.Pointer[instanceEntry], len(t)+1, 2*len(t)+8)
-	for i := range t {
-		grown[i].Store(t[i].Load())
-	}
-	grown[len(t)].Store(ie)
-	instTable.Store(&grown)
-	return uintptr(len(grown))
+	C.gstc_instance_set_handle(C.gpointer(obj), C.uintptr_t(newHandle(ie)))
 }
 
 // instanceEntryOf returns the entry of handle h, or nil. No lock, no
 // allocation.
 func instanceEntryOf(h C.uintptr_t) *instanceEntry {
-	p := instTable.Load()
-	if h == 0 || p == nil || int(h) > len(*p) {
+	if h == 0 {
 		return nil
 	}
-	return (*p)[h-1].Load()
-}
-
-//export gstcGoInstanceDestroy
-func gstcGoInstanceDestroy(h C.uintptr_t) {
-	instMu.Lock()
-	defer instMu.Unlock()
-	if p := instTable.Load(); p != nil && h != 0 && int(h) <= len(*p) && (*p)[h-1].Load() != nil {
-		(*p)[h-1].Store(nil)
-		instFree = append(instFree, uintptr(h))
-	}
-}
-
-// liveInstances counts the instances bound and not yet finalized (for
-// tests).
-func liveInstances() int {
-	instMu.Lock()
-	defer instMu.Unlock()
-	n := 0
-	if p := instTable.Load(); p != nil {
-		for i := range *p {
-			if (*p)[i].Load() != nil {
-				n++
-			}
-		}
-	}
-	return n
+	r, _ := lookupHandle(uintptr(h))
+	ie, _ := r.(*instanceEntry)
+	return ie
 }
 
 // instanceOf returns the Go side of the element at obj: the value bound

@@ -10,12 +10,6 @@ gstc_handle_destroy (gpointer data)
 }
 
 void
-gstc_instance_destroy (gpointer data)
-{
-  gstcGoInstanceDestroy ((uintptr_t) data);
-}
-
-void
 gstc_set_qdata (GstMiniObject * obj, GQuark q, uintptr_t handle)
 {
   /* Replacing or removing runs the old entry's destroy notify, outside

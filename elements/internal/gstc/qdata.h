@@ -7,9 +7,6 @@
 
 /* Handle destroy notify: hands a handle of handles.go back to Go. */
 void gstc_handle_destroy (gpointer data);
-/* The GDestroyNotify of an instance's handle (instance.go): frees its
- * place in the instances' table. */
-void gstc_instance_destroy (gpointer data);
 
 /* Qdata holding a handle; handle 0 removes (and destroys) the entry. */
 void gstc_set_qdata (GstMiniObject * obj, GQuark q, uintptr_t handle);
