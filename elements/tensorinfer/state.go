@@ -3,6 +3,7 @@ package tensorinfer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -277,15 +278,15 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	e.stateMu.Lock()
 	st := e.state
 	e.state = nil
+	if st != nil && st.sess != nil {
+		// Under stateMu, as the state goes: a stats read never sees
+		// the run without its last session's counters.
+		e.stats.retire(st.sess.Stats())
+	}
 	e.stateMu.Unlock()
 	if st == nil {
 		return true
 	}
-	var last infer.Stats
-	if st.sess != nil {
-		last = st.sess.Stats()
-	}
-	e.stats.keep(last)
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	st.close()
 	cat.LogInfo("stopped")
@@ -394,17 +395,7 @@ func (e *element) outputsFor(st *streamState, layout *tensor.Layout) ([]infer.Te
 }
 
 // sameShapes reports whether two sets of fixed shapes are the same.
-func sameShapes(a, b map[string][]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !slices.Equal(v, w) {
-			return false
-		}
-	}
-	return true
-}
+func sameShapes(a, b map[string][]int64) bool { return maps.EqualFunc(a, b, slices.Equal) }
 
 // errFreeDims: the model's outputs are not known before the input caps
 // fix its free dimensions.

@@ -22,34 +22,25 @@ type counters struct {
 	outBracketsOpened, outBracketsClosed, inSyncs atomic.Uint64
 	fences                                        tensor.FenceWaitCounter
 
-	mu     sync.Mutex
-	engine infer.Stats // the last run's engine counters, kept at Stop
-	// retired sums the counters of the sessions replaced since Start
-	// (new caps fixed a model's free dimensions otherwise).
-	retired infer.Stats
+	mu sync.Mutex
+	// ended sums the engine counters of this run's sessions that are no
+	// longer live: replaced (new caps fixed a model's free dimensions
+	// otherwise) or closed at Stop.
+	ended infer.Stats
 }
 
-// retire adds a replaced session's counters to the run's.
+// retire adds the counters of a session that is no longer live (replaced,
+// or the last one at Stop) to the run's.
 func (c *counters) retire(s infer.Stats) {
 	c.mu.Lock()
-	c.retired = addEngine(c.retired, s)
+	c.ended = addEngine(c.ended, s)
 	c.mu.Unlock()
 }
 
-// keep stores the run's engine counters at Stop: the last session's and
-// those of the sessions it replaced.
-func (c *counters) keep(last infer.Stats) {
-	c.mu.Lock()
-	c.engine = addEngine(c.retired, last)
-	c.retired = infer.Stats{}
-	c.mu.Unlock()
-}
-
-// engineNow returns the run's engine counters: the sessions retired, and
-// sess's (the current session; nil when there is none: between a
-// session's retirement and the next, or after Stop, whose kept counters
-// are then the run's). The caller holds stateMu, under which sessions
-// are retired, so a session is never counted twice.
+// engineNow returns the run's engine counters: the ended sessions', and
+// sess's (the live session; nil when there is none: between a session's
+// retirement and the next, or after Stop). The caller holds stateMu,
+// under which sessions are retired, so a session is never counted twice.
 func (c *counters) engineNow(sess *infer.Session) infer.Stats {
 	var live infer.Stats
 	if sess != nil {
@@ -57,7 +48,7 @@ func (c *counters) engineNow(sess *infer.Session) infer.Stats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return addEngine(addEngine(c.retired, c.engine), live)
+	return addEngine(c.ended, live)
 }
 
 // addEngine sums two sessions' counters; the live counts (Retired,
@@ -83,7 +74,7 @@ func (c *counters) reset() {
 	}
 	c.fences.Reset()
 	c.mu.Lock()
-	c.engine, c.retired = infer.Stats{}, infer.Stats{}
+	c.ended = infer.Stats{}
 	c.mu.Unlock()
 }
 
