@@ -63,24 +63,20 @@ func newRing(sess *infer.Session, n int, stats *counters) (*ring, error) {
 	}
 	r := &ring{freed: make(chan struct{}, 1), stats: stats}
 	r.mring = gstc.NewMemRing(r.onReturn)
-	for i := 0; i < n; i++ {
-		sl, err := r.makeSlot(sess, i, outs)
-		if err != nil {
-			r.close()
-			return nil, fmt.Errorf("output slot %d of %d: %w", i+1, n, err)
-		}
-		r.slots = append(r.slots, sl)
+	if err := r.grow(sess, n); err != nil {
+		r.close()
+		return nil, err
 	}
-	stats.ringSize.Store(uint64(n))
 	return r, nil
 }
 
 // grow adds slots, each bound once, until the ring has n: downstream's
 // allocation answer says it holds that many output frames at once (a
 // tensorpinsink's leases), and a smaller ring would make this element
-// wait for a slot while downstream waits for a frame. Called on the
-// streaming thread (decide_allocation), which alone adds slots. A slot
-// that cannot be made is an error; the ring keeps the slots it has.
+// wait for a slot while downstream waits for a frame. Called by newRing
+// and on the streaming thread (decide_allocation), which alone adds
+// slots. A slot that cannot be made is an error; the ring keeps the
+// slots it has.
 func (r *ring) grow(sess *infer.Session, n int) error {
 	outs := sess.Outputs()
 	for {
