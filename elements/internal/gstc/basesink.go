@@ -122,9 +122,9 @@ func gstcGoBaseSinkTensorSyncRejected(sink *C.GstBaseSink, h C.uintptr_t) {
 
 // tensorSyncTrampoline is the Go side of the GstTensorSync event
 // trampolines (gstcGoBaseSinkTensorSyncBegin, gstcGoBaseSrcTensorSyncEnd):
-// elem's Go instance (calleeOf: pick of the entry bound to inst, else go-glib's) handles the
-// GstTensorSyncInfo at info (parsed in C, borrowed) if it implements H;
-// otherwise the event is not handled.
+// elem's Go instance (calleeOf: pick of the entry bound to inst, else
+// go-glib's) handles the GstTensorSyncInfo at info (parsed in C,
+// borrowed) if it implements H; otherwise the event is not handled.
 func tensorSyncTrampoline[H any](elem unsafe.Pointer, inst C.uintptr_t, info unsafe.Pointer, pick func(*instanceEntry) H, handle func(H, RawElement, tensorsync.Info) bool) (ret C.gboolean) {
 	self := rawElement(elem)
 	defer recoverTrampoline(self, "event", &ret, C.FALSE)
