@@ -37,10 +37,10 @@ gstc_append_copy (GstBuffer * buf, const void *data, gsize n)
   return TRUE;
 }
 
-static inline gboolean
-gstc_transform_push_upstream (GstBaseTransform * t, GstEvent * ev)
+static inline GstPad *
+gstc_transform_sink_pad (GstBaseTransform * t)
 {
-  return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (t), ev);
+  return GST_BASE_TRANSFORM_SINK_PAD (t);
 }
 */
 import "C"
@@ -107,13 +107,10 @@ func TransformSinkFlushing(self RawElement) bool {
 }
 
 // TransformPushTensorSyncUpstream sends a GstTensorSync event upstream
-// from the sink pad of self (a GstBaseTransform). No allocation.
+// from the sink pad of self (a GstBaseTransform), reusing one of the
+// pad's events once no one holds it (see syncpush.go). No allocation.
 func TransformPushTensorSyncUpstream(self RawElement, ts tensorsync.Info) bool {
-	ev := (*C.GstEvent)(tensorsync.NewEventC(tensorsync.Upstream, ts))
-	if ev == nil {
-		return false
-	}
-	return gobool(C.gstc_transform_push_upstream((*C.GstBaseTransform)(unsafe.Pointer(self.p)), ev))
+	return pushTensorSync(C.gstc_transform_sink_pad((*C.GstBaseTransform)(unsafe.Pointer(self.p))), tensorsync.Upstream, ts)
 }
 
 // AppendRawMemory moves the caller's reference of m into buf (a buffer the

@@ -48,17 +48,11 @@ func (h Held) Release() {
 }
 
 // PushTensorSync sends a GstTensorSync event through the held pad (from a
-// sink pad: upstream). It reports whether the event was handled.
-// ts is built with tensorsync.NewEventC; an invalid one is not sent.
+// sink pad: upstream), reusing one of the pad's events once no one holds
+// it (see syncpush.go). It reports whether the event was handled; an
+// invalid ts is not sent.
 func (h Held) PushTensorSync(dir tensorsync.Direction, ts tensorsync.Info) bool {
-	if h.pad == nil {
-		return false
-	}
-	ev := (*C.GstEvent)(tensorsync.NewEventC(dir, ts))
-	if ev == nil {
-		return false
-	}
-	return gobool(C.gst_pad_push_event(h.pad, ev)) // consumes ev
+	return pushTensorSync(h.pad, dir, ts)
 }
 
 // PostWarning posts a warning from the held element (see PostError).

@@ -2,6 +2,7 @@
  * rules). */
 #include "ringmem.h"
 #include "schedtick.h"
+#include "syncpush.h"
 #include "_cgo_export.h"
 
 /* The ring state of a recyclable memory, attached to it as qdata. When
@@ -146,7 +147,7 @@ announce_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
    * event goes downstream right before the buffer. */
   ts.pts = GST_BUFFER_PTS (buf);
   rm->ts.pts = ts.pts;
-  gst_pad_push_event (pad, gst_tensor_sync_event_new (FALSE, &ts));
+  gstc_push_tensor_sync (pad, FALSE, &ts);
   return GST_PAD_PROBE_OK;
 }
 
