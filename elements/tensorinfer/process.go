@@ -76,15 +76,16 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 }
 
 // frameInput is a frame's input from beginInput to endInput: its pinned
-// entry (the lookup's reference), where the model's input is in it, and
-// the read bracket it is read in.
+// entry (the lookup's reference), where the model's input is in it, the
+// read bracket it is read in, and what names it to the producer's begin
+// (matched by endInput).
 type frameInput struct {
-	ent       *pincache.Entry
-	layout    tensor.Layout // Offset: where the input starts in ent's memory
-	bracket   *tensor.Tensor
-	ts        tensorsync.Info // the producer's begin this frame was announced with
-	announced bool
-	view      *gstc.BufferView
+	ent     *pincache.Entry
+	layout  tensor.Layout // Offset: where the input starts in ent's memory
+	bracket *tensor.Tensor
+	view    *gstc.BufferView
+	// The buffer at offset of the dma-buf (dev, ino), numbered bufOffset.
+	dev, ino, offset, bufOffset uint64
 }
 
 // beginInput finds the input's pinned entry (copied into pinned memory
@@ -142,26 +143,25 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 		}
 	}
 	id := ent.Tensor().Identity()
-	var stale int
-	fi.ts, fi.announced, stale = st.begins.Match(id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset())
-	if stale > 0 {
-		e.stats.beginsExpired.Add(uint64(stale))
-	}
+	fi.dev, fi.ino, fi.offset, fi.bufOffset = id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset()
 	return fi, nil
 }
 
 // endInput is called once the run no longer needs the input: it leaves
-// the input's bracket, tells its producer (if the frame was announced)
-// and drops the entry's reference.
-func (e *element) endInput(self gstc.RawElement, fi *frameInput) {
+// the input's bracket, tells its producer if the frame was announced (its
+// begin, pending in C since the event, matched and answered in one cgo
+// call) and drops the entry's reference.
+func (e *element) endInput(self gstc.RawElement, st *streamState, fi *frameInput) {
 	e.endRead(fi.bracket)
-	if fi.announced {
+	announced, sent, stale := gstc.TransformEndInput(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset)
+	if announced {
 		e.stats.beginsMatched.Add(1)
-		ts := fi.ts
-		ts.Phase = tensorsync.PhaseEnd
-		if gstc.TransformPushTensorSyncUpstream(self, ts) {
-			e.stats.endEventsSent.Add(1)
-		}
+	}
+	if sent {
+		e.stats.endEventsSent.Add(1)
+	}
+	if stale > 0 {
+		e.stats.beginsExpired.Add(uint64(stale))
 	}
 	fi.ent.Release()
 }
@@ -179,7 +179,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	r := st.ring
 	for _, ot := range sl.tensors {
 		if _, err := ot.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
-			e.endInput(self, &fi)
+			e.endInput(self, st, &fi)
 			e.closeWrites(sl)
 			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 		}
@@ -191,7 +191,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	runErr := st.sess.Run(fi.ent.Slot(), sl.idx)
 	// The run no longer needs the input: leave its bracket, and tell
 	// its producer.
-	e.endInput(self, &fi)
+	e.endInput(self, st, &fi)
 	if runErr != nil {
 		e.closeWrites(sl)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
@@ -234,18 +234,18 @@ func (e *element) runPerFrame(self gstc.RawElement, st *streamState, in gstc.Raw
 	l := fi.layout
 	g, err := l.Geometry()
 	if err != nil {
-		e.endInput(self, &fi)
+		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
 	}
 	p, err := fi.ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		e.endInput(self, &fi)
+		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	l.Offset = 0
 	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l})
 	p.Release()
-	e.endInput(self, &fi)
+	e.endInput(self, st, &fi)
 	if runErr != nil {
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
 	}
@@ -398,16 +398,6 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 			"the stats property counts every copy (copies, bytes-copied)", size))
 	}
 	return ent, nil
-}
-
-// TensorSyncBegin records a GstTensorSync begin event (serialized, from
-// upstream): the bracket the next buffer of that identity arrives in. The
-// event is consumed: the element announces its own output.
-func (e *element) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
-	if st := e.current(); st != nil {
-		e.stats.beginsExpired.Add(uint64(st.begins.Add(ts)))
-	}
-	return true
 }
 
 // SinkEOS posts the counters as the element message tensorinfer-stats,

@@ -11,7 +11,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/beginmatch"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
@@ -45,8 +44,12 @@ type streamState struct {
 	bound []boundInput
 	own   *tensor.Tensor // copy path: pinned memfd, bound as one input slot
 
-	view   gstc.BufferView
-	begins beginmatch.Pending
+	view gstc.BufferView
+	// begins: the GstTensorSync begins received (serialized, from
+	// upstream) whose buffers have not been run yet — C memory on the
+	// element, where gstc's sink-event trampoline records them (the event
+	// is consumed: the element announces its own output).
+	begins gstc.PendingBegins
 	seq    uint64
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
@@ -123,6 +126,8 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 			"IoBinding and a copy of every output into a new buffer (the upstream way, a benchmark aid): " +
 			"unset it for the element's bound-once way")
 	}
+	st.begins = gstc.PendingBeginsOf(e.raw())
+	st.begins.Clear()
 	e.stateMu.Lock()
 	e.state = st
 	e.stateMu.Unlock()

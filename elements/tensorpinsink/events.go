@@ -14,7 +14,8 @@ import (
 // and flush, and chains everything up. It owns ev (go-gst's base-sink event
 // vfunc is transfer full). GstTensorSync begin events do not reach it:
 // gstc's event trampoline (gstc.InstallBaseSinkTensorSync) parses them and
-// calls TensorSyncBegin without allocating, and hands every other event
+// records them in the element's gstc.PendingBegins (attached at Start)
+// without a Go call, and hands every other event
 // to go-gst's trampoline, which calls Event.
 func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 	defer gstc.Guard(self.Element, "event", &ret, false)
@@ -42,13 +43,6 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 	return self.ParentEvent(ev)
 }
 
-// TensorSyncBegin records a GstTensorSync begin event: the bracket the
-// next buffer of that identity arrives in. The event is consumed.
-func (s *sink) TensorSyncBegin(self gstc.RawElement, ts tensorsync.Info) bool {
-	s.tensorSyncBegin(ts)
-	return true
-}
-
 // eventTypeSerialized is GST_EVENT_TYPE_SERIALIZED, a flag of the
 // GstEventType value.
 const eventTypeSerialized = 1 << 2
@@ -61,6 +55,8 @@ func (s *sink) TensorSyncBeginRejected(gstc.RawElement) {
 	s.stats.beginsRejected.Add(1)
 }
 
+// tensorSyncBegin records a GstTensorSync begin event: the bracket the
+// next buffer of that identity arrives in.
 func (s *sink) tensorSyncBegin(ts tensorsync.Info) {
 	if st := s.current(); st != nil {
 		s.stats.beginsExpired.Add(uint64(st.begins.Add(ts)))

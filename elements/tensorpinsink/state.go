@@ -6,7 +6,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/beginmatch"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
@@ -32,8 +31,9 @@ type streamState struct {
 	view gstc.BufferView
 
 	// begins are GstTensorSync begin events whose buffers have not
-	// arrived yet.
-	begins beginmatch.Pending
+	// arrived yet: C memory on the element, where gstc's event
+	// trampoline records them (no Go callback).
+	begins gstc.PendingBegins
 	// copyLogged: the first copy for each reason was logged.
 	copyLogged [copyReasons]bool
 	// growthWarned: the cache's growth past cache-size was reported.
@@ -57,6 +57,8 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	st.cache.Grow(int(set.maxLeases) + 1)
 	st.cache.AutoGrow(maxCacheSize)
 	s.recordCache(st)
+	st.begins = gstc.PendingBeginsOf(gstc.RawElementOf(self.Unsafe()))
+	st.begins.Clear()
 	s.stateMu.Lock()
 	s.state = st
 	s.stateMu.Unlock()

@@ -1,6 +1,7 @@
 /* basesink.c: C definitions of basesink.go (see there for the ownership
  * rules). */
 #include "basesink.h"
+#include "pending.h"
 #include "element.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
@@ -31,6 +32,8 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
 
   if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
     gboolean ret;
+    GstcPending *pending;
+
     if (!GST_EVENT_IS_SERIALIZED (ev)) {
       /* An out-of-band begin reaches us on the sender's thread, not in
        * order with the buffers: it cannot announce the next one. Refused
@@ -40,7 +43,13 @@ base_sink_event (GstBaseSink * sink, GstEvent * ev)
       gst_event_unref (ev);
       return FALSE;
     }
-    ret = gstcGoBaseSinkTensorSyncBegin (sink, gstc_instance_handle (sink), &ts);
+    pending = gstc_pending_of (sink);
+    if (pending != NULL) {
+      /* Kept in C for render to match: no Go callback. */
+      gstc_pending_store (pending, &ts);
+      ret = TRUE;
+    } else
+      ret = gstcGoBaseSinkTensorSyncBegin (sink, gstc_instance_handle (sink), &ts);
     /* The base-sink event vfunc is transfer full. */
     gst_event_unref (ev);
     return ret;

@@ -1,6 +1,7 @@
 /* basetransform.c: C definitions of basetransform.go (see there for the
  * ownership rules). */
 #include "basetransform.h"
+#include "syncpush.h"
 #include "element.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
@@ -46,7 +47,13 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
 
   if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
     gboolean ret = FALSE;
-    if (GST_EVENT_IS_SERIALIZED (ev))
+    GstcPending *pending = gstc_pending_of (t);
+
+    if (GST_EVENT_IS_SERIALIZED (ev) && pending != NULL) {
+      /* Kept in C for the frame's prepare to match: no Go callback. */
+      gstc_pending_store (pending, &ts);
+      ret = TRUE;
+    } else if (GST_EVENT_IS_SERIALIZED (ev))
       ret = gstcGoTransformTensorSyncBegin (t, gstc_instance_handle (t), &ts);
     /* sink_event is transfer full; the begin is consumed here: the
      * element announces its own output downstream. */
@@ -80,4 +87,20 @@ gstc_install_base_transform (gpointer klass)
   k->passthrough_on_same_caps = FALSE;
   gstc_vfunc_override (klass, prev_sink_event_quark (),
       (gpointer *) & k->sink_event, (gpointer) transform_sink_event);
+}
+
+int
+gstc_transform_end_input (GstBaseTransform * t, GstcPending * p,
+    guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset)
+{
+  GstTensorSyncInfo ts;
+  int expired = 0, r = 0;
+
+  if (gstc_pending_match (p, dev, ino, offset, buf_offset, &ts, &expired)) {
+    r |= 1;
+    ts.phase = GST_TENSOR_SYNC_END;
+    if (gstc_push_tensor_sync (GST_BASE_TRANSFORM_SINK_PAD (t), TRUE, &ts))
+      r |= 2;
+  }
+  return r | expired << 2;
 }

@@ -113,6 +113,19 @@ func TransformPushTensorSyncUpstream(self RawElement, ts tensorsync.Info) bool {
 	return pushTensorSync(C.gstc_transform_sink_pad((*C.GstBaseTransform)(unsafe.Pointer(self.p))), tensorsync.Upstream, ts)
 }
 
+// TransformEndInput is called once a frame no longer needs its input
+// (the buffer at offset of the dma-buf (dev, ino) whose GST_BUFFER_OFFSET
+// is bufOffset): it matches the input to its pending begin in b and, if
+// the input was announced, sends the GstTensorSync end upstream from the
+// sink pad of self (a GstBaseTransform), with the begin's access and
+// seqnum. One cgo call, no allocation. expired counts the stale begins
+// the match removed (see PendingBegins.Match).
+func TransformEndInput(self RawElement, b PendingBegins, dev, ino, offset, bufOffset uint64) (announced, sent bool, expired int) {
+	r := C.gstc_transform_end_input((*C.GstBaseTransform)(unsafe.Pointer(self.p)), b.p,
+		C.guint64(dev), C.guint64(ino), C.guint64(offset), C.guint64(bufOffset))
+	return r&1 != 0, r&2 != 0, int(r >> 2)
+}
+
 // AppendRawMemory moves the caller's reference of m into buf (a buffer the
 // caller owns and that is writable: one from NewFrameBuffer).
 func AppendRawMemory(buf RawBuffer, m RawMemory) {

@@ -9,6 +9,7 @@
 
 #include "cgo.h"
 #include "gsttensorsync.h"
+#include "pending.h"
 
 /* Replace prepare_output_buffer and transform of klass (a
  * GstBaseTransformClass), and its sink_event: serialized GstTensorSync
@@ -17,5 +18,14 @@
  * gstcGoTransformSerializedEvent first, and every event goes on to the
  * sink_event klass had before. */
 void gstc_install_base_transform (gpointer klass);
+
+/* Matches the input buffer at offset of the dma-buf (dev, ino) with
+ * GST_BUFFER_OFFSET buf_offset to its begin in p and, if there is one,
+ * pushes the GstTensorSync end (the begin's access and seqnum) upstream
+ * from t's sink pad. Returns bit 0: matched, bit 1: the end was handled,
+ * bits 2 and up: the stale begins removed. No lock is held across the
+ * push. */
+int gstc_transform_end_input (GstBaseTransform * t, GstcPending * p,
+    guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset);
 
 #endif /* GSTC_BASETRANSFORM_H */

@@ -1,0 +1,149 @@
+/* pending.c: C definitions of pending.go (see pending.h). */
+#include "pending.h"
+
+static GQuark
+pending_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-pending-begins");
+}
+
+static void
+pending_free (gpointer data)
+{
+  GstcPending *p = data;
+
+  g_mutex_clear (&p->lock);
+  g_free (p);
+}
+
+GstcPending *
+gstc_pending_attach (GstElement * element)
+{
+  GstcPending *p = gstc_pending_of (element);
+
+  if (p != NULL)
+    return p;
+  p = g_new0 (GstcPending, 1);
+  g_mutex_init (&p->lock);
+  /* Another thread may have attached one meanwhile: keep theirs. */
+  if (!g_object_replace_qdata (G_OBJECT (element), pending_quark (), NULL, p,
+          pending_free, NULL)) {
+    pending_free (p);
+    p = gstc_pending_of (element);
+  }
+  return p;
+}
+
+GstcPending *
+gstc_pending_of (gpointer obj)
+{
+  return g_object_get_qdata (G_OBJECT (obj), pending_quark ());
+}
+
+static gboolean
+same_buffer (const GstTensorSyncInfo * ts, guint64 dev, guint64 ino,
+    guint64 offset)
+{
+  return ts->dev == dev && ts->ino == ino && ts->offset == offset;
+}
+
+/* p->lock is held. */
+static void
+remove_at (GstcPending * p, int i)
+{
+  memmove (&p->e[i], &p->e[i + 1], (p->n - i - 1) * sizeof p->e[0]);
+  p->n--;
+}
+
+/* p->lock is held. */
+static int
+add_locked (GstcPending * p, const GstTensorSyncInfo * ts)
+{
+  int i, expired = 0;
+
+  for (i = 0; i < p->n; i++) {
+    if (same_buffer (&p->e[i], ts->dev, ts->ino, ts->offset)) {
+      remove_at (p, i);
+      expired++;
+      break;
+    }
+  }
+  if (p->n == GSTC_PENDING_MAX) {
+    remove_at (p, 0);
+    expired++;
+  }
+  p->e[p->n++] = *ts;
+  return expired;
+}
+
+int
+gstc_pending_add (GstcPending * p, const GstTensorSyncInfo * ts)
+{
+  int expired;
+
+  g_mutex_lock (&p->lock);
+  expired = add_locked (p, ts);
+  g_mutex_unlock (&p->lock);
+  return expired;
+}
+
+void
+gstc_pending_store (GstcPending * p, const GstTensorSyncInfo * ts)
+{
+  g_mutex_lock (&p->lock);
+  p->displaced += add_locked (p, ts);
+  g_mutex_unlock (&p->lock);
+}
+
+gboolean
+gstc_pending_match (GstcPending * p, guint64 dev, guint64 ino,
+    guint64 offset, guint64 buf_offset, GstTensorSyncInfo * out,
+    int *expired)
+{
+  gboolean numbered = buf_offset != GST_BUFFER_OFFSET_NONE, ok = FALSE;
+  guint32 seq = (guint32) buf_offset;
+  int i;
+
+  g_mutex_lock (&p->lock);
+  *expired = p->displaced;
+  p->displaced = 0;
+  for (i = 0; i < p->n;) {
+    const GstTensorSyncInfo *e = &p->e[i];
+
+    if (!same_buffer (e, dev, ino, offset)) {
+      i++;
+    } else if (!numbered || e->seqnum == seq) {
+      if (ok) {
+        i++;
+        continue;
+      }
+      *out = *e;
+      ok = TRUE;
+      remove_at (p, i);
+    } else if ((gint32) (seq - e->seqnum) > 0) {
+      /* Older (serial number arithmetic): its frame never came, and the
+       * slot has come round again. */
+      remove_at (p, i);
+      (*expired)++;
+    } else {
+      i++;
+    }
+  }
+  g_mutex_unlock (&p->lock);
+  return ok;
+}
+
+int
+gstc_pending_clear (GstcPending * p)
+{
+  int n;
+
+  g_mutex_lock (&p->lock);
+  n = p->n + p->displaced;
+  p->n = 0;
+  p->displaced = 0;
+  g_mutex_unlock (&p->lock);
+  return n;
+}
