@@ -30,7 +30,22 @@ import (
 var (
 	inferCount  = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
 	inferFrames = flag.String("infer-frames", "u8-64x64x3=8000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
+	inferCPU    = flag.Int("infer-cpu", 0, "the CPU the tensorinfer measurements' processes are pinned to (taskset -c); -1 leaves them unpinned")
 )
+
+// pinned prefixes argv with taskset -c -infer-cpu (unless it is -1). The
+// tensorinfer rows subtract a floor and a run from a pipeline's CPU, all
+// measured in one process a second apart: on this project's VM the two
+// vCPUs ran up to 1.5× apart in speed (the faster one changing over
+// minutes), so a process whose thread moved between them, or a round
+// whose floor ran on the other one, measured the difference of the two
+// vCPUs rather than the element's cost.
+func pinned(argv []string) []string {
+	if *inferCPU < 0 {
+		return argv
+	}
+	return append([]string{"taskset", "-c", strconv.Itoa(*inferCPU)}, argv...)
+}
 
 // inferModels and inferWays are the benchmark's, in the table's order.
 var (
@@ -71,8 +86,9 @@ func runInferBench(goBin, ortLib string) (inferBench, error) {
 		if n == "" {
 			n = "300"
 		}
-		cmd := exec.Command(goBin, "test", "-run", "^$", "-bench", "^BenchmarkTensorInferOwnCost$/^"+regexp.QuoteMeta(m)+"$/",
-			"-benchtime", n+"x", "-count", strconv.Itoa(max(1, *inferCount)), inferBenchPackage)
+		argv := pinned([]string{goBin, "test", "-run", "^$", "-bench", "^BenchmarkTensorInferOwnCost$/^" + regexp.QuoteMeta(m) + "$/",
+			"-benchtime", n + "x", "-count", strconv.Itoa(max(1, *inferCount)), inferBenchPackage})
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = append(os.Environ(), "TENSORPIN_GST_LEAKS=0", "ONNXRUNTIME_LIB="+ortLib)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -163,16 +179,17 @@ func inferMarkdown(ib inferBench, err error) string {
 		p("Not measured in this run: %v\n\n", err)
 		return b.String()
 	}
-	p("`BenchmarkTensorInferOwnCost` (elements/integration), in one process: tensorsrc pattern=none (writes nothing) feeding each way, " +
-		"the same model, session options (1 intra-op thread, no spinning) and frames; each pipeline is prerolled (PAUSED) before it is timed, " +
-		"so loading ONNX Runtime and creating the session are not charged to frames; every figure per frame is the steady state, the difference between a run of n frames and one of n/4 over the frames between them " +
-		"(what a run pays once after its preroll — going to PLAYING, EOS, the stats message — cancels out, as in the cases above). *Own* = (process CPU − the floor's CPU − the run's CPU time) per frame, " +
-		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the engine's run-ns-total (wall time inside ONNX Runtime's run) × " +
-		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, " +
-		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. " +
-		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), " +
-		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). " +
-		"Allocations: the process's Go allocations a frame in steady state (what a pipeline allocates once — state changes, bus messages, a slot's first binding — cancels out), the largest round.\n\n")
+	p("`BenchmarkTensorInferOwnCost` (elements/integration), in one process: tensorsrc pattern=none (writes nothing) feeding each way, "+
+		"the same model, session options (1 intra-op thread, no spinning) and frames; each pipeline is prerolled (PAUSED) before it is timed, "+
+		"so loading ONNX Runtime and creating the session are not charged to frames; every figure per frame is the steady state, the difference between a run of n frames and one of n/4 over the frames between them "+
+		"(what a run pays once after its preroll — going to PLAYING, EOS, the stats message — cancels out, as in the cases above). *Own* = (process CPU − the floor's CPU − the run's CPU time) per frame, "+
+		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the engine's run-ns-total (wall time inside ONNX Runtime's run) × "+
+		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, "+
+		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. "+
+		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), "+
+		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). "+
+		"Allocations: the process's Go allocations a frame in steady state (what a pipeline allocates once — state changes, bus messages, a slot's first binding — cancels out), the largest round. "+
+		"%s\n\n", pinText())
 	p("| model | way | own, ns/frame | own (CPU − run wall), ns/frame | own (wall), ns/frame | ratio to bound once | run CPU, µs/frame | run wall, µs/frame | whole CPU, µs/frame | allocs/frame |\n")
 	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range inferModels {
@@ -279,6 +296,15 @@ func videoInferRatio(c, floor *Case) (runMs float64, clock string, x, lo, hi flo
 	return median(runs), clock, median(ratios), slices.Min(ratios), slices.Max(ratios)
 }
 
+// pinText says where the tensorinfer rows' processes ran.
+func pinText() string {
+	if *inferCPU < 0 {
+		return "The processes were not pinned to a CPU (-infer-cpu=-1)."
+	}
+	return fmt.Sprintf("The processes of the tensorinfer rows (this benchmark and the two videotestsrc → RGB 64×64 cases) ran pinned to CPU %d (taskset): "+
+		"this VM's two vCPUs were measured running up to 1.5× apart in speed, so a round whose floor and way ran on different ones measured the vCPUs.", *inferCPU)
+}
+
 // inferVideoID and inferVideoFloorID are the report cases of
 // videotestsrc ! videoscale ! RGB 64×64 into tensorinfer, and into
 // fakesink alone.
@@ -300,11 +326,15 @@ func inferCases() []*Case {
 	}
 	n := frames(6000)
 	src := fmt.Sprintf("videotestsrc num-buffers=%d ! videoscale ! video/x-raw,format=RGB,width=64,height=64", n)
-	return []*Case{
+	cases := []*Case{
 		gstCase("videotestsrc", "tensorinfer", "RGB 64×64", 64*64*3, n,
 			src+" ! tensorinfer ort-library="+*ortLib+" model="+model+" ! fakesink sync=false", true, ""),
 		gstCase("videotestsrc", "fakesink", "RGB 64×64", 64*64*3, n, src+" ! fakesink sync=false", false, ""),
 	}
+	for _, c := range cases {
+		c.Pin = true
+	}
+	return cases
 }
 
 var inferStatsRe = regexp.MustCompile(`tensorinfer-stats, (.*);`)

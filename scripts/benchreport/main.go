@@ -52,6 +52,7 @@ type Case struct {
 	Line     string   // for the table: the pipeline
 	Strace   bool     // count mmap/munmap/ioctl per frame with strace
 	Chart    string   // chart line it belongs to ("" for none)
+	Pin      bool     // run pinned to -infer-cpu (the tensorinfer rows)
 
 	runs []pair
 	st   map[string]uint64 // tensorpinsink-stats of the last run
@@ -394,6 +395,9 @@ func command(c *Case, n int, straceOut string) *exec.Cmd {
 	}
 	if straceOut != "" {
 		argv = append([]string{"strace", "-f", "-c", "-o", straceOut, "-e", "trace=mmap,munmap,ioctl"}, argv...)
+	}
+	if c.Pin {
+		argv = pinned(argv)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
