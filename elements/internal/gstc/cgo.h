@@ -29,4 +29,23 @@ gstc_quark (GQuark * cache, const char *name)
   return q;
 }
 
+/* gstc_qdata_attach returns obj's qdata under q (a GObject), attaching
+ * make()'s value, freed by destroy with obj, on the first call. Two
+ * threads racing on it agree on one value: the loser's is destroyed. */
+static inline gpointer
+gstc_qdata_attach (gpointer obj, GQuark q, gpointer (*make) (void),
+    GDestroyNotify destroy)
+{
+  gpointer v = g_object_get_qdata (G_OBJECT (obj), q);
+
+  if (v != NULL)
+    return v;
+  v = make ();
+  if (!g_object_replace_qdata (G_OBJECT (obj), q, NULL, v, destroy, NULL)) {
+    destroy (v);
+    v = g_object_get_qdata (G_OBJECT (obj), q);
+  }
+  return v;
+}
+
 #endif /* GSTC_CGO_H */

@@ -18,22 +18,20 @@ pending_free (gpointer data)
   g_free (p);
 }
 
+static gpointer
+pending_new (void)
+{
+  GstcPending *p = g_new0 (GstcPending, 1);
+
+  g_mutex_init (&p->lock);
+  return p;
+}
+
 GstcPending *
 gstc_pending_attach (GstElement * element)
 {
-  GstcPending *p = gstc_pending_of (element);
-
-  if (p != NULL)
-    return p;
-  p = g_new0 (GstcPending, 1);
-  g_mutex_init (&p->lock);
-  /* Another thread may have attached one meanwhile: keep theirs. */
-  if (!g_object_replace_qdata (G_OBJECT (element), pending_quark (), NULL, p,
-          pending_free, NULL)) {
-    pending_free (p);
-    p = gstc_pending_of (element);
-  }
-  return p;
+  return gstc_qdata_attach (element, pending_quark (), pending_new,
+      pending_free);
 }
 
 GstcPending *

@@ -34,21 +34,16 @@ cache_free (gpointer data)
   g_free (c);
 }
 
+static gpointer
+cache_new (void)
+{
+  return g_new0 (GstcSyncCache, 1);
+}
+
 static GstcSyncCache *
 pad_cache (GstPad * pad)
 {
-  GstcSyncCache *c = g_object_get_qdata (G_OBJECT (pad), cache_quark ());
-
-  if (c != NULL)
-    return c;
-  c = g_new0 (GstcSyncCache, 1);
-  /* Another thread may have attached one meanwhile: keep theirs. */
-  if (!g_object_replace_qdata (G_OBJECT (pad), cache_quark (), NULL, c,
-          cache_free, NULL)) {
-    g_free (c);
-    c = g_object_get_qdata (G_OBJECT (pad), cache_quark ());
-  }
-  return c;
+  return gstc_qdata_attach (pad, cache_quark (), cache_new, cache_free);
 }
 
 /* The setters below write a field's value in place after checking its
