@@ -28,7 +28,7 @@ type sharedBracket struct {
 	mu     sync.Mutex // held across the ioctls: a join waits for the START
 	refs   int        // SyncForCPU calls inside it
 	access Access     // union of their accesses
-	users  int        // holders of this record (guarded by brackets.mu)
+	users  int        // holders (guarded by brackets.mu): each fd-backed storage of the buffer for its life, each file bracket while entered
 }
 
 var brackets struct {
@@ -96,22 +96,21 @@ func (s *storage) sharesBrackets() bool {
 // again, since the bracket may have been opened meanwhile (then it joins:
 // that wait was for nothing, but harmless). A failed wait gives the
 // record back: nothing is left open or recorded.
+//
+// The record is the storage's own user of it (s.rec, held from the
+// storage's creation): no lookup in the process's table.
 func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (joined bool, waited time.Duration, err error) {
-	b := acquireBracket(s.id)
+	b := s.rec
 	b.mu.Lock()
 	if doIoctl && timeout > 0 && (b.refs == 0 || b.access&a != a) {
 		b.mu.Unlock()
 		if waited, err = s.waitFences(a, timeout); err != nil {
-			releaseBracket(s.id, b)
 			return false, waited, err
 		}
 		b.mu.Lock()
 	}
 	joined, err = b.enterLocked(a, doIoctl, &s.sync, s.fd)
 	b.mu.Unlock()
-	if err != nil {
-		releaseBracket(s.id, b)
-	}
 	return joined, waited, err
 }
 
@@ -119,7 +118,13 @@ func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (jo
 // ioctl (through this import's fd) with the bracket's whole access. It
 // reports whether it closed the bracket.
 func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
-	return leaveBracket(s.id, doIoctl, &s.sync, s.fd)
+	b := s.rec
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.refs <= 0 {
+		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", s.id, ErrUnbalancedSync)
+	}
+	return b.leaveLocked(doIoctl, &s.sync, s.fd)
 }
 
 // leaveBracket leaves id's open bracket through fd (the END, with the

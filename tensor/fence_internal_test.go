@@ -28,11 +28,20 @@ func installPoll(t *testing.T, answer func(call int, timeout time.Duration) (boo
 	return f
 }
 
-// recordGone reports whether the shared bracket table has no record of id.
-func recordGone(id Identity) bool {
+// recordIdle reports whether the shared bracket table holds nothing of
+// id beyond the user each of its storages keeps for its life (storages of
+// them): no bracket open in its record, no other user (a failed enter's
+// left behind). With no storage left, no record at all.
+func recordIdle(id Identity, storages int) bool {
 	brackets.mu.Lock()
 	defer brackets.mu.Unlock()
-	return brackets.open[id] == nil
+	b := brackets.open[id]
+	if b == nil {
+		return storages == 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.refs == 0 && b.users == storages
 }
 
 // A memfd is always ready: the real poll returns at once, nothing is
@@ -148,8 +157,8 @@ func TestFenceTimeoutLeavesNoBracketAndNoRecord(t *testing.T) {
 	if len(f.calls) != 0 {
 		t.Fatalf("ioctls %v after a timed-out wait", f.calls)
 	}
-	if tn.OpenSyncs() != 0 || !recordGone(tn.Identity()) {
-		t.Fatalf("open %d, shared record left: %v", tn.OpenSyncs(), !recordGone(tn.Identity()))
+	if tn.OpenSyncs() != 0 || !recordIdle(tn.Identity(), 1) {
+		t.Fatalf("open %d, shared record busy: %v", tn.OpenSyncs(), !recordIdle(tn.Identity(), 1))
 	}
 	if _, open := OpenBracket(tn.Identity()); open {
 		t.Fatal("the buffer's bracket is open after a timeout")
@@ -219,8 +228,8 @@ func TestFenceWideningTimeoutKeepsTheOpenBracket(t *testing.T) {
 	if err := tn.SyncForDevice(AccessRead); err != nil {
 		t.Fatal(err)
 	}
-	if !recordGone(tn.Identity()) {
-		t.Fatal("shared record left after the reader left")
+	if !recordIdle(tn.Identity(), 1) {
+		t.Fatal("shared record busy after the reader left")
 	}
 }
 
@@ -243,8 +252,8 @@ func TestFenceFaultPollEINTRRetriedOtherErrnoFails(t *testing.T) {
 	if !errors.Is(err, ErrSync) || errors.Is(err, ErrFenceTimeout) {
 		t.Fatalf("%v: want ErrSync, not ErrFenceTimeout", err)
 	}
-	if tn.OpenSyncs() != 0 || !recordGone(tn.Identity()) {
-		t.Fatal("a failed poll left a bracket or a record")
+	if tn.OpenSyncs() != 0 || !recordIdle(tn.Identity(), 1) {
+		t.Fatal("a failed poll left a bracket or a user in the record")
 	}
 }
 

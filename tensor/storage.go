@@ -48,6 +48,11 @@ type storage struct {
 	id       Identity
 	capacity int
 	sync     syncState
+	// rec is the buffer's shared bracket record (fd-backed storage):
+	// the storage counts as one of its users from creation to its final
+	// release (res.release), so entering and leaving a bracket need not
+	// look the record up in the process's table each time.
+	rec *sharedBracket
 	// keep counts the tensors (and views) using this storage; its release
 	// closes the fd and drops the storage's reference on the host mapping.
 	keep *pin.Keepalive
@@ -59,6 +64,10 @@ type storage struct {
 // storageRes is what the storage's keepalive releases. It never points back
 // at the storage, so the leak safety net can run when the storage is lost.
 type storageRes struct {
+	// recID, rec: the storage's user of its shared bracket record, given
+	// back with the storage.
+	recID    Identity
+	rec      *sharedBracket
 	fd       int
 	base     unsafe.Pointer // host address of byte 0; nil until first needed
 	mapping  *pin.Mapping   // fd backends: the one long-lived mmap
@@ -67,6 +76,9 @@ type storageRes struct {
 }
 
 func (r *storageRes) release() {
+	if r.rec != nil {
+		releaseBracket(r.recID, r.rec)
+	}
 	if r.mapping != nil {
 		r.mapping.Close() // unmapped once the last pin is released too
 	}
@@ -81,10 +93,15 @@ func (r *storageRes) release() {
 // newFDStorage adopts fd (closing it on error is the caller's business).
 func newFDStorage(fd int, b Backend, id Identity, capacity int) *storage {
 	res := &storageRes{fd: fd}
-	return &storage{
+	st := &storage{
 		backend: b, fd: fd, id: id, capacity: capacity, res: res,
 		keep: pin.NewKeepalive(fmt.Sprintf("%v tensor storage %v (fd %d, %d bytes) never closed", b, id, fd, capacity), res.release),
 	}
+	if st.sharesBrackets() {
+		st.rec = acquireBracket(id)
+		res.recID, res.rec = id, st.rec
+	}
+	return st
 }
 
 // ensureMapped creates the storage's long-lived host mapping on first use:

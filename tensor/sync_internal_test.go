@@ -271,11 +271,14 @@ func rawDMABufStorage(tb testing.TB, fd int) *storage {
 	if err := unix.Fstat(fd, &sb); err != nil {
 		tb.Fatal(err)
 	}
-	// The keepalive owns nothing (fd is the caller's); brackets take
-	// references on it as on any storage's.
-	keep := pin.NewKeepalive("raw dma-buf storage (test)", func() {})
+	// The keepalive owns nothing (fd is the caller's) but the storage's
+	// user of the shared bracket record, as newFDStorage's does; brackets
+	// take references on it as on any storage's.
+	id := Identity{Dev: sb.Dev, Ino: sb.Ino}
+	rec := acquireBracket(id)
+	keep := pin.NewKeepalive("raw dma-buf storage (test)", func() { releaseBracket(id, rec) })
 	tb.Cleanup(func() { keep.Release() })
-	return &storage{backend: BackendDMABuf, fd: fd, id: Identity{Dev: sb.Dev, Ino: sb.Ino}, keep: keep}
+	return &storage{backend: BackendDMABuf, fd: fd, id: id, keep: keep, rec: rec}
 }
 
 // importsOf returns n tensors over one buffer (n imports of one dma-buf,
@@ -338,6 +341,34 @@ func TestBracketIsSharedByEveryImportOfABuffer(t *testing.T) {
 		if a, open := OpenBracket(ts[0].Identity()); open {
 			t.Fatalf("bracket still open (%v) after everyone left", a)
 		}
+	}
+}
+
+// A buffer's bracket record lives as long as a storage of the buffer
+// does — each holds it for its life, so a bracket needs no table lookup —
+// and goes with the last one: a later file that gets the same identity
+// (an inode number reused) starts from a new record.
+func TestSharedRecordLivesWithItsStorages(t *testing.T) {
+	installFake(t)
+	ts := importsOf(t, 2)
+	id := ts[0].Identity()
+	if !recordIdle(id, 2) {
+		t.Fatal("two imports: the record does not count their two storages")
+	}
+	for range 3 {
+		ts[1].BeginCPUAccess(AccessRead)
+		ts[1].EndCPUAccess(AccessRead)
+	}
+	if !recordIdle(id, 2) {
+		t.Fatal("brackets changed the record's users")
+	}
+	ts[1].Close()
+	if !recordIdle(id, 1) {
+		t.Fatal("a closed import still holds the record")
+	}
+	ts[0].Close()
+	if !recordIdle(id, 0) {
+		t.Fatal("the record outlived every storage of its buffer")
 	}
 }
 
