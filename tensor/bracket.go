@@ -29,6 +29,7 @@ type sharedBracket struct {
 	refs   int        // SyncForCPU calls inside it
 	access Access     // union of their accesses
 	users  int        // holders (guarded by brackets.mu): each fd-backed storage of the buffer for its life, each file bracket while entered
+	files  int        // file brackets entered and not yet left (guarded by brackets.mu)
 }
 
 var brackets struct {
@@ -49,6 +50,7 @@ func acquireBracket(id Identity) *sharedBracket {
 		if n := len(brackets.free); n > 0 {
 			b = brackets.free[n-1]
 			brackets.free = brackets.free[:n-1]
+			b.access = AccessNone // refs is 0: only closed records are recycled
 		} else {
 			b = new(sharedBracket)
 		}
@@ -59,13 +61,21 @@ func acquireBracket(id Identity) *sharedBracket {
 }
 
 // releaseBracket drops a user of id's record, forgetting it with the last.
+// A record forgotten with a bracket still open in it — its storage lost
+// inside a bracket and released by the leak safety net — is not recycled:
+// another buffer would join that bracket without a START.
 func releaseBracket(id Identity, b *sharedBracket) {
 	brackets.mu.Lock()
 	defer brackets.mu.Unlock()
 	b.users--
 	if b.users == 0 {
 		delete(brackets.open, id)
-		brackets.free = append(brackets.free, b)
+		b.mu.Lock() // never held by anyone waiting for brackets.mu
+		closed := b.refs == 0
+		b.mu.Unlock()
+		if closed {
+			brackets.free = append(brackets.free, b)
+		}
 	}
 }
 
@@ -127,28 +137,31 @@ func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
 	return b.leaveLocked(doIoctl, &s.sync, s.fd)
 }
 
-// leaveBracket leaves id's open bracket through fd (the END, with the
-// bracket's whole access, if this is the last one out) and drops the
-// user its enter counted. With no bracket open it is ErrUnbalancedSync
-// and reaches no ioctl.
-func leaveBracket(id Identity, doIoctl bool, ss *syncState, fd int) (closed bool, err error) {
-	// The user the enter counted keeps the record in the table until the
-	// releaseBracket below: the lookup need not count another.
+// leaveFileBracket leaves a file bracket on id's open bracket through fd
+// (the END, with the bracket's whole access, if this is the last one out)
+// and drops the user its enter counted. Without a file bracket entered on
+// id it is ErrUnbalancedSync and reaches no ioctl: a stray leave must not
+// end a storage's bracket or take its user (the record would be forgotten
+// under the storage, and recycled for another buffer).
+func leaveFileBracket(id Identity, doIoctl bool, ss *syncState, fd int) (closed bool, err error) {
+	// This leave claims one entered file bracket; the user that enter
+	// counted keeps the record in the table until the releaseBracket
+	// below.
 	brackets.mu.Lock()
 	b := brackets.open[id]
+	if b == nil || b.files == 0 {
+		brackets.mu.Unlock()
+		return false, fmt.Errorf("leave bracket on %v: no file bracket entered: %w", id, ErrUnbalancedSync)
+	}
+	b.files--
 	brackets.mu.Unlock()
-	if b == nil {
-		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
-	}
+	defer releaseBracket(id, b) // the user counted when we entered
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.refs <= 0 {
-		b.mu.Unlock()
 		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
 	}
-	closed, err = b.leaveLocked(doIoctl, ss, fd)
-	b.mu.Unlock()
-	releaseBracket(id, b) // the user counted when we entered
-	return closed, err
+	return b.leaveLocked(doIoctl, ss, fd)
 }
 
 // enterLocked opens the bracket (START through fd) or joins it, widening
@@ -234,6 +247,10 @@ func EnterFileBracket(fd int, id Identity, a Access) (joined bool, err error) {
 	b.mu.Unlock()
 	if err != nil {
 		releaseBracket(id, b)
+	} else {
+		brackets.mu.Lock()
+		b.files++ // held by its user: still id's record
+		brackets.mu.Unlock()
 	}
 	counters.fileEnters.Add(1)
 	return joined, err
@@ -244,7 +261,7 @@ func EnterFileBracket(fd int, id Identity, a Access) (joined bool, err error) {
 // with every access the bracket was used for. It reports whether this
 // call closed the bracket.
 func LeaveFileBracket(fd int, id Identity) (closed bool, err error) {
-	closed, err = leaveBracket(id, true, &fileSync, fd)
+	closed, err = leaveFileBracket(id, true, &fileSync, fd)
 	if errors.Is(err, ErrUnbalancedSync) {
 		counters.unbalanced.Add(1)
 	}

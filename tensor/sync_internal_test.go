@@ -3,6 +3,7 @@ package tensor
 import (
 	"errors"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"unsafe"
@@ -369,6 +370,58 @@ func TestSharedRecordLivesWithItsStorages(t *testing.T) {
 	ts[0].Close()
 	if !recordIdle(id, 0) {
 		t.Fatal("the record outlived every storage of its buffer")
+	}
+}
+
+// A leave with no file bracket entered is refused even while a tensor's
+// bracket is open on the buffer: it neither ENDs that bracket nor takes
+// the storage's hold on the record (which would let the record be
+// forgotten under the storage and handed to another buffer).
+func TestStrayFileLeaveLeavesATensorsBracketAlone(t *testing.T) {
+	f := installFake(t)
+	tn := dmabufOverMemfd(t)
+	id := tn.Identity()
+	if err := tn.SyncForCPU(AccessReadWrite); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LeaveFileBracket(tn.FD(), id); !errors.Is(err, ErrUnbalancedSync) {
+		t.Fatalf("stray file leave: %v, want ErrUnbalancedSync", err)
+	}
+	if a, open := OpenBracket(id); !open || a != AccessReadWrite || len(f.calls) != 1 {
+		t.Fatalf("after a stray file leave: bracket %v open=%v, ioctls %v", a, open, f.calls)
+	}
+	if err := tn.SyncForDevice(AccessReadWrite); err != nil || len(f.calls) != 2 {
+		t.Fatalf("the tensor's own END: %v, ioctls %v", err, f.calls)
+	}
+	if !recordIdle(id, 1) {
+		t.Fatal("the stray leave took the storage's user of the record")
+	}
+}
+
+// A record forgotten with a bracket still open in it (its storage lost
+// inside a bracket, released by the leak safety net) is never recycled:
+// the next buffer's record starts closed, so its first bracket STARTs.
+func TestRecordForgottenOpenIsNotRecycled(t *testing.T) {
+	lost := Identity{Dev: 1 << 40, Ino: 1}
+	b := acquireBracket(lost)
+	b.mu.Lock()
+	b.refs, b.access = 1, AccessReadWrite // a bracket its storage never left
+	b.mu.Unlock()
+	releaseBracket(lost, b)
+	brackets.mu.Lock()
+	recycled := slices.Contains(brackets.free, b)
+	brackets.mu.Unlock()
+	if recycled {
+		t.Fatal("a record with an open bracket went to the free list")
+	}
+	next := Identity{Dev: 1 << 40, Ino: 2}
+	nb := acquireBracket(next)
+	defer releaseBracket(next, nb)
+	nb.mu.Lock()
+	refs, access := nb.refs, nb.access
+	nb.mu.Unlock()
+	if refs != 0 || access != AccessNone {
+		t.Fatalf("a new buffer's record starts with refs %d, access %v", refs, access)
 	}
 }
 
