@@ -47,14 +47,12 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
 
   if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
     gboolean ret = FALSE;
-    GstcPending *pending = gstc_pending_of (t);
 
-    if (GST_EVENT_IS_SERIALIZED (ev) && pending != NULL) {
+    if (GST_EVENT_IS_SERIALIZED (ev)) {
       /* Kept in C for the frame's prepare to match: no Go callback. */
-      gstc_pending_store (pending, &ts);
+      gstc_pending_store (gstc_pending_attach (GST_ELEMENT (t)), &ts);
       ret = TRUE;
-    } else if (GST_EVENT_IS_SERIALIZED (ev))
-      ret = gstcGoTransformTensorSyncBegin (t, gstc_instance_handle (t), &ts);
+    }
     /* sink_event is transfer full; the begin is consumed here: the
      * element announces its own output downstream. */
     gst_event_unref (ev);

@@ -37,11 +37,6 @@ gstc_append_copy (GstBuffer * buf, const void *data, gsize n)
   return TRUE;
 }
 
-static inline GstPad *
-gstc_transform_sink_pad (GstBaseTransform * t)
-{
-  return GST_BASE_TRANSFORM_SINK_PAD (t);
-}
 */
 import "C"
 
@@ -50,8 +45,6 @@ import (
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
-
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // FlowDropped is GST_BASE_TRANSFORM_FLOW_DROPPED: a prepared frame that
@@ -65,13 +58,6 @@ const FlowDropped = gst.FlowReturn(C.GST_FLOW_CUSTOM_SUCCESS)
 // with its timestamps set: GstBaseTransform copies no metadata onto it.
 type RawPreparer interface {
 	PrepareRaw(self RawElement, in RawBuffer) (gst.FlowReturn, RawBuffer)
-}
-
-// TransformTensorSyncBeginHandler receives serialized GstTensorSync
-// begin events reaching a GstBaseTransform's sink pad, parsed (the event
-// is consumed).
-type TransformTensorSyncBeginHandler interface {
-	TensorSyncBegin(self RawElement, ts tensorsync.Info) bool
 }
 
 // TransformSerializedEventHandler hears of EOS and FLUSH_STOP on the
@@ -91,9 +77,11 @@ type TransformFlushStartHandler interface {
 
 // InstallBaseTransform installs the trampolines: call it from ClassInit of
 // a type registered with base.ExtendsBaseTransform that defines neither
-// go-gst's PrepareOutputBuffer nor Transform. Events other than
-// GstTensorSync begins go on to the sink_event the class had (go-gst's
-// trampoline to SinkEvent, or GstBaseTransform's default).
+// go-gst's PrepareOutputBuffer nor Transform. Serialized GstTensorSync
+// begins are recorded in the element's PendingBegins (attached on the
+// first one if the element has not yet) and consumed; other events go on
+// to the sink_event the class had (go-gst's trampoline to SinkEvent, or
+// GstBaseTransform's default).
 func InstallBaseTransform(klass *glib.ObjectClass) {
 	C.gstc_install_base_transform(C.gpointer(klass.Unsafe()))
 }
@@ -104,13 +92,6 @@ func InstallBaseTransform(klass *glib.ObjectClass) {
 // must return.
 func TransformSinkFlushing(self RawElement) bool {
 	return gobool(C.gstc_transform_sink_flushing((*C.GstBaseTransform)(unsafe.Pointer(self.p))))
-}
-
-// TransformPushTensorSyncUpstream sends a GstTensorSync event upstream
-// from the sink pad of self (a GstBaseTransform), reusing one of the
-// pad's events once no one holds it (see syncpush.go). No allocation.
-func TransformPushTensorSyncUpstream(self RawElement, ts tensorsync.Info) bool {
-	return pushTensorSync(C.gstc_transform_sink_pad((*C.GstBaseTransform)(unsafe.Pointer(self.p))), tensorsync.Upstream, ts)
 }
 
 // TransformEndInput is called once a frame no longer needs its input
@@ -166,12 +147,6 @@ func gstcGoTransformPrepare(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffe
 	flow, buf := p.PrepareRaw(self, RawBuffer{in})
 	*out = buf.p
 	return C.GstFlowReturn(flow)
-}
-
-//export gstcGoTransformTensorSyncBegin
-func gstcGoTransformTensorSyncBegin(t *C.GstBaseTransform, h C.uintptr_t, c *C.GstTensorSyncInfo) C.gboolean {
-	return tensorSyncTrampoline(unsafe.Pointer(t), h, unsafe.Pointer(c),
-		func(ie *instanceEntry) TransformTensorSyncBeginHandler { return ie.xfBegin }, TransformTensorSyncBeginHandler.TensorSyncBegin)
 }
 
 //export gstcGoTransformSerializedEvent

@@ -2,8 +2,8 @@
  * vfuncs for an element that makes its own output buffers (tensorinfer):
  * prepare_output_buffer through an allocation-free trampoline, a
  * transform that does nothing (the work is done when the output buffer
- * is prepared), and a sink_event trampoline for GstTensorSync begin
- * events and EOS. */
+ * is prepared), and a sink_event trampoline that keeps GstTensorSync
+ * begin events in C (pending.h) and tells Go of EOS and flushes. */
 #ifndef GSTC_BASETRANSFORM_H
 #define GSTC_BASETRANSFORM_H
 
@@ -13,8 +13,8 @@
 
 /* Replace prepare_output_buffer and transform of klass (a
  * GstBaseTransformClass), and its sink_event: serialized GstTensorSync
- * phase=begin events go to gstcGoTransformTensorSyncBegin (consumed),
- * out-of-band ones are refused, EOS, FLUSH_START and FLUSH_STOP call
+ * phase=begin events are recorded in the element's pending begins
+ * (gstc_pending_attach) and consumed, out-of-band ones are refused, EOS, FLUSH_START and FLUSH_STOP call
  * gstcGoTransformSerializedEvent first, and every event goes on to the
  * sink_event klass had before. */
 void gstc_install_base_transform (gpointer klass);

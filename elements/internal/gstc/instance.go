@@ -42,7 +42,6 @@ type instanceEntry struct {
 	preparer  RawPreparer
 	sinkBegin TensorSyncBeginHandler
 	srcEnd    TensorSyncEndHandler
-	xfBegin   TransformTensorSyncBeginHandler
 }
 
 func (*instanceEntry) release() {}
@@ -62,7 +61,6 @@ func BindInstance(obj unsafe.Pointer, v any) {
 	ie.preparer, _ = v.(RawPreparer)
 	ie.sinkBegin, _ = v.(TensorSyncBeginHandler)
 	ie.srcEnd, _ = v.(TensorSyncEndHandler)
-	ie.xfBegin, _ = v.(TransformTensorSyncBeginHandler)
 	C.gstc_instance_set_handle(C.gpointer(obj), C.uintptr_t(newHandle(ie)))
 }
 
