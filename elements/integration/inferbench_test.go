@@ -78,6 +78,10 @@ var inferBenchModels = []inferBenchModel{
 // the floor's. ns/op times the way's two runs. Run with
 // TENSORPIN_GST_LEAKS=0 (the leaks tracer's bookkeeping is not what a
 // pipeline pays) and ONNXRUNTIME_LIB set; scripts/benchreport runs it.
+// floorFrames is the least number of frames BenchmarkTensorInferOwnCost's
+// floor runs: about 0.2 s of tensorsrc pattern=none ! fakesink here.
+const floorFrames = 100000
+
 func BenchmarkTensorInferOwnCost(b *testing.B) {
 	lib := os.Getenv("ONNXRUNTIME_LIB")
 	if lib == "" {
@@ -92,7 +96,12 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				src := func(n int) string {
 					return fmt.Sprintf("tensorsrc num-buffers=%d pool-size=5 pattern=none ! %s", n, m.caps)
 				}
-				floor := measureInferPipeline(b, src(n)+" ! fakesink sync=false", n, nil)
+				// The floor is a few µs a frame: it runs more frames than
+				// the way (at least floorFrames), or the jitter of what a
+				// run pays once (ms) would be a large part of its
+				// difference per frame.
+				nFloor := max(n, floorFrames)
+				floor := measureInferPipeline(b, src(nFloor)+" ! fakesink sync=false", nFloor, nil)
 				if way != "appsink" {
 					b.Setenv(tensorinfer.ModeEnv, way)
 				}
@@ -131,9 +140,10 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				// the frames between them, as make bench-report's cases.
 				nShort := max(n/4, 20)
 				short := measure(nShort)
-				floorShort := measureInferPipeline(b, src(nShort)+" ! fakesink sync=false", nShort, nil)
+				nFloorShort := nFloor / 4
+				floorShort := measureInferPipeline(b, src(nFloorShort)+" ! fakesink sync=false", nFloorShort, nil)
 				df := float64(cost.frames) - float64(short.frames)
-				ff := float64(n - nShort)
+				ff := float64(nFloor - nFloorShort)
 				if df < 1 {
 					b.Fatalf("%s: %d frames in the long run, %d in the short one", way, cost.frames, short.frames)
 				}
@@ -161,8 +171,8 @@ func BenchmarkTensorInferOwnCost(b *testing.B) {
 				// The whole measured run, fixed costs included, less the
 				// floor's (as this benchmark reported before).
 				fn := float64(cost.frames)
-				b.ReportMetric((float64(cost.cpu)-float64(floor.cpu)*fn/float64(n))/fn-runCPUPerFrame, "run-own-ns/frame")
-				b.ReportMetric((float64(cost.mallocs)-float64(floor.mallocs)*fn/float64(n))/fn, "run-allocs/frame")
+				b.ReportMetric((float64(cost.cpu)-float64(floor.cpu)*fn/float64(nFloor))/fn-runCPUPerFrame, "run-own-ns/frame")
+				b.ReportMetric((float64(cost.mallocs)-float64(floor.mallocs)*fn/float64(nFloor))/fn, "run-allocs/frame")
 			})
 		}
 	}

@@ -62,7 +62,7 @@ func newRing(sess *infer.Session, n int, stats *counters) (*ring, error) {
 		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
 	}
 	r := &ring{freed: make(chan struct{}, 1), stats: stats}
-	r.mring = gstc.NewMemRing(r.onReturn)
+	r.mring = gstc.NewMemRing(gstc.EndTally{}, r.onReturn)
 	if err := r.grow(sess, n); err != nil {
 		r.close()
 		return nil, err

@@ -174,10 +174,10 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		e.mu.Unlock()
 		return false
 	}
-	b, stats := st.backend, st.stats
+	b, ends, stats := st.backend, st.ends, st.stats
 	e.mu.Unlock()
 
-	r, err := newRing(e, f, b, n, stats)
+	r, err := newRing(e, f, b, ends, n, stats)
 	if err != nil {
 		gstc.PostError(self.Element, gstc.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false

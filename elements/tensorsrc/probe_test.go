@@ -39,6 +39,9 @@ type recorder struct {
 	pattern pattern
 	check   int // bytes of each buffer to check (0: none)
 	sendEnd bool
+	// stray: before each end, also an end about no frame in flight (the
+	// next seqnum) and one about another dma-buf.
+	stray bool
 
 	mu      sync.Mutex
 	items   []item
@@ -95,9 +98,17 @@ func (r *recorder) buffer(pad *gst.Pad, buf *gst.Buffer) {
 	if r.sendEnd && r.pending.Phase == tensorsync.PhaseBegin && r.pending.Ino == it.id.Ino && r.pending.Dev == it.id.Dev {
 		end := r.pending
 		end.Phase = tensorsync.PhaseEnd
-		ev, err := tensorsync.NewEvent(tensorsync.Upstream, end)
-		if err == nil {
-			pad.PushEvent(ev)
+		ends := []tensorsync.Info{end}
+		if r.stray {
+			next, other := end, end
+			next.Seqnum++
+			other.Ino++
+			ends = []tensorsync.Info{next, other, end}
+		}
+		for _, e := range ends {
+			if ev, err := tensorsync.NewEvent(tensorsync.Upstream, e); err == nil {
+				pad.PushEvent(ev)
+			}
 		}
 		r.pending = tensorsync.Info{}
 	}

@@ -5,8 +5,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
-	"github.com/gst-tensorpin/gst-tensorpin/pin"
+		"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -70,14 +69,14 @@ type ring struct {
 // and wrapped once as a recyclable GstMemory: when its last user drops it
 // the ring takes it back (onReturn); once the ring is retired it is freed
 // instead, and its release releases the pin and closes the tensor.
-func newRing(e *element, f capslayout.Format, b backendChoice, n int, stats *runStats) (*ring, error) {
+func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
 	}
 	size := max(f.FrameSize, f.Layout().Offset+g.Extent)
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
-	r.mring = gstc.NewMemRing(r.onReturn)
+	r.mring = gstc.NewMemRing(ends, r.onReturn)
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true
 		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
@@ -210,19 +209,6 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 	sl.held = true
 	e.cond.Broadcast()
 	return true
-}
-
-// readerEndLocked reports whether a GstTensorSync end event (a reader
-// downstream is done with a frame) is about a frame of this ring still in
-// flight. It changes nothing: the bracket ends when the memory comes back.
-func (r *ring) readerEndLocked(ts tensorsync.Info) bool {
-	for _, sl := range r.slots {
-		if sl.state == slotInFlight && sl.seq == ts.Seqnum && sl.id.Dev == ts.Dev && sl.id.Ino == ts.Ino &&
-			uint64(sl.t.Offset()) == ts.Offset {
-			return true
-		}
-	}
-	return false
 }
 
 // retired collects what retireLocked hands back to do outside the lock

@@ -105,6 +105,28 @@ func TestRingCounter(t *testing.T) {
 	wantStat(t, st, "pool-size", pool)
 }
 
+// End events are counted by run: those about a frame in flight as
+// reader ends, the others (a frame not sent yet, another dma-buf) as
+// other ends; a second run of the same element starts from zero.
+func TestEndEventsCountedPerRun(t *testing.T) {
+	p, src := parse(t, "tensorsrc name=src num-buffers=100 pool-size=2 ! fakesink name=sink enable-last-sample=false")
+	rec := &recorder{sendEnd: true, stray: true}
+	rec.attach(t, p, "sink")
+	for run := 1; run <= 2; run++ {
+		if ge := play(t, p); ge != nil {
+			t.Fatalf("run %d: pipeline error: %s", run, ge.Message)
+		}
+		st := stats(t, src)
+		stop(t, p)
+		wantStat(t, st, "frames", 100)
+		wantStat(t, st, "reader-end-events", 100)
+		wantStat(t, st, "other-end-events", 200)
+		after := stats(t, src)
+		wantStat(t, after, "reader-end-events", 100)
+		wantStat(t, after, "other-end-events", 200)
+	}
+}
+
 // A downstream reader that reports each frame done (an end event upstream
 // before it drops the buffer, as tensorpinsink does) is counted, but does
 // not end the bracket: the source ends it when the memory comes back,

@@ -98,6 +98,8 @@ type state struct {
 	// closed at Stop, after the streaming thread has left create.
 	pacer *gstc.LivePacer
 	stats *runStats
+	// ends: the element's end tally, which tracks the rings' memories.
+	ends gstc.EndTally
 	// slotWaiters: creates waiting for a free slot now (back-pressure),
 	// guarded by e.mu — what tests synchronise on instead of sleeping.
 	slotWaiters int
@@ -169,6 +171,8 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	if s.isLive {
 		st.pacer = gstc.NewLivePacer()
 	}
+	st.ends = gstc.EndTallyOf(gstc.RawElementOf(self.Unsafe()))
+	st.stats.countEnds(st.ends)
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
 	e.runs++
@@ -199,6 +203,9 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	e.cond.Broadcast()
 	e.wakeWaitersLocked()
 	e.mu.Unlock()
+	if st != nil {
+		st.stats.freezeEnds()
+	}
 	rel.finish()
 	if st != nil && st.pacer != nil {
 		st.pacer.Close()

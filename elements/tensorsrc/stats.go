@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -26,9 +27,16 @@ type runStats struct {
 	// did the END ioctl here.
 	opened, closed, ended atomic.Uint64
 	waits                 atomic.Uint64
-	// readerEnds: GstTensorSync end events from downstream readers
-	// (tensorpinsink) about a frame of this source, any number per frame
-	// (one per reader); otherEnds: end events about no frame of ours.
+	// Reader ends: GstTensorSync end events from downstream readers
+	// (tensorpinsink, tensorinfer) about a frame of this source, any
+	// number per frame (one per reader); other ends: end events about no
+	// frame of ours. The event trampoline counts both in the element's
+	// tally (C), which Stop reads into readerEnds and otherEnds: until
+	// then (endsLive) they are the tally's counts less endsBase, its
+	// counts at Start.
+	ends                  gstc.EndTally
+	endsBase              [2]uint64
+	endsLive              atomic.Bool
 	readerEnds, otherEnds atomic.Uint64
 	syncErrors            atomic.Uint64
 	// Fence waits before opening a slot's bracket (sync-timeout): those
@@ -45,6 +53,35 @@ func newRunStats(poolSize int, backend string) *runStats {
 	return &runStats{poolSize: poolSize, backend: backend}
 }
 
+// countEnds makes the run's end counts those of tally from now until
+// freezeEnds. Call it before s is published.
+func (s *runStats) countEnds(tally gstc.EndTally) {
+	s.ends = tally
+	s.endsBase[0], s.endsBase[1] = tally.Read()
+	s.endsLive.Store(true)
+}
+
+// endCounts returns the run's reader and other end events.
+func (s *runStats) endCounts() (reader, other uint64) {
+	if s.endsLive.Load() {
+		r, o := s.ends.Read()
+		return r - s.endsBase[0], o - s.endsBase[1]
+	}
+	return s.readerEnds.Load(), s.otherEnds.Load()
+}
+
+// freezeEnds keeps the run's end counts as they are now (at Stop): ends
+// counted later are not the run's.
+func (s *runStats) freezeEnds() {
+	if !s.endsLive.Load() {
+		return
+	}
+	r, o := s.endCounts()
+	s.readerEnds.Store(r)
+	s.otherEnds.Store(o)
+	s.endsLive.Store(false)
+}
+
 // structure returns the counters as a "tensorsrc-stats" structure (a new
 // one, owned by the caller).
 func (s *runStats) structure() *gst.Structure {
@@ -53,6 +90,7 @@ func (s *runStats) structure() *gst.Structure {
 	// Closes first: every close follows its open, so opened >= closed.
 	closed := s.closed.Load()
 	opened := s.opened.Load()
+	readerEnds, otherEnds := s.endCounts()
 	for _, f := range []struct {
 		k string
 		v any
@@ -68,8 +106,8 @@ func (s *runStats) structure() *gst.Structure {
 		{"brackets-ended-here", s.ended.Load()},
 		{"brackets-open", opened - min(opened, closed)},
 		{"waits-for-free-slot", s.waits.Load()},
-		{"reader-end-events", s.readerEnds.Load()},
-		{"other-end-events", s.otherEnds.Load()},
+		{"reader-end-events", readerEnds},
+		{"other-end-events", otherEnds},
 		{"sync-errors", s.syncErrors.Load()},
 		{"fence-waits", fw},
 		{"fence-wait-total-ns", fn},

@@ -2,6 +2,7 @@
  * rules). */
 #include "basesrc.h"
 #include "element.h"
+#include "endtally.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
 
@@ -28,13 +29,20 @@ base_src_event (GstBaseSrc * src, GstEvent * ev)
 {
   GstTensorSyncInfo ts;
   GstcSrcEventFunc prev;
+  GstcEndTally *tally;
 
   /* The base-src event vfunc is transfer none: the pad's event function
    * unrefs ev afterwards, whoever handles it. */
   if (GST_EVENT_TYPE (ev) == GST_EVENT_CUSTOM_UPSTREAM
       && gst_tensor_sync_event_parse (ev, &ts)
-      && ts.phase == GST_TENSOR_SYNC_END)
+      && ts.phase == GST_TENSOR_SYNC_END) {
+    /* An element with an end tally counts its ends here; only an end
+     * about no frame of it in flight reaches Go (to be logged). */
+    tally = gstc_end_tally_of (src);
+    if (tally != NULL && gstc_end_tally_count (tally, &ts))
+      return TRUE;
     return gstcGoBaseSrcTensorSyncEnd (src, gstc_instance_handle (src), &ts);
+  }
   prev = (GstcSrcEventFunc) gstc_vfunc_overridden (src,
       gstc_prev_event_quark ());
   if (prev == NULL)

@@ -13,8 +13,10 @@ void gstc_install_push_src_create (gpointer klass);
 
 /* Replace GstBaseSrcClass.event of klass with a trampoline that hands
  * GST_EVENT_CUSTOM_UPSTREAM GstTensorSync phase=end events to
- * gstcGoBaseSrcTensorSyncEnd (parsed in C) and every other event to the
- * event function klass had before. */
+ * gstcGoBaseSrcTensorSyncEnd (parsed in C; if the element has an end
+ * tally, counted there first and passed on only if about no frame in
+ * flight) and every other event to the event function klass had
+ * before. */
 void gstc_install_base_src_tensor_sync (gpointer klass);
 
 gboolean gstc_base_src_parent_event (GstBaseSrc * src, GstEvent * ev);

@@ -5,20 +5,6 @@
 #include "syncpush.h"
 #include "_cgo_export.h"
 
-/* The ring state of a recyclable memory, attached to it as qdata. When
- * the memory's last reference is dropped its dispose asks Go whether the
- * ring keeps it; if so it is resurrected (same object, same qdata). */
-typedef struct
-{
-  uintptr_t owner;              /* Go handle of the MemRing */
-  int slot;
-  int announce;                 /* the next push of this memory is announced */
-  gsize offset, size;           /* the memory's region when wrapped: a
-                                 * downstream gst_buffer_resize changes it
-                                 * in place, and each frame starts from it */
-  GstTensorSyncInfo ts;         /* bracket of the current frame */
-} GstcRingMem;
-
 static GQuark
 ring_quark (void)
 {
@@ -45,6 +31,11 @@ ring_mem_dispose (GstMiniObject * obj)
    * once, and gst_buffer_append_memory refs and unrefs it — at refcount 0
    * that would dispose it again. The reference is the ring's. */
   gst_mini_object_ref (obj);
+  if (rm->tally != NULL) {
+    g_mutex_lock (&rm->tally->lock);
+    rm->in_flight = FALSE;
+    g_mutex_unlock (&rm->tally->lock);
+  }
   /* Go answers whether the ring takes the memory back. It must not drop
    * a reference of this memory: we are inside its last unref. */
   if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum)) {
@@ -63,12 +54,19 @@ ring_mem_free (gpointer data)
 {
   GstcRingMem *rm = data;
 
+  if (rm->tally != NULL) {
+    g_mutex_lock (&rm->tally->lock);
+    g_ptr_array_remove_fast (rm->tally->mems, rm);
+    g_mutex_unlock (&rm->tally->lock);
+    gstc_end_tally_unref (rm->tally);
+  }
   gstcGoRingMemFreed (rm->owner);
   g_free (rm);
 }
 
 void
-gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot)
+gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
+    GstcEndTally * tally)
 {
   GstcRingMem *rm = g_new0 (GstcRingMem, 1);
 
@@ -76,6 +74,12 @@ gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot)
   rm->slot = slot;
   rm->offset = mem->offset;
   rm->size = mem->size;
+  if (tally != NULL) {
+    rm->tally = gstc_end_tally_ref (tally);
+    g_mutex_lock (&tally->lock);
+    g_ptr_array_add (tally->mems, rm);
+    g_mutex_unlock (&tally->lock);
+  }
   gst_mini_object_set_qdata (GST_MINI_OBJECT_CAST (mem), ring_quark (), rm,
       ring_mem_free);
   /* GstMemory leaves dispose unset (gst_memory_init passes NULL). */
@@ -91,6 +95,8 @@ gstc_ring_frame_new (GstMemory * mem, guint64 pts,
   GstBuffer *buf;
 
   if (rm != NULL) {
+    if (rm->tally != NULL)
+      g_mutex_lock (&rm->tally->lock);
     rm->announce = announce;
     rm->ts.phase = phase;
     rm->ts.access = access;
@@ -103,6 +109,10 @@ gstc_ring_frame_new (GstMemory * mem, guint64 pts,
      * on an earlier frame (the memory is the same object every cycle). */
     mem->offset = rm->offset;
     mem->size = rm->size;
+    if (rm->tally != NULL) {
+      rm->in_flight = TRUE;
+      g_mutex_unlock (&rm->tally->lock);
+    }
   }
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);  /* takes the caller's reference */

@@ -52,15 +52,17 @@ import (
 // wrapped has been freed.
 type MemRing struct {
 	h        uintptr
+	tally    EndTally
 	onReturn func(slot int, seqnum uint32) bool
 	// refs counts the ring itself (until Close) and each memory not yet
 	// freed; at zero the handle is deleted.
 	refs atomic.Int64
 }
 
-// NewMemRing registers onReturn; see MemRing.
-func NewMemRing(onReturn func(slot int, seqnum uint32) (keep bool)) *MemRing {
-	r := &MemRing{onReturn: onReturn}
+// NewMemRing registers onReturn; see MemRing. Its memories are tracked in
+// tally (unless it is the zero EndTally) from Wrap until they are freed.
+func NewMemRing(tally EndTally, onReturn func(slot int, seqnum uint32) (keep bool)) *MemRing {
+	r := &MemRing{onReturn: onReturn, tally: tally}
 	r.refs.Store(1)
 	r.h = newHandle(r)
 	return r
@@ -92,7 +94,7 @@ func (r *MemRing) Wrap(dmabuf bool, fd, size, slot int, release func()) (RawMemo
 	}
 	r.refs.Add(1)
 	m := BorrowMemory(mem)
-	C.gstc_ring_mem_attach(m.p, C.uintptr_t(r.h), C.int(slot))
+	C.gstc_ring_mem_attach(m.p, C.uintptr_t(r.h), C.int(slot), r.tally.t)
 	runtime.SetFinalizer(mem, nil)
 	return m, nil
 }

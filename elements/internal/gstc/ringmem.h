@@ -6,10 +6,32 @@
 
 #include "cgo.h"
 #include "gsttensorsync.h"
+#include "endtally.h"
+
+/* The ring state of a recyclable memory, attached to it as qdata. When
+ * the memory's last reference is dropped its dispose asks Go whether the
+ * ring keeps it; if so it is resurrected (same object, same qdata). */
+typedef struct
+{
+  uintptr_t owner;              /* Go handle of the MemRing */
+  int slot;
+  int announce;                 /* the next push of this memory is announced */
+  gsize offset, size;           /* the memory's region when wrapped: a
+                                 * downstream gst_buffer_resize changes it
+                                 * in place, and each frame starts from it */
+  /* The end tally the memory is tracked in (a reference), or NULL. With
+   * a tally, its lock guards ts (but for ts.pts) and in_flight. */
+  GstcEndTally *tally;
+  gboolean in_flight;           /* in a frame buffer, not returned yet */
+  GstTensorSyncInfo ts;         /* bracket of the current frame */
+} GstcRingMem;
 
 /* Attach the ring record (slot of the MemRing whose handle is owner) to
- * mem and give mem the dispose hook that offers it back to the ring. */
-void gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot);
+ * mem and give mem the dispose hook that offers it back to the ring. If
+ * tally is not NULL, mem is tracked in it (a reference is taken) until
+ * it is freed. */
+void gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
+    GstcEndTally * tally);
 
 /* Moves the caller's reference of mem into a new buffer and records the
  * frame's GstTensorSync on mem. The fields come as scalars, so that Go

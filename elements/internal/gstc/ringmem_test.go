@@ -25,7 +25,7 @@ func TestRingMemoryRecycles(t *testing.T) {
 	var returns []string
 	keep := true
 	released := 0
-	ring := NewMemRing(func(slot int, seq uint32) bool {
+	ring := NewMemRing(EndTally{}, func(slot int, seq uint32) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		returns = append(returns, fmt.Sprintf("%d/%d", slot, seq))
@@ -87,7 +87,7 @@ func TestTensorSyncAnnouncer(t *testing.T) {
 	checkFds(t)
 	fd := newMemfd(t, pattern(4096))
 	defer unix.Close(fd)
-	ring := NewMemRing(func(int, uint32) bool { return false })
+	ring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
 	defer ring.Close()
 	p, err := gst.NewPipelineFromString("appsrc name=src format=time ! fakesink name=sink")
 	if err != nil {

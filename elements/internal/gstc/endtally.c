@@ -1,0 +1,89 @@
+/* endtally.c: C definitions of endtally.go (see endtally.h). */
+#include "endtally.h"
+#include "ringmem.h"
+
+static GQuark
+tally_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-end-tally");
+}
+
+static gpointer
+tally_new (void)
+{
+  GstcEndTally *t = g_new0 (GstcEndTally, 1);
+
+  t->refs = 1;
+  g_mutex_init (&t->lock);
+  t->mems = g_ptr_array_new ();
+  return t;
+}
+
+GstcEndTally *
+gstc_end_tally_ref (GstcEndTally * t)
+{
+  g_atomic_int_inc (&t->refs);
+  return t;
+}
+
+void
+gstc_end_tally_unref (GstcEndTally * t)
+{
+  if (!g_atomic_int_dec_and_test (&t->refs))
+    return;
+  g_ptr_array_unref (t->mems);
+  g_mutex_clear (&t->lock);
+  g_free (t);
+}
+
+static void
+tally_unref (gpointer data)
+{
+  gstc_end_tally_unref (data);
+}
+
+GstcEndTally *
+gstc_end_tally_attach (GstElement * element)
+{
+  return gstc_qdata_attach (element, tally_quark (), tally_new, tally_unref);
+}
+
+GstcEndTally *
+gstc_end_tally_of (gpointer obj)
+{
+  return g_object_get_qdata (G_OBJECT (obj), tally_quark ());
+}
+
+gboolean
+gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts)
+{
+  gboolean found = FALSE;
+  guint i;
+
+  g_mutex_lock (&t->lock);
+  for (i = 0; i < t->mems->len && !found; i++) {
+    const GstcRingMem *rm = g_ptr_array_index (t->mems, i);
+
+    found = rm->in_flight && rm->ts.seqnum == ts->seqnum
+        && rm->ts.dev == ts->dev && rm->ts.ino == ts->ino
+        && rm->ts.offset == ts->offset;
+  }
+  if (found)
+    t->reader_ends++;
+  else
+    t->other_ends++;
+  g_mutex_unlock (&t->lock);
+  return found;
+}
+
+void
+gstc_end_tally_read (GstcEndTally * t, guint64 * reader_ends,
+    guint64 * other_ends)
+{
+  g_mutex_lock (&t->lock);
+  *reader_ends = t->reader_ends;
+  *other_ends = t->other_ends;
+  g_mutex_unlock (&t->lock);
+}
