@@ -100,7 +100,7 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 		l.Offset, l.RowStride = vm.Offsets[0], vm.Strides[0]
 	}
 	fi.layout = l
-	g, err := l.Geometry()
+	g, err := st.inputGeometry(l)
 	if err != nil {
 		return fi, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
 	}
@@ -147,13 +147,35 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 	return fi, nil
 }
 
+// inputGeometry is l's geometry (l: the caps' input layout with a
+// frame's offset and row stride), remembered for the last offset and
+// stride: frames of one stream share them, and computing it walks the
+// shape, cold in the cache after a run.
+func (st *streamState) inputGeometry(l tensor.Layout) (tensor.Geometry, error) {
+	if st.geomOK && st.geomOffset == l.Offset && st.geomStride == l.RowStride {
+		return st.geom, nil
+	}
+	g, err := l.Geometry()
+	if err != nil {
+		return g, err
+	}
+	st.geom, st.geomOffset, st.geomStride, st.geomOK = g, l.Offset, l.RowStride, true
+	return g, nil
+}
+
 // endInput is called once the run no longer needs the input: it leaves
 // the input's bracket, tells its producer if the frame was announced (its
 // begin, pending in C since the event, matched and answered in one cgo
 // call) and drops the entry's reference.
 func (e *element) endInput(self gstc.RawElement, st *streamState, fi *frameInput) {
 	e.endRead(fi.bracket)
-	announced, sent, stale := gstc.TransformEndInput(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset)
+	e.countEnd(gstc.TransformEndInput(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset))
+	fi.ent.Release()
+}
+
+// countEnd counts what ending a frame's input did: its begin matched
+// (announced), the end sent upstream, stale begins removed.
+func (e *element) countEnd(announced, sent bool, stale int) {
 	if announced {
 		e.stats.beginsMatched.Add(1)
 	}
@@ -163,7 +185,6 @@ func (e *element) endInput(self gstc.RawElement, st *streamState, fi *frameInput
 	if stale > 0 {
 		e.stats.beginsExpired.Add(uint64(stale))
 	}
-	fi.ent.Release()
 }
 
 // run does one frame into output slot sl (taken); on error sl is the
@@ -188,14 +209,14 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		r.mu.Unlock()
 		e.stats.outBracketsOpened.Add(1)
 	}
-	runErr := st.sess.Run(fi.ent.Slot(), sl.idx)
-	// The run no longer needs the input: leave its bracket, and tell
-	// its producer.
-	e.endInput(self, st, &fi)
-	if runErr != nil {
+	if err := st.sess.Run(fi.ent.Slot(), sl.idx); err != nil {
+		e.endInput(self, st, &fi)
 		e.closeWrites(sl)
-		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)
 	}
+	// The run no longer needs the input: leave its bracket; the same cgo
+	// call tells its producer and makes the output buffer.
+	e.endRead(fi.bracket)
 	seq := st.seq
 	st.seq++
 	pts := v.PTS()
@@ -206,14 +227,16 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	sl.pending = len(sl.tensors)
 	r.mu.Unlock()
 	ot0 := sl.tensors[0]
-	buf := gstc.NewFrameBuffer(ot0.m, pts, v.Duration(), seq, tensorsync.Info{
-		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
-		Dev: ot0.id.Dev, Ino: ot0.id.Ino, Offset: uint64(ot0.t.Offset()), PTS: pts, Seqnum: uint32(seq),
-	}, true)
+	buf, announced, sent, stale := gstc.TransformFinishFrame(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset,
+		ot0.m, pts, v.DTS(), v.Duration(), seq, tensorsync.Info{
+			Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
+			Dev: ot0.id.Dev, Ino: ot0.id.Ino, Offset: uint64(ot0.t.Offset()), PTS: pts, Seqnum: uint32(seq),
+		})
+	e.countEnd(announced, sent, stale)
+	fi.ent.Release()
 	for _, ot := range sl.tensors[1:] {
 		gstc.AppendRawMemory(buf, ot.m)
 	}
-	gstc.SetBufferDTS(buf, v.DTS())
 	return buf, nil
 }
 

@@ -39,6 +39,11 @@ type streamState struct {
 	haveFormat bool
 	format     capslayout.Format
 	inLayout   tensor.Layout // the frame's input tensor per the caps (Offset: where it starts in the buffer)
+	// geom is inLayout's geometry with offset geomOffset and row stride
+	// geomStride (inputGeometry); geomOK: it is set. Reset with inLayout.
+	geom                   tensor.Geometry
+	geomOffset, geomStride int
+	geomOK                 bool
 	// bound records, by input slot, the layout it was bound with (its
 	// row stride and offset in its memory): bound once per slot.
 	bound []boundInput
@@ -562,6 +567,7 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 		st.bound = st.bound[:0]
 	}
 	st.format, st.inLayout, st.haveFormat = f, l, true
+	st.geomOK = false // inputGeometry: the shape may have changed
 	if conv != "" {
 		perf.LogInfo(fmt.Sprintf("tensorinfer: every frame of caps %v is converted before the run (%s): counted in conversions; "+
 			"a model that takes the frame as it is avoids it (docs/design-notes.md)", incaps, conv))

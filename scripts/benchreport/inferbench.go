@@ -29,7 +29,7 @@ import (
 
 var (
 	inferCount  = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
-	inferFrames = flag.String("infer-frames", "u8-64x64x3=8000,f32-640x640x3=200", "frames per run of BenchmarkTensorInferOwnCost, by model")
+	inferFrames = flag.String("infer-frames", "u8-64x64x3=24000,f32-640x640x3=200,f32-2x2x3=100000", "frames per run of BenchmarkTensorInferOwnCost, by model")
 	inferCPU    = flag.Int("infer-cpu", 0, "the CPU the tensorinfer measurements' processes are pinned to (taskset -c); -1 leaves them unpinned")
 )
 
@@ -49,7 +49,7 @@ func pinned(argv []string) []string {
 
 // inferModels and inferWays are the benchmark's, in the table's order.
 var (
-	inferModels  = []string{"u8-64x64x3", "f32-640x640x3"}
+	inferModels  = []string{"u8-64x64x3", "f32-640x640x3", "f32-2x2x3"}
 	inferWays    = []string{"bound-once", "per-frame", "appsink"}
 	inferWayText = map[string]string{
 		"bound-once": "tensorinfer, bound once (the element)",
@@ -170,6 +170,11 @@ func (ib inferBench) ratio(model, way string) (med, lo, hi float64) {
 	return median(rs), slices.Min(rs), slices.Max(rs)
 }
 
+// runCPUShareText says why the sampled CPU share is capped at 1.
+const runCPUShareText = "at most 1: one thread's run cannot take more CPU than wall time, and a share read above 1 " +
+	"(1.01–1.05 for the u8 model, 1.2 for a 2 µs one) is the reads' own cost — the system call after a run enters the kernel cold, " +
+	"slower than the warm back-to-back reads the engine subtracts; uncapped, it took up to 1.5 µs a frame off the own cost."
+
 // inferMarkdown is the report's section on tensorinfer's own cost.
 func inferMarkdown(ib inferBench, err error) string {
 	var b strings.Builder
@@ -184,7 +189,10 @@ func inferMarkdown(ib inferBench, err error) string {
 		"so loading ONNX Runtime and creating the session are not charged to frames; every figure per frame is the steady state, the difference between a run of n frames and one of n/4 over the frames between them "+
 		"(what a run pays once after its preroll — going to PLAYING, EOS, the stats message — cancels out, as in the cases above). *Own* = (process CPU − the floor's CPU − the run's CPU time) per frame, "+
 		"the floor being tensorsrc ! fakesink with the same frames just before, the run's CPU time the engine's run-ns-total (wall time inside ONNX Runtime's run) × "+
-		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs). *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, "+
+		"run-cpu-ns-sampled ÷ run-wall-ns-sampled (the streaming thread's CPU share of the wall time in a sample of the runs), "+runCPUShareText+" "+
+		"The floor runs at least 100 000 frames (a few µs a frame: with as few frames as the way, the jitter of what a run pays once made its figure swing by ±30 %%). "+
+		"The model f32-2x2x3 (a 2 µs run that leaves the caches as they were) shows the element's own cost without what a real model's run evicts: "+
+		"every frame of the others begins with the caches refilled by the run. *Own (CPU − run wall)* subtracts the run's wall time (run-ns-total) instead, "+
 		"which a loaded machine inflates (the run preempted), so it errs low; *own (wall)* is the same from wall time throughout. "+
 		"The upstream way's run-ns also holds ONNX Runtime's allocation of its outputs and onnxruntime_go's copy of them (inside its Run call), "+
 		"so its own cost is understated, not overstated. *Ratio* is the way's own cost ÷ bound once's, median of the rounds paired (lowest–highest round). "+
@@ -283,7 +291,8 @@ func videoInferRatio(c, floor *Case) (runMs float64, clock string, x, lo, hi flo
 		frames := float64(long["frames"] - short["frames"])
 		run := float64(long["run-ns-total"]-short["run-ns-total"]) / frames / 1e6
 		if w := long["run-wall-ns-sampled"] + short["run-wall-ns-sampled"]; w > 0 {
-			run *= float64(long["run-cpu-ns-sampled"]+short["run-cpu-ns-sampled"]) / float64(w)
+			// At most 1: see runCPUShareText.
+			run *= min(1, float64(long["run-cpu-ns-sampled"]+short["run-cpu-ns-sampled"])/float64(w))
 		} else {
 			clock = "run wall"
 		}

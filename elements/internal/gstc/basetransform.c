@@ -2,6 +2,7 @@
  * ownership rules). */
 #include "basetransform.h"
 #include "syncpush.h"
+#include "ringmem.h"
 #include "element.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
@@ -101,4 +102,20 @@ gstc_transform_end_input (GstBaseTransform * t, GstcPending * p,
       r |= 2;
   }
   return r | expired << 2;
+}
+
+GstcFinishedFrame
+gstc_transform_finish_frame (GstBaseTransform * t, GstcPending * p,
+    guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset,
+    GstMemory * mem, guint64 pts, guint64 dts, guint64 duration,
+    guint64 frame_offset, int phase, int access, guint64 out_dev,
+    guint64 out_ino, guint64 out_offset, guint seqnum)
+{
+  GstcFinishedFrame f;
+
+  f.end = gstc_transform_end_input (t, p, dev, ino, offset, buf_offset);
+  f.buf = gstc_ring_frame_new (mem, pts, duration, frame_offset, TRUE, phase,
+      access, out_dev, out_ino, out_offset, seqnum);
+  GST_BUFFER_DTS (f.buf) = dts;
+  return f;
 }

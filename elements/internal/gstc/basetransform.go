@@ -45,6 +45,8 @@ import (
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // FlowDropped is GST_BASE_TRANSFORM_FLOW_DROPPED: a prepared frame that
@@ -107,6 +109,20 @@ func TransformEndInput(self RawElement, b PendingBegins, dev, ino, offset, bufOf
 	return r&1 != 0, r&2 != 0, int(r >> 2)
 }
 
+// TransformFinishFrame is TransformEndInput for a frame's input followed
+// by NewFrameBuffer(m, pts, duration, frameOffset, out, true) with DTS dts
+// for its output, in one cgo call (a call less a frame). The end goes
+// upstream before the buffer is made. buf is the caller's, as
+// NewFrameBuffer's.
+func TransformFinishFrame(self RawElement, b PendingBegins, dev, ino, offset, bufOffset uint64,
+	m RawMemory, pts, dts, duration, frameOffset uint64, out tensorsync.Info) (buf RawBuffer, announced, sent bool, expired int) {
+	f := C.gstc_transform_finish_frame((*C.GstBaseTransform)(unsafe.Pointer(self.p)), b.p,
+		C.guint64(dev), C.guint64(ino), C.guint64(offset), C.guint64(bufOffset),
+		m.p, C.guint64(pts), C.guint64(dts), C.guint64(duration), C.guint64(frameOffset),
+		C.int(out.Phase), C.int(out.Access), C.guint64(out.Dev), C.guint64(out.Ino), C.guint64(out.Offset), C.guint(out.Seqnum))
+	return RawBuffer{f.buf}, f.end&1 != 0, f.end&2 != 0, int(f.end >> 2)
+}
+
 // AppendRawMemory moves the caller's reference of m into buf (a buffer the
 // caller owns and that is writable: one from NewFrameBuffer).
 func AppendRawMemory(buf RawBuffer, m RawMemory) {
@@ -131,9 +147,6 @@ func NewCopiedBuffer(pts, dts, duration uint64, parts ...[]byte) (buf RawBuffer,
 	b.pts, b.dts, b.duration = C.guint64(pts), C.guint64(dts), C.guint64(duration)
 	return RawBuffer{b}, true
 }
-
-// SetBufferDTS sets the DTS of a buffer the caller owns.
-func SetBufferDTS(b RawBuffer, dts uint64) { b.p.dts = C.guint64(dts) }
 
 //export gstcGoTransformPrepare
 func gstcGoTransformPrepare(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffer, out **C.GstBuffer) (ret C.GstFlowReturn) {

@@ -28,4 +28,23 @@ void gstc_install_base_transform (gpointer klass);
 int gstc_transform_end_input (GstBaseTransform * t, GstcPending * p,
     guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset);
 
+/* What gstc_transform_finish_frame did: the output buffer (the
+ * caller's) and gstc_transform_end_input's return value. Returned by
+ * value: the push of the end may call Go, so Go cannot pass a pointer to
+ * its stack. */
+typedef struct
+{
+  GstBuffer *buf;
+  int end;
+} GstcFinishedFrame;
+
+/* gstc_transform_end_input, then gstc_ring_frame_new (mem and the
+ * output frame's fields) with DTS dts: the end of a frame's input and its
+ * output buffer in one call. */
+GstcFinishedFrame gstc_transform_finish_frame (GstBaseTransform * t,
+    GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
+    guint64 buf_offset, GstMemory * mem, guint64 pts, guint64 dts,
+    guint64 duration, guint64 frame_offset, int phase, int access,
+    guint64 out_dev, guint64 out_ino, guint64 out_offset, guint seqnum);
+
 #endif /* GSTC_BASETRANSFORM_H */
