@@ -50,6 +50,8 @@
 //	                            new-frame carries
 //	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers
 //	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
+//	endtally.go, endtally.[ch]  which of a source's ring memories are in flight, kept in C (the
+//	                            end events readers send upstream counted without a Go call)
 //	pending.go, pending.[ch]    the GstTensorSync begins an element received, kept in C (the
 //	                            event trampolines record them) and matched to their buffers
 //	syncpush.go, syncpush.[ch]  GstTensorSync events pushed through a pad from the few events it
