@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-gst/go-gst/gst"
@@ -28,16 +29,18 @@ type runStats struct {
 	opened, closed, ended atomic.Uint64
 	waits                 atomic.Uint64
 	// Reader ends: GstTensorSync end events from downstream readers
-	// (tensorpinsink, tensorinfer) about a frame of this source, any
-	// number per frame (one per reader); other ends: end events about no
-	// frame of ours. The event trampoline counts both in the element's
-	// tally (C), which Stop reads into readerEnds and otherEnds: until
-	// then (endsLive) they are the tally's counts less endsBase, its
-	// counts at Start.
+	// (tensorpinsink, tensorinfer) about a frame of this run, any number
+	// per frame (one per reader); other ends: end events about no frame
+	// of ours in flight. The event trampoline counts both in the
+	// element's tally (C), which Stop reads into readerEnds and
+	// otherEnds: until then (endsLive) they are the tally's counts less
+	// endsBase, its counts at Start. endsMu makes a read and the freeze
+	// one or the other.
 	ends                  gstc.EndTally
 	endsBase              [2]uint64
-	endsLive              atomic.Bool
-	readerEnds, otherEnds atomic.Uint64
+	endsMu                sync.Mutex
+	endsLive              bool
+	readerEnds, otherEnds uint64
 	syncErrors            atomic.Uint64
 	// Fence waits before opening a slot's bracket (sync-timeout): those
 	// that blocked, their total and longest time (ns), the timeouts; and
@@ -54,32 +57,36 @@ func newRunStats(poolSize int, backend string) *runStats {
 }
 
 // countEnds makes the run's end counts those of tally from now until
-// freezeEnds. Call it before s is published.
+// freezeEnds, and starts the tally's new run. Call it before s is
+// published.
 func (s *runStats) countEnds(tally gstc.EndTally) {
+	tally.NewRun()
 	s.ends = tally
 	s.endsBase[0], s.endsBase[1] = tally.Read()
-	s.endsLive.Store(true)
+	s.endsLive = true
 }
 
 // endCounts returns the run's reader and other end events.
 func (s *runStats) endCounts() (reader, other uint64) {
-	if s.endsLive.Load() {
+	s.endsMu.Lock()
+	defer s.endsMu.Unlock()
+	if s.endsLive {
 		r, o := s.ends.Read()
 		return r - s.endsBase[0], o - s.endsBase[1]
 	}
-	return s.readerEnds.Load(), s.otherEnds.Load()
+	return s.readerEnds, s.otherEnds
 }
 
 // freezeEnds keeps the run's end counts as they are now (at Stop): ends
 // counted later are not the run's.
 func (s *runStats) freezeEnds() {
-	if !s.endsLive.Load() {
-		return
+	s.endsMu.Lock()
+	defer s.endsMu.Unlock()
+	if s.endsLive {
+		r, o := s.ends.Read()
+		s.readerEnds, s.otherEnds = r-s.endsBase[0], o-s.endsBase[1]
+		s.endsLive = false
 	}
-	r, o := s.endCounts()
-	s.readerEnds.Store(r)
-	s.otherEnds.Store(o)
-	s.endsLive.Store(false)
 }
 
 // structure returns the counters as a "tensorsrc-stats" structure (a new

@@ -66,7 +66,7 @@ gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts)
   for (i = 0; i < t->mems->len && !found; i++) {
     const GstcRingMem *rm = g_ptr_array_index (t->mems, i);
 
-    found = rm->in_flight && rm->ts.seqnum == ts->seqnum
+    found = rm->in_flight && rm->run == t->run && rm->ts.seqnum == ts->seqnum
         && rm->ts.dev == ts->dev && rm->ts.ino == ts->ino
         && rm->ts.offset == ts->offset;
   }
@@ -76,6 +76,14 @@ gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts)
     t->other_ends++;
   g_mutex_unlock (&t->lock);
   return found;
+}
+
+void
+gstc_end_tally_new_run (GstcEndTally * t)
+{
+  g_mutex_lock (&t->lock);
+  t->run++;
+  g_mutex_unlock (&t->lock);
 }
 
 void

@@ -8,6 +8,7 @@ package gstc
 
 /*
 #cgo nocallback gstc_end_tally_attach
+#cgo nocallback gstc_end_tally_new_run
 #cgo noescape gstc_end_tally_read
 #cgo nocallback gstc_end_tally_read
 #include "endtally.h"
@@ -21,9 +22,10 @@ import (
 )
 
 // EndTally counts, for a source element (tensorsrc), the GstTensorSync end
-// events its readers send upstream: a reader end names a frame in one of
-// the element's ring memories still in flight (NewFrameBuffer given, not
-// yet returned to its MemRing), an other end names none. Memories join
+// events its readers send upstream: a reader end names a frame of the
+// current run (NewRun) in one of the element's ring memories still in
+// flight (NewFrameBuffer given, not yet returned to its MemRing), an
+// other end names none. Memories join
 // it through NewMemRing's tally, from their Wrap until they are freed.
 //
 // The tally is C memory attached to the element (EndTallyOf) and freed
@@ -38,6 +40,14 @@ type EndTally struct{ t *C.GstcEndTally }
 // borrowed; the tally lives as long as the element (and its memories).
 func EndTallyOf(self RawElement) EndTally {
 	return EndTally{C.gstc_end_tally_attach((*C.GstElement)(unsafe.Pointer(self.p)))}
+}
+
+// NewRun starts a new run of the element: an end about a frame made
+// before it (still downstream after a restart) is an other end.
+func (t EndTally) NewRun() {
+	if t.t != nil {
+		C.gstc_end_tally_new_run(t.t)
+	}
 }
 
 // Read returns the counts of reader and other ends since the tally was

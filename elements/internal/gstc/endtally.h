@@ -17,8 +17,9 @@ typedef struct
   gint refs;
   GMutex lock;
   GPtrArray *mems;              /* GstcRingMem *, not owned */
-  guint64 reader_ends;          /* ends about a frame in flight */
+  guint64 reader_ends;          /* ends about a frame of this run in flight */
   guint64 other_ends;           /* ends about none */
+  guint run;                    /* frames made from now on are of this run */
 } GstcEndTally;
 
 /* The tally of element (attached on the first call). */
@@ -30,9 +31,13 @@ GstcEndTally *gstc_end_tally_of (gpointer obj);
 GstcEndTally *gstc_end_tally_ref (GstcEndTally * t);
 void gstc_end_tally_unref (GstcEndTally * t);
 
+/* Starts a new run: frames made before it are not the run's (an end
+ * about one of them is an other end). */
+void gstc_end_tally_new_run (GstcEndTally * t);
+
 /* Counts end event ts: TRUE (a reader end) if a tracked memory is in
- * flight with the bracket ts names (dev, ino, offset, seqnum), FALSE (an
- * other end) otherwise. */
+ * flight with a frame of the current run whose bracket ts names (dev,
+ * ino, offset, seqnum), FALSE (an other end) otherwise. */
 gboolean gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts);
 
 /* Reads the counters. */

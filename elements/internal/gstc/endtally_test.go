@@ -1,6 +1,7 @@
 package gstc
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
@@ -19,6 +20,8 @@ func TestEndTallyCountsFramesInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The element holds a reference of the tally: kept until the end.
+	defer runtime.KeepAlive(el)
 	tally := EndTallyOf(RawElementOf(el.Unsafe()))
 	if again := EndTallyOf(RawElementOf(el.Unsafe())); again != tally {
 		t.Fatal("a second EndTallyOf attached another tally")
@@ -59,13 +62,21 @@ func TestEndTallyCountsFramesInFlight(t *testing.T) {
 		mod(&ts)
 		step(what, ts, false)
 	}
+	// A frame of an earlier run (a restart while it is downstream) is not
+	// the new run's; the next frame made is.
+	tally.NewRun()
+	step("a frame of the last run", end, false)
 	UnrefRawBuffer(buf) // the memory comes back to the ring
 	step("returned", end, false)
+	frame.Seqnum, end.Seqnum = 10, 10
+	buf = NewFrameBuffer(m, 0, ClockTimeNone, 10, frame, false)
+	step("a frame of the new run", end, true)
+	UnrefRawBuffer(buf)
 	keep = false
 	ring.Close()
 	UnrefRingMemory(m) // freed: no longer tracked
 	step("freed", end, false)
-	if r, o := tally.Read(); r != 2 || o != 7 {
-		t.Errorf("totals (%d,%d), want (2,7)", r, o)
+	if r, o := tally.Read(); r != 3 || o != 8 {
+		t.Errorf("totals (%d,%d), want (3,8)", r, o)
 	}
 }

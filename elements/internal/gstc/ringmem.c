@@ -111,6 +111,7 @@ gstc_ring_frame_new (GstMemory * mem, guint64 pts,
     mem->size = rm->size;
     if (rm->tally != NULL) {
       rm->in_flight = TRUE;
+      rm->run = rm->tally->run;
       g_mutex_unlock (&rm->tally->lock);
     }
   }

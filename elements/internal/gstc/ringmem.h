@@ -23,6 +23,7 @@ typedef struct
    * a tally, its lock guards ts (but for ts.pts) and in_flight. */
   GstcEndTally *tally;
   gboolean in_flight;           /* in a frame buffer, not returned yet */
+  guint run;                    /* the tally's run when the frame was made */
   GstTensorSyncInfo ts;         /* bracket of the current frame */
 } GstcRingMem;
 
