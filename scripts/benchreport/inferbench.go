@@ -333,7 +333,11 @@ func inferCases() []*Case {
 	if err != nil {
 		return nil
 	}
-	n := frames(6000)
+	// 24 000 frames: the long run less the short one is then 16 000 frames
+	// (0.7 s of CPU), against which the jitter of loading ONNX Runtime
+	// and creating the session in each run (tens of ms) is a few per cent
+	// (with 6000 frames one round in seven read 0.55).
+	n := frames(24000)
 	src := fmt.Sprintf("videotestsrc num-buffers=%d ! videoscale ! video/x-raw,format=RGB,width=64,height=64", n)
 	cases := []*Case{
 		gstCase("videotestsrc", "tensorinfer", "RGB 64×64", 64*64*3, n,
