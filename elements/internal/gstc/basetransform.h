@@ -14,9 +14,9 @@
 /* Replace prepare_output_buffer and transform of klass (a
  * GstBaseTransformClass), and its sink_event: serialized GstTensorSync
  * phase=begin events are recorded in the element's pending begins
- * (gstc_pending_attach) and consumed, out-of-band ones are refused, EOS, FLUSH_START and FLUSH_STOP call
- * gstcGoTransformSerializedEvent first, and every event goes on to the
- * sink_event klass had before. */
+ * (gstc_pending_attach) and consumed, out-of-band ones are refused; EOS,
+ * FLUSH_START and FLUSH_STOP call gstcGoTransformSerializedEvent first,
+ * and every event goes on to the sink_event klass had before. */
 void gstc_install_base_transform (gpointer klass);
 
 /* Matches the input buffer at offset of the dma-buf (dev, ino) with
