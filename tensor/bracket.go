@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gst-tensorpin/gst-tensorpin/internal/bracketabi"
 )
 
 // One bracket per buffer, shared by every import in the process.
@@ -25,11 +27,19 @@ import (
 
 // sharedBracket is the open bracket of one buffer.
 type sharedBracket struct {
-	mu     sync.Mutex // held across the ioctls: a join waits for the START
-	refs   int        // SyncForCPU calls inside it
-	access Access     // union of their accesses
-	users  int        // holders (guarded by brackets.mu): each fd-backed storage of the buffer for its life, each file bracket while entered
-	files  int        // file brackets entered and not yet left (guarded by brackets.mu)
+	mu sync.Mutex // serializes Go's changes of word, held across its ioctls: a join waits for the START
+	// word: refs (SyncForCPU calls inside it, C's included), the union of
+	// their accesses, and Busy while C issues an ioctl (bracketword.go).
+	word  *bracketWord
+	users int // holders (guarded by brackets.mu): each fd-backed storage of the buffer for its life, each file bracket while entered
+	files int // file brackets entered and not yet left (guarded by brackets.mu)
+}
+
+// state returns the bracket's holders and access, waiting out a Busy
+// word; b.mu is held.
+func (b *sharedBracket) state() (refs int, a Access) {
+	w := b.word.settled()
+	return wordRefs(w), wordAccess(w)
 }
 
 var brackets struct {
@@ -50,9 +60,9 @@ func acquireBracket(id Identity) *sharedBracket {
 		if n := len(brackets.free); n > 0 {
 			b = brackets.free[n-1]
 			brackets.free = brackets.free[:n-1]
-			b.access = AccessNone // refs is 0: only closed records are recycled
+			b.word.v.Store(0) // closed already: only closed records are recycled
 		} else {
-			b = new(sharedBracket)
+			b = &sharedBracket{word: newBracketWord()}
 		}
 		brackets.open[id] = b
 	}
@@ -71,8 +81,9 @@ func releaseBracket(id Identity, b *sharedBracket) {
 	if b.users == 0 {
 		delete(brackets.open, id)
 		b.mu.Lock() // never held by anyone waiting for brackets.mu
-		closed := b.refs == 0
+		refs, _ := b.state()
 		b.mu.Unlock()
+		closed := refs == 0
 		if closed {
 			brackets.free = append(brackets.free, b)
 		}
@@ -112,7 +123,7 @@ func (s *storage) sharesBrackets() bool {
 func (s *storage) enterShared(a Access, doIoctl bool, timeout time.Duration) (joined bool, waited time.Duration, err error) {
 	b := s.rec
 	b.mu.Lock()
-	if doIoctl && timeout > 0 && (b.refs == 0 || b.access&a != a) {
+	if refs, access := b.state(); doIoctl && timeout > 0 && (refs == 0 || access&a != a) {
 		b.mu.Unlock()
 		if waited, err = s.waitFences(a, timeout); err != nil {
 			return false, waited, err
@@ -131,10 +142,11 @@ func (s *storage) leaveShared(doIoctl bool) (closed bool, err error) {
 	b := s.rec
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.refs <= 0 {
+	closed, err = b.leaveLocked(doIoctl, &s.sync, s.fd)
+	if errors.Is(err, errNotOpen) {
 		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", s.id, ErrUnbalancedSync)
 	}
-	return b.leaveLocked(doIoctl, &s.sync, s.fd)
+	return closed, err
 }
 
 // leaveFileBracket leaves a file bracket on id's open bracket through fd
@@ -158,60 +170,88 @@ func leaveFileBracket(id Identity, doIoctl bool, ss *syncState, fd int) (closed 
 	defer releaseBracket(id, b) // the user counted when we entered
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.refs <= 0 {
+	closed, err = b.leaveLocked(doIoctl, ss, fd)
+	if errors.Is(err, errNotOpen) {
 		return false, fmt.Errorf("leave bracket on %v: no open bracket: %w", id, ErrUnbalancedSync)
 	}
-	return b.leaveLocked(doIoctl, ss, fd)
+	return closed, err
 }
 
 // enterLocked opens the bracket (START through fd) or joins it, widening
-// it (another START) when it is open for less than a; b.mu is held.
+// it (another START) when it is open for less than a; b.mu is held, so
+// only C changes the word meanwhile: a join or a leave that is not the
+// last (a compare-and-swap that fails is retried on the new word), or a
+// START or END under Busy (waited out). Go's own ioctl is issued under
+// Busy too, so C neither joins a bracket being opened nor leaves one
+// being widened.
 func (b *sharedBracket) enterLocked(a Access, doIoctl bool, ss *syncState, fd int) (joined bool, err error) {
-	switch {
-	case b.refs == 0:
+	for {
+		w := b.word.settled()
+		refs, access := wordRefs(w), wordAccess(w)
+		if refs > 0 && access&a == a {
+			if !b.word.v.CompareAndSwap(w, w+1) {
+				continue
+			}
+			counters.bracketsJoined.Add(1)
+			return true, nil
+		}
+		// Open it, or widen it: a START for a, under Busy.
 		if doIoctl {
+			if !b.word.v.CompareAndSwap(w, w|bracketabi.Busy) {
+				continue
+			}
 			err = ss.dmabufSync(fd, uint64(a)|dmaBufSyncStart)
+			if err != nil {
+				b.word.v.Store(w)
+				return false, err
+			}
+			b.word.v.Store(packWord(refs+1, access|a))
+		} else if !b.word.v.CompareAndSwap(w, packWord(refs+1, access|a)) {
+			continue
 		}
-		if err == nil {
-			b.access = a
+		if refs == 0 {
 			counters.bracketsOpened.Add(1)
+			return false, nil
 		}
-	case b.access&a != a:
 		// Open for less than a (a reader's bracket, a writer joining):
 		// START for a too, and END with both at the close.
-		if doIoctl {
-			err = ss.dmabufSync(fd, uint64(a)|dmaBufSyncStart)
-		}
-		if err == nil {
-			b.access |= a
-			joined = true
-			counters.bracketsWidened.Add(1)
-		}
-	default:
-		joined = true
+		counters.bracketsWidened.Add(1)
+		counters.bracketsJoined.Add(1)
+		return true, nil
 	}
-	if err == nil {
-		b.refs++
-		if joined {
-			counters.bracketsJoined.Add(1)
-		}
-	}
-	return joined, err
 }
 
+// errNotOpen: a leave found no holder inside the bracket.
+var errNotOpen = errors.New("no open bracket")
+
 // leaveLocked leaves the bracket; the last one out ENDs it through fd
-// with the bracket's whole access. b.mu is held.
+// with the bracket's whole access (under Busy). b.mu is held.
 func (b *sharedBracket) leaveLocked(doIoctl bool, ss *syncState, fd int) (closed bool, err error) {
-	b.refs--
-	if b.refs == 0 {
-		closed = true
-		if doIoctl {
-			err = ss.dmabufSync(fd, uint64(b.access)|dmaBufSyncEnd)
+	for {
+		w := b.word.settled()
+		refs, access := wordRefs(w), wordAccess(w)
+		switch {
+		case refs <= 0:
+			return false, errNotOpen
+		case refs > 1:
+			if !b.word.v.CompareAndSwap(w, w-1) {
+				continue
+			}
+			return false, nil
+		case doIoctl:
+			if !b.word.v.CompareAndSwap(w, w|bracketabi.Busy) {
+				continue
+			}
+			err = ss.dmabufSync(fd, uint64(access)|dmaBufSyncEnd)
+			b.word.v.Store(0)
+		default:
+			if !b.word.v.CompareAndSwap(w, 0) {
+				continue
+			}
 		}
-		b.access = AccessNone
 		counters.bracketsClosed.Add(1)
+		return true, err
 	}
-	return closed, err
 }
 
 // OpenBracket reports whether the buffer with identity id has a CPU-access
@@ -222,10 +262,10 @@ func OpenBracket(id Identity) (Access, bool) {
 		return AccessNone, false
 	}
 	b.mu.Lock()
-	a, open := b.access, b.refs > 0
+	refs, a := b.state()
 	b.mu.Unlock()
 	releaseBracket(id, b)
-	return a, open
+	return a, refs > 0
 }
 
 // EnterFileBracket opens or joins the process's CPU-access bracket on the

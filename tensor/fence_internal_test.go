@@ -41,7 +41,8 @@ func recordIdle(id Identity, storages int) bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.refs == 0 && b.users == storages
+	refs, _ := b.state()
+	return refs == 0 && b.users == storages
 }
 
 // A memfd is always ready: the real poll returns at once, nothing is

@@ -3,6 +3,8 @@ package tensor
 import (
 	"sync/atomic"
 
+	"github.com/gst-tensorpin/gst-tensorpin/internal/bracketabi"
+
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 )
 
@@ -48,18 +50,18 @@ func ReadStats() Stats {
 	return Stats{
 		Mmaps:           p.Maps,
 		Munmaps:         p.Unmaps,
-		SyncStart:       counters.syncStart.Load(),
-		SyncEnd:         counters.syncEnd.Load(),
-		SyncRetries:     counters.syncRetries.Load(),
-		SyncErrors:      counters.syncErrors.Load(),
-		SyncNotTTY:      counters.syncNotTTY.Load(),
+		SyncStart:       counters.syncStart.Load() + cCounter(bracketabi.SyncStart),
+		SyncEnd:         counters.syncEnd.Load() + cCounter(bracketabi.SyncEnd),
+		SyncRetries:     counters.syncRetries.Load() + cCounter(bracketabi.SyncRetries),
+		SyncErrors:      counters.syncErrors.Load() + cCounter(bracketabi.SyncErrors),
+		SyncNotTTY:      counters.syncNotTTY.Load() + cCounter(bracketabi.SyncNotTTY),
 		CoherentSkips:   counters.coherentSkips.Load(),
-		NoopSyncs:       counters.noopSyncs.Load(),
+		NoopSyncs:       counters.noopSyncs.Load() + cCounter(bracketabi.NoopSyncs),
 		UnbalancedSyncs: counters.unbalanced.Load(),
-		BracketsOpened:  counters.bracketsOpened.Load(),
-		BracketsJoined:  counters.bracketsJoined.Load(),
-		BracketsWidened: counters.bracketsWidened.Load(),
-		BracketsClosed:  counters.bracketsClosed.Load(),
+		BracketsOpened:  counters.bracketsOpened.Load() + cCounter(bracketabi.BracketsOpened),
+		BracketsJoined:  counters.bracketsJoined.Load() + cCounter(bracketabi.BracketsJoined),
+		BracketsWidened: counters.bracketsWidened.Load() + cCounter(bracketabi.BracketsWidened),
+		BracketsClosed:  counters.bracketsClosed.Load() + cCounter(bracketabi.BracketsClosed),
 		AllocFallbacks:  counters.allocFallbacks.Load(),
 
 		FileBracketEnters: counters.fileEnters.Load(),

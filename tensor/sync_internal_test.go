@@ -405,7 +405,7 @@ func TestRecordForgottenOpenIsNotRecycled(t *testing.T) {
 	lost := Identity{Dev: 1 << 40, Ino: 1}
 	b := acquireBracket(lost)
 	b.mu.Lock()
-	b.refs, b.access = 1, AccessReadWrite // a bracket its storage never left
+	b.word.v.Store(packWord(1, AccessReadWrite)) // a bracket its storage never left
 	b.mu.Unlock()
 	releaseBracket(lost, b)
 	brackets.mu.Lock()
@@ -418,7 +418,7 @@ func TestRecordForgottenOpenIsNotRecycled(t *testing.T) {
 	nb := acquireBracket(next)
 	defer releaseBracket(next, nb)
 	nb.mu.Lock()
-	refs, access := nb.refs, nb.access
+	refs, access := nb.state()
 	nb.mu.Unlock()
 	if refs != 0 || access != AccessNone {
 		t.Fatalf("a new buffer's record starts with refs %d, access %v", refs, access)

@@ -165,6 +165,11 @@ func TestDMAHeapTensorInferSyncCounts(t *testing.T) {
 	if s.BeginsMatched != frames || s.Copies != 0 {
 		t.Errorf("sink stats %+v: want every frame's begin (tensorinfer's announcement) matched, no copy", s)
 	}
+	// The steady frame (C) joins each input's bracket and STARTs and ENDs
+	// each output's: the counts above are its ioctls.
+	if is.SteadyFrames < frames-is.InputBinds {
+		t.Errorf("%d steady frames of %d with %d input binds: want every frame but each slot's first done in C", is.SteadyFrames, frames, is.InputBinds)
+	}
 	// tensorinfer's output ring hands out the slot returned last first:
 	// as many distinct outputs as frames were downstream at once, at
 	// most the whole ring (every slot is still allocated and bound).
@@ -266,9 +271,9 @@ func TestV4L2ConvertScaleIntoTensorInfer(t *testing.T) {
 	}
 	c := countsBetween(before, after)
 	checkTwoPerSide(t, c, n, 1)
-	t.Logf("vivid YUY2 → videoconvert → videoscale → tensorinfer: %d frames, %d pool buffers, %d input binds, %d copies; "+
+	t.Logf("vivid YUY2 → videoconvert → videoscale → tensorinfer: %d frames, %d pool buffers, %d input binds, %d copies, %d steady frames (done in C); "+
 		"%d START + %d END (%.1f SYNC per input frame + output frame), %d unbalanced",
-		n, len(ids), is.InputBinds, is.Copies, c.start, c.end, float64(c.start+c.end)/float64(n), c.unbalanced)
+		n, len(ids), is.InputBinds, is.Copies, is.SteadyFrames, c.start, c.end, float64(c.start+c.end)/float64(n), c.unbalanced)
 	logShapeCounts(t, "tensorinfer-vivid", n, c.start, c.end, 4,
 		"v4l2src io-mode=dmabuf ! videoconvert ! videoscale ! RGB 64x64 ! tensorinfer model=model.onnx ! tensorpinsink")
 }

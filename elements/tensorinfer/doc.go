@@ -82,5 +82,22 @@
 // downstream's min-buffers it grew to (downstream-min-buffers) and the
 // waits for a free slot; drops; the begin events matched and expired and
 // the end events sent; the input's syncs and the output brackets opened
-// and closed; fence waits and timeouts.
+// and closed; fence waits and timeouts; steady-frames, the frames done in
+// C with no call into Go.
+//
+// The steady frame. Once a frame's input slot is bound with the frame's
+// layout, its frames are done inside prepare_output_buffer in C, with no
+// call into Go (gstc's steady.h; steady.go): the input found by its
+// memory's qdata, a free output slot taken, the input's bracket joined
+// (or, when no one has it open, opened — on a dma-buf only once a poll
+// says its fences have signalled), the outputs' write brackets opened,
+// ONNX Runtime's RunWithBinding on the pair's IoBinding, the input's
+// bracket left and its end sent, the output buffer made. Brackets are
+// package tensor's, shared with every Go holder of the same dma-buf
+// through their state words (internal/bracketabi); an output memory's
+// return leaves its write bracket and frees its slot in C too. Every
+// other frame — a first binding, a copy or a conversion, a fence to wait
+// for, no free output slot, an error, a run sampled in CPU time by Go's
+// clock — is run by Go the same way, and afterwards Go tells the steady
+// frame what changed. steady-frames counts the frames done in C.
 package tensorinfer

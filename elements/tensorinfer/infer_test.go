@@ -208,6 +208,10 @@ func TestTensorInferShippedModelFromTensorSrc(t *testing.T) {
 	if s.OutBracketsOpened != frames || s.OutBracketsClosed != frames {
 		t.Errorf("output brackets opened %d, closed %d; want %d each", s.OutBracketsOpened, s.OutBracketsClosed, frames)
 	}
+	// Every frame after its input slot's first is steady: done in C.
+	if s.SteadyFrames < frames-s.InputBinds {
+		t.Errorf("%d steady frames of %d with %d input binds: want every frame but each slot's first done in C", s.SteadyFrames, frames, s.InputBinds)
+	}
 	for _, k := range []string{"frames", "runs", "input-binds", "output-binds", "copies", "bytes-copied", "conversions", "run-ns-total",
 		"run-cpu-ns-sampled", "run-wall-ns-sampled", "runs-cpu-sampled"} {
 		if _, ok := r.message[k]; !ok {
@@ -254,6 +258,11 @@ func TestTensorInferVideoThroughProposedPool(t *testing.T) {
 	t.Logf("stats %+v", s)
 	if s.Frames != frames || s.Copies != 0 || s.Conversions != 0 || s.InputBinds == 0 || s.InputBinds > 4 || s.Mmaps != s.InputBinds+5 {
 		t.Errorf("stats %+v: want %d frames, 0 copies, 0 conversions, at most a pool's input binds, one mmap per input slot and output tensor", s, frames)
+	}
+	// No producer has the pool's buffers open: the steady frame opens
+	// each input's read bracket itself (no ioctl on memfd).
+	if s.SteadyFrames < frames-s.InputBinds {
+		t.Errorf("%d steady frames of %d with %d input binds: want every frame but each slot's first done in C", s.SteadyFrames, frames, s.InputBinds)
 	}
 }
 

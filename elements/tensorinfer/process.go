@@ -52,6 +52,10 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 				waited = true
 				e.stats.waits.Add(1)
 			}
+			// A slot freed after this take signals freed.
+			if sl = st.ring.takeOrWait(); sl != nil {
+				break
+			}
 			e.waiting.Store(true)
 			select {
 			case <-st.ring.freed:
@@ -63,6 +67,9 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 			st.ring.give(sl)
 		}
 	}
+	// What this frame bound or evicted, the steady frame learns before
+	// the next one.
+	e.refreshSteady(st)
 	if err != nil {
 		if errors.Is(err, tensor.ErrFenceTimeout) && st.set.onSyncTimeout == onTimeoutDrop {
 			e.stats.dropped.Add(1)
@@ -196,46 +203,34 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	}
 	v := fi.view
 	// The output's write bracket, open from before the run until its
-	// memory comes back from downstream.
+	// memory comes back from downstream (C's ring leaves it then).
 	r := st.ring
-	for _, ot := range sl.tensors {
-		if _, err := ot.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
-			e.endInput(self, st, &fi)
-			e.closeWrites(sl)
-			return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
-		}
-		r.mu.Lock()
-		ot.open = true
-		r.mu.Unlock()
-		e.stats.outBracketsOpened.Add(1)
+	if err := r.c.OpenWrites(sl.idx); err != nil {
+		e.endInput(self, st, &fi)
+		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 	}
 	if err := st.sess.Run(fi.ent.Slot(), sl.idx); err != nil {
 		e.endInput(self, st, &fi)
-		e.closeWrites(sl)
+		r.c.CloseWrites(sl.idx)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)
 	}
 	// The run no longer needs the input: leave its bracket; the same cgo
 	// call tells its producer and makes the output buffer.
 	e.endRead(fi.bracket)
-	seq := st.seq
-	st.seq++
+	seq := st.steady.NextSeq()
 	pts := v.PTS()
-	r.mu.Lock()
-	for _, ot := range sl.tensors {
-		ot.out, ot.held = true, false
-	}
-	sl.pending = len(sl.tensors)
-	r.mu.Unlock()
+	var rest [gstc.MaxOutTensors - 1]gstc.RawMemory
+	first, n := r.c.Push(sl.idx, &rest)
 	ot0 := sl.tensors[0]
 	buf, announced, sent, stale := gstc.TransformFinishFrame(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset,
-		ot0.m, pts, v.DTS(), v.Duration(), seq, tensorsync.Info{
+		first, pts, v.DTS(), v.Duration(), seq, tensorsync.Info{
 			Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 			Dev: ot0.id.Dev, Ino: ot0.id.Ino, Offset: uint64(ot0.t.Offset()), PTS: pts, Seqnum: uint32(seq),
 		})
 	e.countEnd(announced, sent, stale)
 	fi.ent.Release()
-	for _, ot := range sl.tensors[1:] {
-		gstc.AppendRawMemory(buf, ot.m)
+	for _, m := range rest[:n-1] {
+		gstc.AppendRawMemory(buf, m)
 	}
 	return buf, nil
 }
@@ -293,25 +288,14 @@ func (e *element) endRead(t *tensor.Tensor) {
 	e.stats.inSyncs.Add(1)
 }
 
-// closeWrites ends the write brackets opened on slot sl for a frame that
-// is not pushed.
-func (e *element) closeWrites(sl *outSlot) {
-	r := e.current().ring
-	for _, ot := range sl.tensors {
-		r.mu.Lock()
-		open := ot.open
-		ot.open = false
-		r.mu.Unlock()
-		if open {
-			r.endWrite(ot)
-		}
-	}
-}
-
 // bindOnce binds input slot slot (the pinned memory of ent) with layout l
 // (l.Offset: where the input starts in it), unless it is bound with it.
 func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l tensor.Layout) error {
 	if slot < len(st.bound) && st.bound[slot].ok && st.bound[slot].offset == l.Offset && st.bound[slot].stride == l.RowStride {
+		if st.bound[slot].ent != ent {
+			st.bound[slot].ent = ent
+			st.steadyDirty = true
+		}
 		return nil
 	}
 	g, err := l.Geometry()
@@ -331,7 +315,8 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l ten
 	for len(st.bound) <= slot {
 		st.bound = append(st.bound, boundInput{})
 	}
-	st.bound[slot] = boundInput{ok: true, offset: l.Offset, stride: l.RowStride}
+	st.bound[slot] = boundInput{ok: true, offset: l.Offset, stride: l.RowStride, ent: ent}
+	st.steadyDirty = true
 	if b, ok := st.sess.InputBinding(slot); ok && b.Conversion != "" {
 		cat.LogInfo(fmt.Sprintf("input slot %d is converted on every run: %s", slot, b.Conversion))
 	}

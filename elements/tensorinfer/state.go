@@ -55,7 +55,13 @@ type streamState struct {
 	// element, where gstc's sink-event trampoline records them (the event
 	// is consumed: the element announces its own output).
 	begins gstc.PendingBegins
-	seq    uint64
+	// steady: the frame done in C (steady.go), bound-once mode only; it
+	// numbers the output frames (Go's too). steadyEnts: the entries its
+	// table holds a reference of; steadyDirty: rebuild the table.
+	steady      gstc.Steady
+	steadyEnts  []*pincache.Entry
+	steadyDirty bool
+	cc          gstc.InferCounters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).
@@ -92,6 +98,7 @@ func perFrameMode() (bool, error) {
 type boundInput struct {
 	ok             bool
 	offset, stride int
+	ent            steadyEntry // the entry bound (for the steady frame)
 }
 
 // qdataKeys lends each running element a qdata key of its own.
@@ -116,6 +123,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer e.guard("start", func() { ret = false })
 	set := e.readSettings()
 	e.stats.reset()
+	gstc.InferCountersOf(e.raw()).Reset()
 	perFrame, err := perFrameMode()
 	if err != nil {
 		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+err.Error(), "")
@@ -133,6 +141,11 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	}
 	st.begins = gstc.PendingBeginsOf(e.raw())
 	st.begins.Clear()
+	if !perFrame {
+		st.steady = gstc.NewSteady(nil, st.cc)
+		st.steadyDirty = true
+		st.steady.Install(e.raw())
+	}
 	e.stateMu.Lock()
 	e.state = st
 	e.stateMu.Unlock()
@@ -148,7 +161,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	if err != nil {
 		return nil, gstc.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
 	}
-	s := &streamState{set: set, env: env}
+	s := &streamState{set: set, env: env, cc: gstc.InferCountersOf(e.raw())}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -215,7 +228,7 @@ func (st *streamState) newSession(shapes map[string][]int64, stats *counters) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := newRing(sess, int(st.set.maxLeases)+1, stats)
+	r, err := newRing(sess, int(st.set.maxLeases)+1, stats, st.cc)
 	if err != nil {
 		sess.Close()
 		return nil, nil, fmt.Errorf("%s: output ring: %w", st.set.model, err)
@@ -242,6 +255,7 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	e.stateMu.Unlock()
 	if old != nil {
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
+		st.forgetSteady()
 		st.cache.Clear()
 		st.bound = st.bound[:0]
 		oldRing.close()
@@ -263,6 +277,11 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 // downstream are freed when they come back), the session (its bindings'
 // pin clones), the input cache and copy tensor, the environment.
 func (st *streamState) close() {
+	st.forgetSteady()
+	if !st.steady.IsZero() {
+		st.steady.Free()
+		st.steady = gstc.Steady{}
+	}
 	if st.ring != nil {
 		st.ring.close()
 	}
@@ -298,6 +317,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 		return true
 	}
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
+	gstc.UninstallSteady(e.raw())
 	st.close()
 	cat.LogInfo("stopped")
 	return true
@@ -563,11 +583,13 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	}
 	if st.haveFormat && fmt.Sprint(st.inLayout) != fmt.Sprint(l) {
 		// Another layout: the bindings of the old one are not reused.
+		st.forgetSteady()
 		st.cache.Clear()
 		st.bound = st.bound[:0]
 	}
 	st.format, st.inLayout, st.haveFormat = f, l, true
 	st.geomOK = false // inputGeometry: the shape may have changed
+	st.steadyDirty = true
 	if conv != "" {
 		perf.LogInfo(fmt.Sprintf("tensorinfer: every frame of caps %v is converted before the run (%s): counted in conversions; "+
 			"a model that takes the frame as it is avoids it (docs/design-notes.md)", incaps, conv))
@@ -627,6 +649,7 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 		cat.LogWarning(fmt.Sprintf("downstream holds %d output frames at once; the output ring stops at %d", want, maxRing), self.Object)
 		want = maxRing
 	}
+	st.steadyDirty = true // the new slots' bindings
 	if err := st.ring.grow(st.sess, want); err != nil {
 		gstc.PostError(self.Element, gstc.CodeOf(err, gstc.ResourceNoSpaceLeft),
 			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
@@ -14,13 +15,13 @@ import (
 // Start); the engine's (runs, binds, conversions, run time) are read from
 // the session, and kept at Stop.
 type counters struct {
-	frames, copies, bytesCopied                   atomic.Uint64
-	hits, misses, mmaps                           atomic.Uint64
-	ringSize, waits, dropped                      atomic.Uint64
-	downstreamMin                                 atomic.Uint64
-	beginsMatched, beginsExpired, endEventsSent   atomic.Uint64
-	outBracketsOpened, outBracketsClosed, inSyncs atomic.Uint64
-	fences                                        tensor.FenceWaitCounter
+	frames, copies, bytesCopied                 atomic.Uint64
+	hits, misses, mmaps                         atomic.Uint64
+	ringSize, waits, dropped                    atomic.Uint64
+	downstreamMin                               atomic.Uint64
+	beginsMatched, beginsExpired, endEventsSent atomic.Uint64
+	inSyncs                                     atomic.Uint64
+	fences                                      tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -69,7 +70,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.outBracketsOpened, &c.outBracketsClosed, &c.inSyncs, &c.downstreamMin} {
+		&c.inSyncs, &c.downstreamMin} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -95,6 +96,11 @@ type Stats struct {
 	OutBracketsOpened, OutBracketsClosed              uint64
 	FenceWaits, FenceTimeouts, InputSyncs             uint64
 	ConversionBytes                                   uint64
+	// SteadyFrames counts the frames done in C with no call into Go (the
+	// steady frame: an input slot bound once with the frame's layout, a
+	// free output slot, a bracket to join or open without waiting); they
+	// are in Frames too.
+	SteadyFrames uint64
 	// DownstreamMinBuffers is the min-buffers of downstream's last
 	// allocation answer: the output frames it holds at once (the ring
 	// grows to it).
@@ -110,17 +116,26 @@ func (e *element) snapshot() Stats {
 	}
 	eng := c.engineNow(sess)
 	e.stateMu.Unlock()
+	// What frames done in C counted (steady.go), and the output rings.
+	cc := gstc.InferCountersOf(e.raw())
+	eng.Runs += cc.Load(gstc.InferRuns)
+	eng.RunNsTotal += cc.Load(gstc.InferRunNs)
+	eng.RunCPUNsSampled += cc.Load(gstc.InferRunCPUNs)
+	eng.RunWallNsSampled += cc.Load(gstc.InferRunWallSampled)
+	eng.RunsCPUSampled += cc.Load(gstc.InferRunsCPUSampled)
 	fw, _, _, ft := c.fences.Read()
 	return Stats{
-		Frames: c.frames.Load(), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
+		Frames: c.frames.Load() + cc.Load(gstc.InferFrames), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
 		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load() + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
 		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
-		Hits: c.hits.Load(), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
-		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load(), EndEventsSent: c.endEventsSent.Load(),
-		OutBracketsOpened: c.outBracketsOpened.Load(), OutBracketsClosed: c.outBracketsClosed.Load(),
-		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load(),
+		Hits: c.hits.Load() + cc.Load(gstc.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
+		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load() + cc.Load(gstc.InferBeginsMatched),
+		EndEventsSent:     c.endEventsSent.Load() + cc.Load(gstc.InferEndEventsSent),
+		OutBracketsOpened: cc.Load(gstc.InferOutOpened), OutBracketsClosed: cc.Load(gstc.InferOutClosed),
+		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load() + cc.Load(gstc.InferInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
+		SteadyFrames:         cc.Load(gstc.InferFrames),
 	}
 }
 
@@ -159,6 +174,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"output-brackets-closed", s.OutBracketsClosed},
 		{"fence-waits", s.FenceWaits},
 		{"fence-timeouts", s.FenceTimeouts},
+		{"steady-frames", s.SteadyFrames},
 	} {
 		st.SetValue(f.k, f.v)
 	}

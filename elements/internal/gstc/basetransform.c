@@ -5,6 +5,7 @@
 #include "ringmem.h"
 #include "element.h"
 #include "schedtick.h"
+#include "steady.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcTransformEventFunc) (GstBaseTransform * t,
@@ -22,7 +23,12 @@ static GstFlowReturn
 transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
   GstBuffer *buf = NULL;
-  GstFlowReturn ret = gstcGoTransformPrepare (t, gstc_instance_handle (t), in, &buf);
+  GstFlowReturn ret;
+
+  /* A steady frame needs no Go (steady.h). */
+  if (gstc_steady_frame (t, in, out))
+    return GST_FLOW_OK;
+  ret = gstcGoTransformPrepare (t, gstc_instance_handle (t), in, &buf);
 
   gstc_sched_tick ();
 

@@ -52,6 +52,12 @@
 //	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
 //	endtally.go, endtally.[ch]  which of a source's ring memories are in flight, kept in C (the
 //	                            end events readers send upstream counted without a Go call)
+//	cbracket.go, cbracket.[ch]  package tensor's CPU-access brackets entered and left from C,
+//	                            on the state words they share with Go (internal/bracketabi)
+//	outring.go, outring.[ch]    an element's ring of output slots in C (tensorinfer's): free
+//	                            slots, memories downstream, write brackets; returns handled in C
+//	steady.go, steady.[ch]      tensorinfer's steady frame, done in C inside
+//	                            prepare_output_buffer with no call into Go
 //	pending.go, pending.[ch]    the GstTensorSync begins an element received, kept in C (the
 //	                            event trampolines record them) and matched to their buffers
 //	syncpush.go, syncpush.[ch]  GstTensorSync events pushed through a pad from the few events it

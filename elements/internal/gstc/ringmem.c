@@ -36,9 +36,13 @@ ring_mem_dispose (GstMiniObject * obj)
     rm->in_flight = FALSE;
     g_mutex_unlock (&rm->tally->lock);
   }
-  /* Go answers whether the ring takes the memory back. It must not drop
-   * a reference of this memory: we are inside its last unref. */
-  if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum)) {
+  /* The ring answers whether it takes the memory back: in C, or Go.
+   * Neither may drop a reference of this memory: we are inside its last
+   * unref. */
+  if (rm->out != NULL) {
+    if (gstc_out_ring_returned (rm->out, rm->slot))
+      return FALSE;
+  } else if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum)) {
     gstc_sched_tick ();
     return FALSE;
   }               /* same object, qdata (a sink's pin cache) intact */
@@ -60,6 +64,7 @@ ring_mem_free (gpointer data)
     g_mutex_unlock (&rm->tally->lock);
     gstc_end_tally_unref (rm->tally);
   }
+  gstc_out_ring_unref (rm->out);
   gstcGoRingMemFreed (rm->owner);
   g_free (rm);
 }
@@ -84,6 +89,17 @@ gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
       ring_mem_free);
   /* GstMemory leaves dispose unset (gst_memory_init passes NULL). */
   GST_MINI_OBJECT_CAST (mem)->dispose = ring_mem_dispose;
+}
+
+void
+gstc_ring_mem_return_to (GstMemory * mem, GstcOutRing * out)
+{
+  GstcRingMem *rm = ring_mem (mem);
+
+  if (rm == NULL || rm->out != NULL)
+    return;
+  g_atomic_int_inc (&out->refs);
+  rm->out = out;
 }
 
 GstBuffer *

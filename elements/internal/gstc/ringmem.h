@@ -7,6 +7,7 @@
 #include "cgo.h"
 #include "gsttensorsync.h"
 #include "endtally.h"
+#include "outring.h"
 
 /* The ring state of a recyclable memory, attached to it as qdata. When
  * the memory's last reference is dropped its dispose asks Go whether the
@@ -25,6 +26,9 @@ typedef struct
   gboolean in_flight;           /* in a frame buffer, not returned yet */
   guint run;                    /* the tally's run when the frame was made */
   GstTensorSyncInfo ts;         /* bracket of the current frame */
+  /* The output ring that takes the memory back in C (a reference), or
+   * NULL: Go's MemRing does (gstcGoRingMemReturned). */
+  GstcOutRing *out;
 } GstcRingMem;
 
 /* Attach the ring record (slot of the MemRing whose handle is owner) to
@@ -33,6 +37,11 @@ typedef struct
  * it is freed. */
 void gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
     GstcEndTally * tally);
+
+/* Makes mem's return (slot: its id in out) gstc_out_ring_returned's
+ * business instead of Go's; takes a reference of out, dropped when mem
+ * is freed. mem must be a ring memory. */
+void gstc_ring_mem_return_to (GstMemory * mem, GstcOutRing * out);
 
 /* Moves the caller's reference of mem into a new buffer and records the
  * frame's GstTensorSync on mem. The fields come as scalars, so that Go

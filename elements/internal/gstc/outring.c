@@ -1,0 +1,372 @@
+/* outring.c: C definitions of outring.go. */
+#include "outring.h"
+#include "_cgo_export.h"
+
+GstcInferCounters *
+gstc_infer_counters_new (void)
+{
+  GstcInferCounters *c = g_new0 (GstcInferCounters, 1);
+
+  c->refs = 1;
+  return c;
+}
+
+GstcInferCounters *
+gstc_infer_counters_ref (GstcInferCounters * c)
+{
+  g_atomic_int_inc (&c->refs);
+  return c;
+}
+
+void
+gstc_infer_counters_unref (GstcInferCounters * c)
+{
+  if (c != NULL && g_atomic_int_dec_and_test (&c->refs))
+    g_free (c);
+}
+
+static GQuark
+counters_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-infer-counters");
+}
+
+static gpointer
+counters_new (void)
+{
+  return gstc_infer_counters_new ();
+}
+
+static void
+counters_unref (gpointer data)
+{
+  gstc_infer_counters_unref (data);
+}
+
+GstcInferCounters *
+gstc_infer_counters_of (GstElement * element)
+{
+  return gstc_qdata_attach (element, counters_quark (), counters_new,
+      counters_unref);
+}
+
+void (*gstc_out_ring_test_hook) (GstcOutRing * r, GstcOutTensor * t);
+
+GstcOutRing *
+gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c)
+{
+  GstcOutRing *r = g_new0 (GstcOutRing, 1);
+
+  r->refs = 1;
+  g_mutex_init (&r->lock);
+  r->owner = owner;
+  r->counters = gstc_infer_counters_ref (c);
+  return r;
+}
+
+void
+gstc_out_ring_unref (GstcOutRing * r)
+{
+  if (r == NULL || !g_atomic_int_dec_and_test (&r->refs))
+    return;
+  g_mutex_clear (&r->lock);
+  gstc_infer_counters_unref (r->counters);
+  g_free (r);
+}
+
+int
+gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
+    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
+    const guint64 * offset)
+{
+  GstcOutSlot *sl;
+  int i, k;
+
+  if (n < 1 || n > GSTC_OUT_MAX_TENSORS)
+    return -1;
+  g_mutex_lock (&r->lock);
+  if (r->closed || r->n >= GSTC_OUT_MAX_SLOTS) {
+    g_mutex_unlock (&r->lock);
+    return -1;
+  }
+  i = r->n;
+  sl = &r->slots[i];
+  memset (sl, 0, sizeof (*sl));
+  sl->n = n;
+  for (k = 0; k < n; k++) {
+    sl->t[k].mem = mems[k];
+    sl->t[k].bracket = b[k];
+    sl->t[k].dev = dev[k];
+    sl->t[k].ino = ino[k];
+    sl->t[k].offset = offset[k];
+    sl->t[k].held = TRUE;
+  }
+  r->n = i + 1;
+  g_mutex_unlock (&r->lock);
+  return i;
+}
+
+static int
+take_locked (GstcOutRing * r)
+{
+  int i, newest = -1;
+
+  if (r->closed)
+    return -1;
+  for (i = 0; i < r->n; i++)
+    if (!r->slots[i].busy && (newest < 0
+            || r->slots[i].freed_at > r->slots[newest].freed_at))
+      newest = i;
+  if (newest >= 0)
+    r->slots[newest].busy = TRUE;
+  return newest;
+}
+
+int
+gstc_out_ring_take (GstcOutRing * r)
+{
+  int i;
+
+  g_mutex_lock (&r->lock);
+  i = take_locked (r);
+  g_mutex_unlock (&r->lock);
+  return i;
+}
+
+int
+gstc_out_ring_take_or_wait (GstcOutRing * r)
+{
+  int i;
+
+  g_mutex_lock (&r->lock);
+  i = take_locked (r);
+  __atomic_store_n (&r->waiting, i < 0 && !r->closed, __ATOMIC_RELEASE);
+  g_mutex_unlock (&r->lock);
+  return i;
+}
+
+static void
+free_locked (GstcOutRing * r, GstcOutSlot * sl)
+{
+  sl->busy = FALSE;
+  sl->freed_at = ++r->free_clock;
+}
+
+/* Tells a Go wait for a free slot (if any) that one may be free. */
+static void
+signal_waiter (GstcOutRing * r)
+{
+  gboolean waiting;
+
+  /* Set under the lock by a take that found no slot: one that came
+   * before the free this follows is seen here, one after it found the
+   * slot. */
+  if (!__atomic_load_n (&r->waiting, __ATOMIC_ACQUIRE))
+    return;
+  g_mutex_lock (&r->lock);
+  waiting = r->waiting;
+  __atomic_store_n (&r->waiting, FALSE, __ATOMIC_RELEASE);
+  g_mutex_unlock (&r->lock);
+  if (waiting)
+    gstcGoOutRingFreed (r->owner);
+}
+
+void
+gstc_out_ring_give (GstcOutRing * r, int slot)
+{
+  if (slot < 0 || slot >= r->n)
+    return;
+  g_mutex_lock (&r->lock);
+  free_locked (r, &r->slots[slot]);
+  g_mutex_unlock (&r->lock);
+  signal_waiter (r);
+}
+
+/* Leaves t's write bracket (its open flag already cleared by the
+ * caller, under the lock). */
+static void
+leave_write (GstcOutRing * r, GstcOutTensor * t)
+{
+  gboolean closed;
+  int err;
+
+  if (!gstc_bracket_leave (&t->bracket, &closed, &err) && err != 0)
+    GST_WARNING ("ending the write bracket of an output tensor (fd %d): %s",
+        t->bracket.fd, g_strerror (err));
+  gstc_infer_count (r->counters, GSTC_INFER_OUT_CLOSED, 1);
+}
+
+gboolean
+gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait, int *err)
+{
+  GstcOutSlot *sl = &r->slots[slot];
+  int k;
+
+  *err = 0;
+  for (k = 0; k < sl->n; k++) {
+    GstcOutTensor *t = &sl->t[k];
+
+    while (!gstc_bracket_try_enter (&t->bracket, GSTC_ACCESS_READWRITE, err)) {
+      if (*err != 0 || !wait) {
+        gstc_out_ring_close_writes (r, slot);
+        return FALSE;
+      }
+      g_thread_yield ();
+    }
+    g_mutex_lock (&r->lock);
+    t->open = TRUE;
+    g_mutex_unlock (&r->lock);
+    gstc_infer_count (r->counters, GSTC_INFER_OUT_OPENED, 1);
+  }
+  return TRUE;
+}
+
+void
+gstc_out_ring_close_writes (GstcOutRing * r, int slot)
+{
+  GstcOutSlot *sl = &r->slots[slot];
+  int k;
+
+  for (k = 0; k < sl->n; k++) {
+    GstcOutTensor *t = &sl->t[k];
+    gboolean open;
+
+    g_mutex_lock (&r->lock);
+    open = t->open;
+    t->open = FALSE;
+    g_mutex_unlock (&r->lock);
+    if (open)
+      leave_write (r, t);
+  }
+}
+
+GstMemory *
+gstc_out_ring_push (GstcOutRing * r, int slot, int *n, GstMemory ** rest)
+{
+  GstcOutSlot *sl = &r->slots[slot];
+  int k;
+
+  g_mutex_lock (&r->lock);
+  for (k = 0; k < sl->n; k++) {
+    sl->t[k].out = TRUE;
+    sl->t[k].held = FALSE;
+    if (k > 0)
+      rest[k - 1] = sl->t[k].mem;
+  }
+  sl->pending = sl->n;
+  *n = sl->n;
+  g_mutex_unlock (&r->lock);
+  return sl->t[0].mem;
+}
+
+/* The slot is freed only after its memories' ENDs: take hands out the
+ * slot freed last first, so a slot freed before its bracket is left
+ * would be taken at once by the streaming thread, whose enter would
+ * join the old bracket instead of opening its own (one START and one
+ * END for two frames on a dma-buf). */
+gboolean
+gstc_out_ring_returned (GstcOutRing * r, int id)
+{
+  int idx = id / GSTC_OUT_MAX_TENSORS, k = id % GSTC_OUT_MAX_TENSORS;
+  GstcOutSlot *sl;
+  GstcOutTensor *t;
+  gboolean was_out, open, closed;
+
+  g_mutex_lock (&r->lock);
+  if (idx < 0 || idx >= r->n || k >= r->slots[idx].n) {
+    g_mutex_unlock (&r->lock);
+    return FALSE;
+  }
+  sl = &r->slots[idx];
+  t = &sl->t[k];
+  was_out = t->out;
+  t->out = FALSE;
+  open = t->open;
+  t->open = FALSE;
+  closed = r->closed;
+  t->held = !closed;
+  g_mutex_unlock (&r->lock);
+  if (open) {
+    leave_write (r, t);
+    if (G_UNLIKELY (gstc_out_ring_test_hook != NULL))
+      gstc_out_ring_test_hook (r, t);
+  }
+  if (was_out) {
+    g_mutex_lock (&r->lock);
+    if (--sl->pending == 0)
+      free_locked (r, sl);
+    g_mutex_unlock (&r->lock);
+  }
+  if (closed)
+    return FALSE;
+  signal_waiter (r);
+  return TRUE;
+}
+
+int
+gstc_out_ring_size (GstcOutRing * r)
+{
+  int n;
+
+  g_mutex_lock (&r->lock);
+  n = r->n;
+  g_mutex_unlock (&r->lock);
+  return n;
+}
+
+void
+gstc_out_ring_close (GstcOutRing * r)
+{
+  GstMemory *drop[GSTC_OUT_MAX_SLOTS * GSTC_OUT_MAX_TENSORS];
+  GstcOutTensor *ends[GSTC_OUT_MAX_SLOTS * GSTC_OUT_MAX_TENSORS];
+  int nd = 0, ne = 0, i, k;
+
+  g_mutex_lock (&r->lock);
+  if (r->closed) {
+    g_mutex_unlock (&r->lock);
+    return;
+  }
+  r->closed = TRUE;
+  for (i = 0; i < r->n; i++)
+    for (k = 0; k < r->slots[i].n; k++) {
+      GstcOutTensor *t = &r->slots[i].t[k];
+
+      if (!t->held)
+        continue;
+      drop[nd++] = t->mem;
+      t->held = FALSE;
+      if (t->open) {
+        t->open = FALSE;
+        ends[ne++] = t;
+      }
+    }
+  g_mutex_unlock (&r->lock);
+  for (i = 0; i < ne; i++)
+    leave_write (r, ends[i]);
+  for (i = 0; i < nd; i++)
+    gst_memory_unref (drop[i]);
+}
+
+/* Tests (outring.go's probe): what a return sees between a write
+ * bracket's END and its slot's freeing. */
+GstcOutRingProbe gstc_out_ring_probe;
+
+static void
+probe_hook (GstcOutRing * r, GstcOutTensor * t)
+{
+  gstc_out_ring_probe.calls++;
+  gstc_out_ring_probe.word = __atomic_load_n (t->bracket.word,
+      __ATOMIC_ACQUIRE);
+  gstc_out_ring_probe.take = gstc_out_ring_take (r);
+  if (gstc_out_ring_probe.take >= 0)
+    gstc_out_ring_give (r, gstc_out_ring_probe.take);
+}
+
+void
+gstc_out_ring_probe_install (gboolean on)
+{
+  memset (&gstc_out_ring_probe, 0, sizeof gstc_out_ring_probe);
+  gstc_out_ring_test_hook = on ? probe_hook : NULL;
+}

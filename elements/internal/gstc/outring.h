@@ -1,0 +1,170 @@
+/* outring.h: C side of outring.go — an element's ring of output slots
+ * (tensorinfer's): which slots are free, which memories are downstream,
+ * which write brackets are open. Go (a frame it runs, a stop) and C (a
+ * steady frame, a memory's return on any thread) share it under its
+ * lock, which is never held across an ioctl, a call into Go or an unref
+ * of a ring memory. */
+#ifndef GSTC_OUTRING_H
+#define GSTC_OUTRING_H
+
+#include "cgo.h"
+#include "cbracket.h"
+
+#define GSTC_OUT_MAX_SLOTS 64
+#define GSTC_OUT_MAX_TENSORS 16
+
+/* Counters an element keeps in C, added into its stats by Go:
+ * refcounted, as a ring memory returning after the element is gone
+ * still counts its write bracket's close. */
+enum
+{
+  GSTC_INFER_FRAMES,            /* frames done in C (gstc_steady_frame) */
+  GSTC_INFER_HITS,
+  GSTC_INFER_IN_SYNCS,
+  GSTC_INFER_BEGINS_MATCHED,
+  GSTC_INFER_BEGINS_EXPIRED,
+  GSTC_INFER_END_EVENTS_SENT,
+  GSTC_INFER_OUT_OPENED,
+  GSTC_INFER_OUT_CLOSED,
+  GSTC_INFER_RUNS,
+  GSTC_INFER_RUN_NS,
+  GSTC_INFER_RUN_CPU_NS,
+  GSTC_INFER_RUN_WALL_SAMPLED,
+  GSTC_INFER_RUNS_CPU_SAMPLED,
+  GSTC_INFER_N
+};
+
+typedef struct
+{
+  gint refs;
+  guint64 v[GSTC_INFER_N];
+} GstcInferCounters;
+
+GstcInferCounters *gstc_infer_counters_new (void);
+/* The block of element, attached on the first call, freed with the
+ * element (and the rings that count into it). */
+GstcInferCounters *gstc_infer_counters_of (GstElement * element);
+GstcInferCounters *gstc_infer_counters_ref (GstcInferCounters * c);
+void gstc_infer_counters_unref (GstcInferCounters * c);
+
+static inline void
+gstc_infer_count (GstcInferCounters * c, int i, guint64 n)
+{
+  __atomic_add_fetch (&c->v[i], n, __ATOMIC_RELAXED);
+}
+
+static inline guint64
+gstc_infer_load (GstcInferCounters * c, int i)
+{
+  return __atomic_load_n (&c->v[i], __ATOMIC_RELAXED);
+}
+
+static inline void
+gstc_infer_zero (GstcInferCounters * c, int i)
+{
+  __atomic_store_n (&c->v[i], 0, __ATOMIC_RELAXED);
+}
+
+/* One output tensor of a slot. mem: the ring's reference while held
+ * (the slot's memory is not downstream); the tensor behind bracket.fd
+ * is Go's (its ring), open until the memory is freed. */
+typedef struct
+{
+  GstMemory *mem;
+  GstcBracket bracket;
+  guint64 dev, ino, offset;     /* for the frame's GstTensorSync begin */
+  gboolean held, out, open;
+} GstcOutTensor;
+
+typedef struct
+{
+  int n;
+  GstcOutTensor t[GSTC_OUT_MAX_TENSORS];
+  gboolean busy;                /* from take until every memory came back */
+  int pending;                  /* memories still downstream */
+  guint64 freed_at;             /* take hands out the highest (0: never used) */
+} GstcOutSlot;
+
+typedef struct
+{
+  gint refs;                    /* Go's ring, and each memory until freed */
+  GMutex lock;
+  int n;
+  GstcOutSlot slots[GSTC_OUT_MAX_SLOTS];
+  guint64 free_clock;
+  gboolean closed;
+  /* waiting: a Go wait for a free slot; a return then calls
+   * gstcGoOutRingFreed(owner). */
+  gboolean waiting;
+  uintptr_t owner;
+  GstcInferCounters *counters;
+} GstcOutRing;
+
+GstcOutRing *gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c);
+void gstc_out_ring_unref (GstcOutRing * r);
+
+/* Adds a slot of n tensors (mems: the ring's references; the memories
+ * must be ring memories of this ring: gstc_ring_mem_attach_out). Its
+ * index, or -1 if the ring is full or closed (nothing taken). */
+int gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
+    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
+    const guint64 * offset);
+
+/* The free slot freed last (never-used ones last, lowest first), now
+ * busy; -1 if none or closed. */
+int gstc_out_ring_take (GstcOutRing * r);
+
+/* gstc_out_ring_take; when no slot is free (and the ring is open) the
+ * next return or give calls gstcGoOutRingFreed(owner) once: set under
+ * the same lock as the take, so no return falls between. */
+int gstc_out_ring_take_or_wait (GstcOutRing * r);
+
+/* Puts back a slot taken but not pushed (its brackets left already). */
+void gstc_out_ring_give (GstcOutRing * r, int slot);
+
+/* Enters the write (readwrite) bracket of each tensor of slot (taken).
+ * With wait, a Busy word is waited out; without, it fails. On failure
+ * the brackets entered are left and *err is the START's errno (0: a
+ * Busy word). */
+gboolean gstc_out_ring_open_writes (GstcOutRing * r, int slot,
+    gboolean wait, int *err);
+
+/* Leaves the write brackets open on slot (a frame not pushed). */
+void gstc_out_ring_close_writes (GstcOutRing * r, int slot);
+
+/* Marks slot's memories downstream; returns its first memory, whose
+ * reference (the ring's) the caller now owns, with the others' in
+ * rest[0..n-2] (n: the slot's tensors, into *n). */
+GstMemory *gstc_out_ring_push (GstcOutRing * r, int slot, int *n,
+    GstMemory ** rest);
+
+/* A ring memory's return (its dispose, any thread): id = slot *
+ * GSTC_OUT_MAX_TENSORS + tensor. Leaves its write bracket, frees the
+ * slot when every memory is back. TRUE: the ring keeps the memory. */
+gboolean gstc_out_ring_returned (GstcOutRing * r, int id);
+
+/* The ring's number of slots. */
+int gstc_out_ring_size (GstcOutRing * r);
+
+/* Tests: called by a return between leaving a memory's write bracket and
+ * freeing its slot (NULL: nothing). */
+extern void (*gstc_out_ring_test_hook) (GstcOutRing * r, GstcOutTensor * t);
+
+/* Tests: the hook gstc_out_ring_probe_install installs records, for the
+ * last return that left a write bracket, the bracket's state word and
+ * what a take found then (a slot it found is given back). */
+typedef struct
+{
+  int calls;
+  guint64 word;
+  int take;
+} GstcOutRingProbe;
+extern GstcOutRingProbe gstc_out_ring_probe;
+void gstc_out_ring_probe_install (gboolean on);
+
+/* Retires the ring: the memories it holds are dropped (their write
+ * brackets left first), memories downstream are freed when they come
+ * back. Idempotent. */
+void gstc_out_ring_close (GstcOutRing * r);
+
+#endif /* GSTC_OUTRING_H */

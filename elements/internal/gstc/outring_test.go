@@ -1,0 +1,174 @@
+package gstc
+
+import (
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// testOutRing is an OutRing of n slots of one memfd tensor each (a
+// stand-in for tensorinfer's dma-heap outputs: same ring, no SYNC
+// ioctls), each wrapped as a ring memory as tensorinfer does.
+type testOutRing struct {
+	*OutRing
+	mring   *MemRing
+	tensors []*tensor.Tensor
+	freed   chan struct{}
+}
+
+func newTestOutRing(t *testing.T, n int) *testOutRing {
+	t.Helper()
+	checkFds(t)
+	cc := NewInferCounters()
+	t.Cleanup(cc.Unref)
+	r := &testOutRing{freed: make(chan struct{}, 1)}
+	r.OutRing = NewOutRing(cc, func() {
+		select {
+		case r.freed <- struct{}{}:
+		default:
+		}
+	})
+	r.mring = NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	for i := range n {
+		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := r.mring.Wrap(false, tn.FD(), 64, i*MaxOutTensors, func() { tn.Close() })
+		if err != nil {
+			tn.Close()
+			t.Fatal(err)
+		}
+		id := tn.Identity()
+		if got, err := r.AddSlot([]OutTensor{{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino}}); err != nil || got != i {
+			t.Fatalf("AddSlot = %d, %v; want %d", got, err, i)
+		}
+		r.tensors = append(r.tensors, tn)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		r.mring.Close()
+	})
+	return r
+}
+
+// push hands slot's memory downstream and returns it (the caller's
+// reference: its unref is the memory's return).
+func (r *testOutRing) push(t *testing.T, slot int) RawMemory {
+	t.Helper()
+	var rest [MaxOutTensors - 1]RawMemory
+	m, n := r.Push(slot, &rest)
+	if n != 1 || m.p == nil {
+		t.Fatalf("Push(%d) = %v, %d tensors", slot, m, n)
+	}
+	return m
+}
+
+func (r *testOutRing) mustTake(t *testing.T) int {
+	t.Helper()
+	i := r.Take()
+	if i < 0 {
+		t.Fatal("Take: no free slot")
+	}
+	return i
+}
+
+// The output ring hands out the slot returned last first (cache-hot, as
+// tensorsrc's ring and the proposed pool), never one still downstream,
+// and never-used slots after every returned one, lowest index first.
+func TestOutRingTakesSlotReturnedLast(t *testing.T) {
+	r := newTestOutRing(t, 4)
+	if a, b := r.mustTake(t), r.mustTake(t); a != 0 || b != 1 {
+		t.Fatalf("first takes %d, %d; want the never-used slots 0, 1", a, b)
+	}
+	m0, m1 := r.push(t, 0), r.push(t, 1)
+	UnrefRingMemory(m0) // slot 0 comes back; slot 1 stays downstream
+	if got := r.mustTake(t); got != 0 {
+		t.Fatalf("after slot 0 came back (slot 1 held): took %d, want 0", got)
+	}
+	UnrefRingMemory(r.push(t, 0))
+	for range 3 {
+		if got := r.mustTake(t); got != 0 {
+			t.Fatalf("took %d, want slot 0 again (returned last; slot 1 held)", got)
+		}
+		r.Give(0) // a failed run gives it back: free again, first
+	}
+	var got []int
+	for i := r.Take(); i >= 0; i = r.Take() {
+		got = append(got, i)
+	}
+	if len(got) != 3 || got[0] != 0 || got[1] != 2 || got[2] != 3 {
+		t.Fatalf("took %v with slot 1 downstream; want [0 2 3]", got)
+	}
+	// Returned 3, then 1, then 2: handed out 2, 1, 3.
+	m3, m2 := r.push(t, 3), r.push(t, 2)
+	UnrefRingMemory(m3)
+	UnrefRingMemory(m1)
+	UnrefRingMemory(m2)
+	for _, want := range []int{2, 1, 3} {
+		if got := r.mustTake(t); got != want {
+			t.Fatalf("took %d, want %d (returned last first)", got, want)
+		}
+	}
+	if i := r.Take(); i >= 0 {
+		t.Fatalf("took slot %d with every slot busy", i)
+	}
+	// A take that finds none arms onFreed: the next give calls it.
+	if i := r.TakeOrWait(); i >= 0 {
+		t.Fatalf("TakeOrWait took slot %d with every slot busy", i)
+	}
+	select {
+	case <-r.freed:
+		t.Fatal("onFreed ran before any slot came back")
+	default:
+	}
+	r.Give(1)
+	select {
+	case <-r.freed:
+	default:
+		t.Fatal("a slot given back after TakeOrWait found none did not call onFreed")
+	}
+}
+
+// A returning memory's write bracket is left before its slot is free:
+// the slot is not handed out (it would be, first) while its END is under
+// way, so the next frame opens a bracket of its own instead of joining
+// the one being left.
+func TestOutRingFreesSlotAfterItsBracketEnds(t *testing.T) {
+	r := newTestOutRing(t, 2)
+	before := tensor.ReadStats()
+	sl := r.mustTake(t)
+	if err := r.OpenWrites(sl); err != nil {
+		t.Fatal(err)
+	}
+	if a, open := tensor.OpenBracket(r.tensors[sl].Identity()); !open || a != tensor.AccessReadWrite {
+		t.Fatalf("after OpenWrites the bracket is %v (open %v), want readwrite", a, open)
+	}
+	m := r.push(t, sl)
+	if r.mustTake(t) == sl { // the never-used slot: only sl can be free below
+		t.Fatal("took the slot that is downstream")
+	}
+	outRingProbe(true)
+	defer outRingProbe(false)
+	UnrefRingMemory(m)
+	calls, word, during := outRingProbed()
+	if calls != 1 {
+		t.Fatalf("the return left %d write brackets, want 1", calls)
+	}
+	if word != 0 {
+		t.Fatalf("between the END and the free the bracket word was %#x, want closed (0)", word)
+	}
+	if during >= 0 {
+		t.Fatalf("slot %d was handed out while its memory's write bracket was being left", during)
+	}
+	if got := r.Take(); got != sl {
+		t.Fatalf("after the return took %d, want slot %d", got, sl)
+	}
+	if _, open := tensor.OpenBracket(r.tensors[sl].Identity()); open {
+		t.Fatal("the bracket is still open after the return")
+	}
+	after := tensor.ReadStats()
+	if o, c := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed; o != 1 || c != 1 {
+		t.Fatalf("package tensor counted %d brackets opened and %d closed, want 1 and 1", o, c)
+	}
+}
