@@ -97,7 +97,8 @@
 // through their state words (internal/bracketabi); an output memory's
 // return leaves its write bracket and frees its slot in C too. Every
 // other frame — a first binding, a copy or a conversion, a fence to wait
-// for, no free output slot, an error, a run sampled in CPU time by Go's
-// clock — is run by Go the same way, and afterwards Go tells the steady
-// frame what changed. steady-frames counts the frames done in C.
+// for, no free output slot, an error — is run by Go the same way, and
+// afterwards Go tells the steady frame what changed. The run is timed as
+// package infer times it (run-ns-total; a sample in the thread's CPU
+// time). steady-frames counts the frames done in C.
 package tensorinfer

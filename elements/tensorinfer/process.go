@@ -345,6 +345,7 @@ func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*p
 		st.qkey.SetShared(v.Memory(i), qdataValue(ent))
 		return ent, nil
 	}
+	st.touchSteady() // the insert may evict: not an entry C runs on
 	ent, err := st.cache.Insert(fd, key)
 	if err != nil {
 		return nil, gstc.Fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
@@ -389,6 +390,7 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 	ent := st.cache.Lookup(key)
 	if ent == nil {
 		var err error
+		st.touchSteady()
 		if ent, err = st.cache.Insert(own.FD(), key); err != nil {
 			return nil, gstc.Fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
 		}

@@ -61,7 +61,9 @@ type streamState struct {
 	steady      gstc.Steady
 	steadyEnts  []*pincache.Entry
 	steadyDirty bool
-	cc          gstc.InferCounters
+	// steadyTouched: the last use stamp touchSteady gave the pin cache.
+	steadyTouched uint64
+	cc            gstc.InferCounters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).

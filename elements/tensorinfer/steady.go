@@ -75,6 +75,36 @@ func (e *element) refreshSteady(st *streamState) {
 	s.SetEnabled(len(st.steadyEnts) > 0)
 }
 
+// touchSteady tells the pin cache which entries the steady frame used
+// since the last touch, least recently used first (the cache's LRU order
+// is what a frame that asks it leaves; the steady frame does not ask):
+// before an insert, which may evict the least recently used entry, so
+// that it is not one the steady frame runs on.
+func (st *streamState) touchSteady() {
+	if st.steady.IsZero() || len(st.steadyEnts) == 0 {
+		return
+	}
+	var order [gstc.MaxSteadyInputs]int
+	n := 0
+	for i := range st.steadyEnts {
+		if u := st.steady.InputUsed(i); u > st.steadyTouched {
+			// Insertion by stamp: a few entries.
+			j := n
+			for ; j > 0 && st.steady.InputUsed(order[j-1]) > u; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = i
+			n++
+		}
+	}
+	for _, i := range order[:n] {
+		st.cache.Touch(st.steadyEnts[i])
+	}
+	if n > 0 {
+		st.steadyTouched = st.steady.InputUsed(order[n-1])
+	}
+}
+
 // forgetSteady empties the steady frame's table and drops the entries it
 // held: before anything it points at (a session, a ring, an entry) goes.
 func (st *streamState) forgetSteady() {

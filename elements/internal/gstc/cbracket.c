@@ -37,16 +37,15 @@ pack (guint64 refs, int access)
       GSTC_BRACKET_ACCESS_SHIFT);
 }
 
-/* One START or END as package tensor's dmabufSync: EINTR and EAGAIN
- * retried, ENOTTY coherent (no more ioctls on b). 0 or an errno. */
+/* One START or END (b->ioctl is set) as package tensor's dmabufSync:
+ * EINTR and EAGAIN retried, ENOTTY coherent (no more ioctls on b). 0 or
+ * an errno. */
 static int
 sync_ioctl (GstcBracket * b, guint64 flags)
 {
   struct dma_buf_sync arg = { flags };
   int try;
 
-  if (!b->ioctl)
-    return 0;
   for (try = 0;; try++) {
     if (ioctl (b->fd, DMA_BUF_IOCTL_SYNC, &arg) == 0) {
       count (flags & DMA_BUF_SYNC_END ? GSTC_COUNT_SYNC_END :
@@ -92,20 +91,37 @@ gstc_bracket_try_enter (GstcBracket * b, int access, int *err)
   *err = 0;
   for (;;) {
     guint64 w = load (b);
+    guint64 refs = w & GSTC_BRACKET_REFS_MASK;
+    int have = (int) (w >> GSTC_BRACKET_ACCESS_SHIFT) & 3;
 
     if (w & GSTC_BRACKET_BUSY)
       return FALSE;
-    if ((w & GSTC_BRACKET_REFS_MASK) != 0)
-      return gstc_bracket_try_join (b, access);
+    if (refs != 0 && (have & access) == access) {
+      if (!cas (b, w, w + 1))
+        continue;
+      count (GSTC_COUNT_BRACKETS_JOINED);
+      if (!b->ioctl)
+        count (GSTC_COUNT_NOOP_SYNCS);
+      return TRUE;
+    }
+    /* Open it, or widen it (open for less): a START for access, under
+     * Busy. */
     if (!cas (b, w, w | GSTC_BRACKET_BUSY))
       continue;
-    *err = sync_ioctl (b, (guint64) access | DMA_BUF_SYNC_START);
+    if (b->ioctl)
+      *err = sync_ioctl (b, (guint64) access | DMA_BUF_SYNC_START);
     if (*err != 0) {
       __atomic_store_n (b->word, w, __ATOMIC_RELEASE);
       return FALSE;
     }
-    __atomic_store_n (b->word, pack (1, access), __ATOMIC_RELEASE);
-    count (GSTC_COUNT_BRACKETS_OPENED);
+    __atomic_store_n (b->word, pack (refs + 1, have | access),
+        __ATOMIC_RELEASE);
+    if (refs == 0) {
+      count (GSTC_COUNT_BRACKETS_OPENED);
+    } else {
+      count (GSTC_COUNT_BRACKETS_WIDENED);
+      count (GSTC_COUNT_BRACKETS_JOINED);
+    }
     if (!b->ioctl)
       count (GSTC_COUNT_NOOP_SYNCS);
     return TRUE;
@@ -138,8 +154,9 @@ gstc_bracket_leave (GstcBracket * b, gboolean * closed, int *err)
     }
     if (!cas (b, w, w | GSTC_BRACKET_BUSY))
       continue;
-    *err = sync_ioctl (b, ((w >> GSTC_BRACKET_ACCESS_SHIFT) & 3) |
-        DMA_BUF_SYNC_END);
+    if (b->ioctl)
+      *err = sync_ioctl (b, ((w >> GSTC_BRACKET_ACCESS_SHIFT) & 3) |
+          DMA_BUF_SYNC_END);
     __atomic_store_n (b->word, 0, __ATOMIC_RELEASE);
     count (GSTC_COUNT_BRACKETS_CLOSED);
     if (!b->ioctl)

@@ -56,9 +56,10 @@ extern guint64 *gstc_bracket_counters;
  * Busy. */
 gboolean gstc_bracket_try_join (const GstcBracket * b, int access);
 
-/* Enters b's bracket with access: joins it, or opens it (a START) if it
- * is closed. FALSE, with nothing changed, if it is open for less (a
- * widening is Go's), Busy, or the START failed (*err: its errno). */
+/* Enters b's bracket with access: joins it, opens it (a START) if it is
+ * closed, or widens it (a START for access) if it is open for less.
+ * FALSE, with nothing changed, if it is Busy (*err 0) or the START failed
+ * (*err: its errno). */
 gboolean gstc_bracket_try_enter (GstcBracket * b, int access, int *err);
 
 /* Leaves b's bracket, waiting out a Busy word; the last one out ENDs it

@@ -64,22 +64,30 @@ func TestCBracketSharesGoBrackets(t *testing.T) {
 	if closed, err := tn.EndCPUAccess(tensor.AccessRead); err != nil || !closed {
 		t.Fatalf("Go's leave, the last: closed %v, %v", closed, err)
 	}
-	// C does not widen a bracket open for less: that is Go's.
+	// A bracket open for less: a join refuses it, an enter widens it
+	// (a START for the rest, on a dma-buf), and the last one out ends
+	// both accesses.
 	if _, err := tn.BeginCPUAccess(tensor.AccessRead); err != nil {
 		t.Fatal(err)
 	}
 	if b.TryJoin(3) {
 		t.Fatal("C joined a read bracket for readwrite")
 	}
-	if ok, _ := b.TryEnter(3); ok {
-		t.Fatal("C entered a read bracket for readwrite")
+	if ok, err := b.TryEnter(3); !ok || err != nil {
+		t.Fatalf("C's enter of a read bracket for readwrite: %v %v", ok, err)
+	}
+	if a, o := open(); !o || a != tensor.AccessReadWrite {
+		t.Fatalf("after C widened it the bracket is %v (open %v)", a, o)
 	}
 	if _, err := tn.EndCPUAccess(tensor.AccessRead); err != nil {
 		t.Fatal(err)
 	}
+	if left, closed, _ := b.Leave(); !left || !closed {
+		t.Fatalf("C's leave, the last: left %v closed %v", left, closed)
+	}
 	after := tensor.ReadStats()
-	if o, c, j := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed,
-		after.BracketsJoined-before.BracketsJoined; o != 3 || c != 3 || j != 2 {
-		t.Fatalf("brackets opened %d, closed %d, joined %d; want 3, 3, 2", o, c, j)
+	if o, c, j, w := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed,
+		after.BracketsJoined-before.BracketsJoined, after.BracketsWidened-before.BracketsWidened; o != 3 || c != 3 || j != 3 || w != 1 {
+		t.Fatalf("brackets opened %d, closed %d, joined %d, widened %d; want 3, 3, 3, 1", o, c, j, w)
 	}
 }

@@ -119,8 +119,12 @@ take_locked (GstcOutRing * r)
     if (!r->slots[i].busy && (newest < 0
             || r->slots[i].freed_at > r->slots[newest].freed_at))
       newest = i;
-  if (newest >= 0)
+  if (newest >= 0) {
     r->slots[newest].busy = TRUE;
+    /* Only the streaming thread waits: a take that found a slot ends
+     * any wait of its (one a flush ended left the flag set). */
+    __atomic_store_n (&r->waiting, FALSE, __ATOMIC_RELEASE);
+  }
   return newest;
 }
 
@@ -272,37 +276,40 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
   int idx = id / GSTC_OUT_MAX_TENSORS, k = id % GSTC_OUT_MAX_TENSORS;
   GstcOutSlot *sl;
   GstcOutTensor *t;
-  gboolean was_out, open, closed;
+  gboolean was_out, open, keep;
 
   g_mutex_lock (&r->lock);
   if (idx < 0 || idx >= r->n || k >= r->slots[idx].n) {
     g_mutex_unlock (&r->lock);
     return FALSE;
   }
+  /* The memory's own reference of r could go with the memory (a close
+   * on another thread frees it once it is held): hold one of our own. */
+  g_atomic_int_inc (&r->refs);
   sl = &r->slots[idx];
   t = &sl->t[k];
   was_out = t->out;
   t->out = FALSE;
   open = t->open;
   t->open = FALSE;
-  closed = r->closed;
-  t->held = !closed;
   g_mutex_unlock (&r->lock);
+  /* Not held yet: a close meanwhile leaves the memory alone, so its
+   * tensor (the fd the END goes to) lives until the END is done. */
   if (open) {
     leave_write (r, t);
     if (G_UNLIKELY (gstc_out_ring_test_hook != NULL))
       gstc_out_ring_test_hook (r, t);
   }
-  if (was_out) {
-    g_mutex_lock (&r->lock);
-    if (--sl->pending == 0)
-      free_locked (r, sl);
-    g_mutex_unlock (&r->lock);
-  }
-  if (closed)
-    return FALSE;
-  signal_waiter (r);
-  return TRUE;
+  g_mutex_lock (&r->lock);
+  keep = !r->closed;
+  t->held = keep;
+  if (was_out && --sl->pending == 0)
+    free_locked (r, sl);
+  g_mutex_unlock (&r->lock);
+  if (keep)
+    signal_waiter (r);
+  gstc_out_ring_unref (r);
+  return keep;
 }
 
 int

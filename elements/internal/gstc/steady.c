@@ -99,12 +99,13 @@ timed_run (GstcSteady * s, void *io)
   t0 = clock_ns (CLOCK_MONOTONIC);
   status = s->run (s->session, io);
   wall = clock_ns (CLOCK_MONOTONIC) - t0;
+  /* As timeRun: a failed run's time counts too. */
+  s->timed++;
+  gstc_infer_count (s->counters, GSTC_INFER_RUN_NS, MAX (wall, 0));
   if (status != NULL) {
     s->release_status (status);
     return FALSE;
   }
-  s->timed++;
-  gstc_infer_count (s->counters, GSTC_INFER_RUN_NS, MAX (wall, 0));
   if (!sample) {
     s->until_sample--;
   } else {
@@ -183,7 +184,9 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
     return FALSE;
   }
   /* The run no longer needs the input. */
-  gstc_bracket_leave (&rec->bracket, &closed, &err);
+  if (!gstc_bracket_leave (&rec->bracket, &closed, &err) && err != 0)
+    GST_WARNING_OBJECT (t, "ending CPU access to the input: %s",
+        g_strerror (err));
   first = gstc_out_ring_push (s->ring, slot, &n, rest);
   {
     GstcOutTensor *t0 = &s->ring->slots[slot].t[0];
@@ -201,6 +204,7 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
       GST_BUFFER_DTS (in), GST_BUFFER_DURATION (in), s->seq, ts.phase,
       ts.access, ts.dev, ts.ino, ts.offset, ts.seqnum);
   s->seq++;
+  rec->used = ++s->uses;
   for (k = 1; k < n; k++)
     gst_buffer_append_memory (f.buf, rest[k - 1]);
   gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);

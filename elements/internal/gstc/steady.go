@@ -93,6 +93,9 @@ type SteadyInput struct {
 	IO                 []unsafe.Pointer
 }
 
+// MaxSteadyInputs bounds the input table.
+const MaxSteadyInputs = C.GSTC_STEADY_MAX_INPUTS
+
 // ClearInputs empties the input table.
 func (s Steady) ClearInputs() { s.p.n_in = 0 }
 
@@ -114,12 +117,15 @@ func (s Steady) AddInput(in SteadyInput) bool {
 	r.bracket = b
 	r.dev, r.ino = C.guint64(in.Dev), C.guint64(in.Ino)
 	r.offset, r.stride = C.guint64(in.Offset), C.gint(in.Stride)
-	for k, io := range in.IO {
-		r.io[k] = io
-	}
+	copy(r.io[:], in.IO)
 	s.p.n_in = C.int(n + 1)
 	return true
 }
+
+// InputUsed returns the use stamp of input i (in AddInput's order): the
+// count of frames done in C at its last one, 0 if none. Stamps order the
+// inputs by their last use.
+func (s Steady) InputUsed(i int) uint64 { return uint64(s.p.in[i].used) }
 
 // NextSeq returns the next output frame's seqnum and counts it (Go's
 // frames and C's share the sequence).

@@ -4,10 +4,11 @@
  * output slot, the input's read bracket joined and the outputs' write
  * brackets opened (on the state words package tensor shares), ONNX
  * Runtime's RunWithBinding on the pair's IoBinding, the input ended and
- * the output buffer made. Any frame that is not steady — first binding,
- * a copy, a conversion, a fence to wait for, no free slot, an error, a
- * CPU-time sample of the run — goes to Go instead, which runs it the
- * same way with everything Go has (waits, errors, logs). */
+ * the output buffer made; its run is timed as package infer's (every
+ * run's wall time, a sample's thread CPU time). Any frame that is not
+ * steady — first binding, a copy, a conversion, a fence to wait for, no
+ * free slot, an error — goes to Go instead, which runs it the same way
+ * with everything Go has (waits, errors, logs). */
 #ifndef GSTC_STEADY_H
 #define GSTC_STEADY_H
 
@@ -35,6 +36,7 @@ typedef struct
   guint64 offset;
   gint stride;
   void *io[GSTC_OUT_MAX_SLOTS];
+  guint64 used;                 /* the steady's use count at its last frame */
 } GstcSteadyInput;
 
 typedef void *(*GstcRunFunc) (void *session, void *io);
@@ -60,6 +62,7 @@ typedef struct
   int n_in;
   GstcSteadyInput in[GSTC_STEADY_MAX_INPUTS];
   guint64 seq;                  /* the next output frame's seqnum (Go's too) */
+  guint64 uses;                 /* frames done here (GstcSteadyInput.used) */
   /* The run clock of package infer (runclock.go), for the runs done
    * here: every run's wall time; the thread's CPU time of a sample. */
   int until_sample;
@@ -76,8 +79,9 @@ void gstc_steady_free (GstcSteady * s);
 void gstc_steady_set (GstElement * element, GstcSteady * s);
 
 /* The frame of in done in C, into *out (the caller's): TRUE; FALSE,
- * with nothing done (nothing held, nothing counted), if the frame is not
- * steady and Go must run it. */
+ * with nothing held, if the frame is not steady and Go must run it.
+ * What it did before it found out is counted as done (a run that
+ * failed: its time; output brackets opened and closed again). */
 gboolean gstc_steady_frame (GstBaseTransform * t, GstBuffer * in,
     GstBuffer ** out);
 

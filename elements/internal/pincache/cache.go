@@ -336,6 +336,21 @@ func (c *Cache) Hit(e *Entry) bool {
 	return true
 }
 
+// Touch marks e most recently used, as a hit does, without counting a
+// hit or taking a reference: for frames that used e without asking the
+// cache (tensorinfer's steady frame, in C). Nothing if e is not in this
+// cache.
+func (c *Cache) Touch(e *Entry) {
+	if e == nil || e.owner != c {
+		return
+	}
+	c.mu.Lock()
+	if !e.dead.Load() {
+		c.moveFront(e)
+	}
+	c.mu.Unlock()
+}
+
 // Lookup returns the entry for key with a reference taken, or nil.
 func (c *Cache) Lookup(key Key) *Entry {
 	c.mu.Lock()

@@ -471,3 +471,26 @@ func soak(short, full int) int {
 	}
 	return short
 }
+
+// Touch marks an entry most recently used without a hit or a reference:
+// the next insert evicts the other one (a frame done without asking the
+// cache — tensorinfer's steady frame — still keeps its entry).
+func TestTouchKeepsAnEntryFromEviction(t *testing.T) {
+	fds, keys := pool(t, 3, 4096)
+	c := pincache.New(2)
+	defer c.Close()
+	a := get(t, c, fds[0], keys[0])
+	a.Release()
+	b := get(t, c, fds[1], keys[1])
+	b.Release()
+	hits := c.ReadStats().Hits
+	c.Touch(a) // a, inserted first, is most recently used now
+	if s := c.ReadStats(); s.Hits != hits {
+		t.Errorf("Touch counted a hit: %d → %d", hits, s.Hits)
+	}
+	e := get(t, c, fds[2], keys[2])
+	e.Release()
+	if !a.Live() || b.Live() {
+		t.Fatalf("after the touch of the first entry an insert evicted it (live %v) instead of the second (live %v)", a.Live(), b.Live())
+	}
+}
