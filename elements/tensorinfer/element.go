@@ -162,9 +162,9 @@ func srcTemplate() *gst.Caps {
 	return gst.NewCapsFromString(capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
 }
 
-// InstanceInit binds e to the instance for gstc's trampolines and
-// installs the probe that announces each output frame's write bracket
-// downstream right before its buffer.
+// InstanceInit binds e to the instance for gstc's trampolines. (Each
+// output frame's write bracket is announced downstream right before its
+// buffer by the frame's own push: gstc.TransformFinishFrame.)
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	// The per-frame trampolines (prepare-output-buffer, GstTensorSync
@@ -173,10 +173,6 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	gstc.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
-	if pad := t.GetStaticPad("src"); pad != nil {
-		gstc.InstallTensorSyncAnnouncer(pad)
-		gstc.ReleasePad(pad)
-	}
 }
 
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {

@@ -22,8 +22,8 @@ import (
 // bracket and joins the input's read bracket, runs, leaves the input's
 // bracket and tells upstream (GstTensorSync end) if the input was
 // announced, and returns the output slot's memories as a new buffer with
-// the input's PTS, DTS and duration, announced downstream by the src
-// pad's probe. in is borrowed. The wait for a free output slot ends when
+// the input's PTS, DTS and duration, announced downstream by a begin
+// event pushed right before it. in is borrowed. The wait for a free output slot ends when
 // a slot comes back, or at once on a flush or the change to READY
 // (waker).
 func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowReturn, gstc.RawBuffer) {

@@ -118,10 +118,21 @@ gstc_transform_finish_frame (GstBaseTransform * t, GstcPending * p,
     guint64 out_ino, guint64 out_offset, guint seqnum)
 {
   GstcFinishedFrame f;
+  GstTensorSyncInfo ts = { phase, access, out_dev, out_ino, out_offset, pts,
+    seqnum
+  };
 
   f.end = gstc_transform_end_input (t, p, dev, ino, offset, buf_offset);
-  f.buf = gstc_ring_frame_new (mem, pts, duration, frame_offset, TRUE, phase,
+  f.buf = gstc_ring_frame_new (mem, pts, duration, frame_offset, FALSE, phase,
       access, out_dev, out_ino, out_offset, seqnum);
   GST_BUFFER_DTS (f.buf) = dts;
+  /* The frame's announcement, right before its buffer: GstBaseTransform
+   * pushes the buffer prepare_output_buffer returns as soon as the
+   * (empty) transform is done — its QoS drop comes before prepare — and a
+   * serialized event pushes the pad's pending sticky events first
+   * (stream-start, caps, segment), as a probe before the buffer would
+   * see them. No probe on the pad: a push through a pad with probes
+   * costs their hook list, buffer and events alike. */
+  gstc_push_tensor_sync (GST_BASE_TRANSFORM_SRC_PAD (t), FALSE, &ts);
   return f;
 }

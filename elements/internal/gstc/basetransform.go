@@ -110,10 +110,13 @@ func TransformEndInput(self RawElement, b PendingBegins, dev, ino, offset, bufOf
 }
 
 // TransformFinishFrame is TransformEndInput for a frame's input followed
-// by NewFrameBuffer(m, pts, duration, frameOffset, out, true) with DTS dts
-// for its output, in one cgo call (a call less a frame). The end goes
-// upstream before the buffer is made. buf is the caller's, as
-// NewFrameBuffer's.
+// by NewFrameBuffer(m, pts, duration, frameOffset, out, false) with DTS
+// dts for its output and the push of out (the frame's GstTensorSync
+// begin) downstream from self's src pad, in one cgo call. The end goes
+// upstream before the buffer is made; the begin goes downstream right
+// before GstBaseTransform pushes buf (the buffer prepare_output_buffer
+// returns), after the pad's pending sticky events. buf is the caller's,
+// as NewFrameBuffer's.
 func TransformFinishFrame(self RawElement, b PendingBegins, dev, ino, offset, bufOffset uint64,
 	m RawMemory, pts, dts, duration, frameOffset uint64, out tensorsync.Info) (buf RawBuffer, announced, sent bool, expired int) {
 	f := C.gstc_transform_finish_frame((*C.GstBaseTransform)(unsafe.Pointer(self.p)), b.p,

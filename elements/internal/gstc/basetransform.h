@@ -39,8 +39,11 @@ typedef struct
 } GstcFinishedFrame;
 
 /* gstc_transform_end_input, then gstc_ring_frame_new (mem and the
- * output frame's fields) with DTS dts: the end of a frame's input and its
- * output buffer in one call. */
+ * output frame's fields; no announcement pending) with DTS dts, then the
+ * frame's begin (phase ... seqnum) pushed downstream from t's src pad:
+ * the end of a frame's input, its output buffer and its announcement in
+ * one call, from prepare_output_buffer (GstBaseTransform pushes the
+ * buffer next). */
 GstcFinishedFrame gstc_transform_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
     guint64 buf_offset, GstMemory * mem, guint64 pts, guint64 dts,

@@ -219,9 +219,11 @@ gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait, int *err)
       }
       g_thread_yield ();
     }
-    g_mutex_lock (&r->lock);
+    /* No lock: the open flag of a slot taken and not pushed is the
+     * taker's alone (a return needs the memory downstream; a close runs
+     * on the streaming thread or once it is stopped), and the push
+     * publishes it under the lock. */
     t->open = TRUE;
-    g_mutex_unlock (&r->lock);
     gstc_infer_count (r->counters, GSTC_INFER_OUT_OPENED, 1);
   }
   return TRUE;
@@ -237,10 +239,9 @@ gstc_out_ring_close_writes (GstcOutRing * r, int slot)
     GstcOutTensor *t = &sl->t[k];
     gboolean open;
 
-    g_mutex_lock (&r->lock);
+    /* No lock: as in gstc_out_ring_open_writes. */
     open = t->open;
     t->open = FALSE;
-    g_mutex_unlock (&r->lock);
     if (open)
       leave_write (r, t);
   }

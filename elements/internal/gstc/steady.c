@@ -58,10 +58,35 @@ gstc_steady_free (GstcSteady * s)
   g_free (s);
 }
 
+/* Each streaming thread remembers the last element it found a steady
+ * state on (a qdata lookup takes the element's datalist lock), valid
+ * while no gstc_steady_set has happened since. */
+static guint steady_generation;
+static __thread struct
+{
+  GstBaseTransform *t;
+  GstcSteady *s;
+  guint generation;
+} last_found;
+
 void
 gstc_steady_set (GstElement * element, GstcSteady * s)
 {
   g_object_set_qdata (G_OBJECT (element), steady_quark (), s);
+  g_atomic_int_inc ((gint *) & steady_generation);
+}
+
+static GstcSteady *
+steady_of (GstBaseTransform * t)
+{
+  guint g = (guint) g_atomic_int_get ((gint *) & steady_generation);
+
+  if (last_found.t != t || last_found.generation != g) {
+    last_found.s = g_object_get_qdata (G_OBJECT (t), steady_quark ());
+    last_found.t = t;
+    last_found.generation = g;
+  }
+  return last_found.s;
 }
 
 static GstcSteadyInput *
@@ -127,7 +152,7 @@ timed_run (GstcSteady * s, void *io)
 gboolean
 gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
-  GstcSteady *s = g_object_get_qdata (G_OBJECT (t), steady_quark ());
+  GstcSteady *s = steady_of (t);
   GstcSteadyInput *rec;
   GstMemory *mem, *first, *rest[GSTC_OUT_MAX_TENSORS];
   GstVideoMeta *vm;
