@@ -199,3 +199,44 @@ func (h *frameHolder) close() {
 	}
 	runtime.KeepAlive(h.p)
 }
+
+// A frame released by the application — from another goroutine, while
+// tensorinfer's streaming thread waits for a free output slot (every slot
+// downstream, as in TestTensorInferFlushWakesSlotWait) — wakes the wait:
+// the memory's return frees its slot in C and tells the waiting thread,
+// and the stream goes on (the sink's fifth frame alone could be
+// delivered without it; ten more cannot). Three rounds.
+func TestTensorInferReturnWakesSlotWait(t *testing.T) {
+	p, h := playHolding(t, ",framerate=30/1", "max-leases=1", "queue ! tensorpinsink name=sink max-leases=4 sync=false")
+	defer h.close()
+	e, err := p.GetElementByName("infer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 3; round++ {
+		for i := 0; i < 4; i++ {
+			h.hold(fmt.Sprintf("round %d: held frame %d", round, i+1))
+		}
+		awaitSlotWait(t, p)
+		held := h.held
+		h.held = nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for _, f := range held {
+				f.Release()
+			}
+		}()
+		<-done
+		for i := 0; i < 10; i++ {
+			h.recv(fmt.Sprintf("round %d: frame %d after the release", round, i+1)).Release()
+		}
+	}
+	s, err := tensorinfer.ReadStats(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Waits < 3 {
+		t.Errorf("stats %+v: want a wait for a free output slot in each of the 3 rounds", s)
+	}
+}
