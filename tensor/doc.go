@@ -31,6 +31,11 @@
 //     ioctl, but their brackets are still counted, so an unbalanced
 //     SyncForDevice is [ErrUnbalancedSync] on every backend.
 //   - [Tensor.Map] wraps a bracket in a [Guard]; its Close ends the bracket.
+//   - A bracket is the buffer's, process-wide: every import of one dma-buf
+//     shares it, and so does C code of this module (the elements' steady
+//     frames, through the state word internal/bracketabi describes); the
+//     first one in STARTs, the last one out ENDs, and [ReadStats] counts
+//     both sides' ioctls.
 //
 // Layouts are validated with overflow-checked arithmetic; out-of-range
 // offsets, views and strides are errors, never clamped. [ReadStats] returns

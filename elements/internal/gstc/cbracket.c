@@ -66,6 +66,19 @@ sync_ioctl (GstcBracket * b, guint64 flags)
   }
 }
 
+/* One more holder in the open bracket whose word was w; FALSE if the
+ * word changed meanwhile (the caller looks again). */
+static gboolean
+join_open (const GstcBracket * b, guint64 w)
+{
+  if (!cas (b, w, w + 1))
+    return FALSE;
+  count (GSTC_COUNT_BRACKETS_JOINED);
+  if (!b->ioctl)
+    count (GSTC_COUNT_NOOP_SYNCS);
+  return TRUE;
+}
+
 gboolean
 gstc_bracket_try_join (const GstcBracket * b, int access)
 {
@@ -76,12 +89,8 @@ gstc_bracket_try_join (const GstcBracket * b, int access)
     if ((w & GSTC_BRACKET_BUSY) || (w & GSTC_BRACKET_REFS_MASK) == 0
         || (have & access) != access)
       return FALSE;
-    if (cas (b, w, w + 1)) {
-      count (GSTC_COUNT_BRACKETS_JOINED);
-      if (!b->ioctl)
-        count (GSTC_COUNT_NOOP_SYNCS);
+    if (join_open (b, w))
       return TRUE;
-    }
   }
 }
 
@@ -97,12 +106,9 @@ gstc_bracket_try_enter (GstcBracket * b, int access, int *err)
     if (w & GSTC_BRACKET_BUSY)
       return FALSE;
     if (refs != 0 && (have & access) == access) {
-      if (!cas (b, w, w + 1))
-        continue;
-      count (GSTC_COUNT_BRACKETS_JOINED);
-      if (!b->ioctl)
-        count (GSTC_COUNT_NOOP_SYNCS);
-      return TRUE;
+      if (join_open (b, w))
+        return TRUE;
+      continue;
     }
     /* Open it, or widen it (open for less): a START for access, under
      * Busy. */
@@ -138,8 +144,8 @@ gstc_bracket_leave (GstcBracket * b, gboolean * closed, int *err)
     guint64 refs = w & GSTC_BRACKET_REFS_MASK;
 
     if (w & GSTC_BRACKET_BUSY) {
-      /* A START widening the bracket we are in (Go's), or an END of
-       * another record's reuse: one ioctl. */
+      /* A START widening the bracket we are in (Go's or C's): one
+       * ioctl. */
       sched_yield ();
       continue;
     }
