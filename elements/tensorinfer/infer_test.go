@@ -202,8 +202,8 @@ func TestTensorInferShippedModelFromTensorSrc(t *testing.T) {
 		t.Errorf("stats %+v: want %d frames and runs, 1 to 4 input binds (at most the source's ring), 5 output binds (max-leases+1), "+
 			"no copy or conversion, one mmap per input slot and output tensor, some runs timed in CPU time", s, frames)
 	}
-	if s.BeginsMatched != frames || s.EndEventsSent != frames {
-		t.Errorf("begins matched %d, end events sent %d; want %d each", s.BeginsMatched, s.EndEventsSent, frames)
+	if s.BeginsMatched != frames || s.EndEventsSent != frames || s.BeginsExpired != 0 {
+		t.Errorf("begins matched %d, end events sent %d, expired %d; want %d, %d, 0", s.BeginsMatched, s.EndEventsSent, s.BeginsExpired, frames, frames)
 	}
 	if s.OutBracketsOpened != frames || s.OutBracketsClosed != frames {
 		t.Errorf("output brackets opened %d, closed %d; want %d each", s.OutBracketsOpened, s.OutBracketsClosed, frames)

@@ -93,9 +93,13 @@ type Stats struct {
 	RunCPUNsSampled, RunWallNsSampled, RunsCPUSampled uint64
 	Hits, Misses, Mmaps, RingSize, Waits              uint64
 	Dropped, BeginsMatched, EndEventsSent             uint64
-	OutBracketsOpened, OutBracketsClosed              uint64
-	FenceWaits, FenceTimeouts, InputSyncs             uint64
-	ConversionBytes                                   uint64
+	// BeginsExpired counts the GstTensorSync begins received whose
+	// buffer never came (dropped or filtered upstream, flushed, or
+	// announced again).
+	BeginsExpired                         uint64
+	OutBracketsOpened, OutBracketsClosed  uint64
+	FenceWaits, FenceTimeouts, InputSyncs uint64
+	ConversionBytes                       uint64
 	// SteadyFrames counts the frames done in C with no call into Go (the
 	// steady frame: an input slot bound once with the frame's layout, a
 	// free output slot, a bracket to join or open without waiting); they
@@ -132,6 +136,7 @@ func (e *element) snapshot() Stats {
 		Hits: c.hits.Load() + cc.Load(gstc.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
 		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load() + cc.Load(gstc.InferBeginsMatched),
 		EndEventsSent:     c.endEventsSent.Load() + cc.Load(gstc.InferEndEventsSent),
+		BeginsExpired:     c.beginsExpired.Load() + cc.Load(gstc.InferBeginsExpired),
 		OutBracketsOpened: cc.Load(gstc.InferOutOpened), OutBracketsClosed: cc.Load(gstc.InferOutClosed),
 		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load() + cc.Load(gstc.InferInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
@@ -169,6 +174,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"dropped", s.Dropped},
 		{"begins-matched", s.BeginsMatched},
 		{"end-events-sent", s.EndEventsSent},
+		{"begins-expired", s.BeginsExpired},
 		{"input-syncs", s.InputSyncs},
 		{"output-brackets-opened", s.OutBracketsOpened},
 		{"output-brackets-closed", s.OutBracketsClosed},

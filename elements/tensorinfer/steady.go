@@ -59,8 +59,14 @@ func (e *element) refreshSteady(st *streamState) {
 			continue
 		}
 		io := make([]unsafe.Pointer, nOut)
+		bound := false
 		for k := range io {
 			io[k] = ortabi.Binding(st.sess, slot, k)
+			bound = bound || io[k] != nil
+		}
+		if !bound { // converted on every run: Go's
+			ent.Release()
+			continue
 		}
 		key, id := ent.Key(), ent.Tensor().Identity()
 		if !s.AddInput(gstc.SteadyInput{
@@ -111,6 +117,7 @@ func (st *streamState) forgetSteady() {
 	if st.steady.IsZero() {
 		return
 	}
+	st.touchSteady() // the uses the table's stamps hold are lost with it
 	st.steady.SetEnabled(false)
 	st.steady.ClearInputs()
 	for _, ent := range st.steadyEnts {

@@ -277,7 +277,7 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
   int idx = id / GSTC_OUT_MAX_TENSORS, k = id % GSTC_OUT_MAX_TENSORS;
   GstcOutSlot *sl;
   GstcOutTensor *t;
-  gboolean was_out, open, keep;
+  gboolean was_out, open, keep, freed;
 
   g_mutex_lock (&r->lock);
   if (idx < 0 || idx >= r->n || k >= r->slots[idx].n) {
@@ -304,10 +304,11 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
   g_mutex_lock (&r->lock);
   keep = !r->closed;
   t->held = keep;
-  if (was_out && --sl->pending == 0)
+  freed = was_out && --sl->pending == 0;
+  if (freed)
     free_locked (r, sl);
   g_mutex_unlock (&r->lock);
-  if (keep)
+  if (keep && freed)
     signal_waiter (r);
   gstc_out_ring_unref (r);
   return keep;

@@ -7,7 +7,6 @@ package gstc
 
 /*
 #cgo nocallback gstc_out_ring_take
-#cgo nocallback gstc_out_ring_open_writes
 #cgo nocallback gstc_out_ring_push
 #include "outring.h"
 #include "ringmem.h"
