@@ -72,15 +72,6 @@ func TestTensorInferFlushWakesSlotWait(t *testing.T) {
 		}
 		f.Release()
 	}
-	// The begin of the frame each flush interrupted never meets its
-	// buffer: expired, one a round at least.
-	e, err := p.GetElementByName("infer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, err := tensorinfer.ReadStats(e); err != nil || s.BeginsExpired < 3 {
-		t.Errorf("stats %+v (%v): want the begin of each round's interrupted frame expired", s, err)
-	}
 }
 
 // tensorinfer's output ring grows to what downstream's allocation answer
