@@ -479,3 +479,22 @@ func TestTensorInferStateCyclesWithHeldFrames(t *testing.T) {
 		runtime.KeepAlive(p)
 	}
 }
+
+// A begin whose buffer never comes is counted as expired: identity drops
+// tensorsrc's first buffer (GstBaseSrc marks it DISCONT) after its begin
+// went by, so of 10 begins 9 meet their frames and 1 expires (at EOS at
+// the latest); every frame that came is inferred.
+func TestTensorInferCountsExpiredBegins(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	r := mustRun(t, fmt.Sprintf("tensorsrc num-buffers=10 pool-size=4 pattern=counter ! "+
+		"other/tensors,format=static,num_tensors=1,dimensions=3:64:64:1,types=uint8,framerate=30/1 ! "+
+		"identity drop-buffer-flags=discont ! tensorinfer name=infer ort-library=%s model=%s ! fakesink", lib, model), nil)
+	s := r.infer
+	if s.Frames != 9 || s.BeginsMatched != 9 || s.BeginsExpired != 1 {
+		t.Fatalf("stats %+v: want 9 frames, 9 begins matched and the dropped buffer's begin expired", s)
+	}
+	if r.message["begins-expired"] != 1 {
+		t.Errorf("tensorinfer-stats begins-expired %d, want 1: %v", r.message["begins-expired"], r.message)
+	}
+}
