@@ -29,7 +29,8 @@ import (
 type sharedBracket struct {
 	mu sync.Mutex // serializes Go's changes of word, held across its ioctls: a join waits for the START
 	// word: refs (SyncForCPU calls inside it, C's included), the union of
-	// their accesses, and Busy while C issues an ioctl (bracketword.go).
+	// their accesses, and Busy while a START or END is issued, by Go or C
+	// (bracketword.go).
 	word  *bracketWord
 	users int // holders (guarded by brackets.mu): each fd-backed storage of the buffer for its life, each file bracket while entered
 	files int // file brackets entered and not yet left (guarded by brackets.mu)

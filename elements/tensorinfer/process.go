@@ -23,9 +23,9 @@ import (
 // bracket and tells upstream (GstTensorSync end) if the input was
 // announced, and returns the output slot's memories as a new buffer with
 // the input's PTS, DTS and duration, announced downstream by a begin
-// event pushed right before it. in is borrowed. The wait for a free output slot ends when
-// a slot comes back, or at once on a flush or the change to READY
-// (waker).
+// event pushed right before it. in is borrowed. The wait for a free
+// output slot ends when a slot comes back, or at once on a flush or the
+// change to READY (waker).
 func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowReturn, gstc.RawBuffer) {
 	st := e.current()
 	if st == nil {
@@ -41,7 +41,7 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 		buf, err = e.runPerFrame(self, st, in)
 	} else {
 		sl := st.ring.take()
-		for waited := false; sl == nil; sl = st.ring.take() {
+		for waited := false; sl == nil; {
 			// Armed before the checks: a flush or a stop that comes after
 			// them closes this channel (see waker).
 			wake, stop := e.wake.arm()
@@ -52,7 +52,8 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 				waited = true
 				e.stats.waits.Add(1)
 			}
-			// A slot freed after this take signals freed.
+			// Taken again after the arm; a slot freed after this take
+			// signals freed.
 			if sl = st.ring.takeOrWait(); sl != nil {
 				break
 			}

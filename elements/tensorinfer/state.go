@@ -100,7 +100,7 @@ func perFrameMode() (bool, error) {
 type boundInput struct {
 	ok             bool
 	offset, stride int
-	ent            steadyEntry // the entry bound (for the steady frame)
+	ent            *pincache.Entry // the entry bound, no reference (the steady frame's table takes its own)
 }
 
 // qdataKeys lends each running element a qdata key of its own.

@@ -4,7 +4,6 @@ import (
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/internal/ortabi"
 )
 
@@ -127,7 +126,3 @@ func (st *streamState) forgetSteady() {
 	st.steadyEnts = st.steadyEnts[:0]
 	st.steadyDirty = true
 }
-
-// steadyEntry is what boundInput remembers of the entry a slot was bound
-// for (no reference: the table takes its own).
-type steadyEntry = *pincache.Entry

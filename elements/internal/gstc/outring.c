@@ -189,7 +189,7 @@ gstc_out_ring_give (GstcOutRing * r, int slot)
 }
 
 /* Leaves t's write bracket (its open flag already cleared by the
- * caller, under the lock). */
+ * caller). */
 static void
 leave_write (GstcOutRing * r, GstcOutTensor * t)
 {

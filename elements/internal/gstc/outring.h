@@ -104,7 +104,7 @@ GstcOutRing *gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c);
 void gstc_out_ring_unref (GstcOutRing * r);
 
 /* Adds a slot of n tensors (mems: the ring's references; the memories
- * must be ring memories of this ring: gstc_ring_mem_attach_out). Its
+ * must be ring memories of this ring: gstc_ring_mem_return_to). Its
  * index, or -1 if the ring is full or closed (nothing taken). */
 int gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
     const GstcBracket * b, const guint64 * dev, const guint64 * ino,
