@@ -37,8 +37,8 @@ func (e *element) refreshSteady(st *streamState) {
 			return
 		}
 	}
-	st.steadyDirty = false
 	st.forgetSteady()
+	st.steadyDirty = false // after forgetSteady, which marks the table dirty
 	if st.sess == nil || st.ring == nil || !st.haveFormat {
 		return
 	}

@@ -202,20 +202,19 @@ leave_write (GstcOutRing * r, GstcOutTensor * t)
   gstc_infer_count (r->counters, GSTC_INFER_OUT_CLOSED, 1);
 }
 
-gboolean
-gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait, int *err)
+int
+gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait)
 {
   GstcOutSlot *sl = &r->slots[slot];
-  int k;
+  int k, err;
 
-  *err = 0;
   for (k = 0; k < sl->n; k++) {
     GstcOutTensor *t = &sl->t[k];
 
-    while (!gstc_bracket_try_enter (&t->bracket, GSTC_ACCESS_READWRITE, err)) {
-      if (*err != 0 || !wait) {
+    while (!gstc_bracket_try_enter (&t->bracket, GSTC_ACCESS_READWRITE, &err)) {
+      if (err != 0 || !wait) {
         gstc_out_ring_close_writes (r, slot);
-        return FALSE;
+        return err != 0 ? err : -1;
       }
       g_thread_yield ();
     }
@@ -226,7 +225,7 @@ gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait, int *err)
     t->open = TRUE;
     gstc_infer_count (r->counters, GSTC_INFER_OUT_OPENED, 1);
   }
-  return TRUE;
+  return 0;
 }
 
 void

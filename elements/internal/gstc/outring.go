@@ -8,6 +8,7 @@ package gstc
 /*
 #cgo nocallback gstc_out_ring_take
 #cgo nocallback gstc_out_ring_push
+#cgo noescape gstc_out_ring_push
 #include "outring.h"
 #include "ringmem.h"
 */
@@ -159,8 +160,7 @@ func (r *OutRing) Give(slot int) { C.gstc_out_ring_give(r.p, C.int(slot)) }
 // OpenWrites enters the write bracket of each tensor of slot (taken),
 // waiting out another's START or END. On error none is left open.
 func (r *OutRing) OpenWrites(slot int) error {
-	var e C.int
-	if !gobool(C.gstc_out_ring_open_writes(r.p, C.int(slot), 1, &e)) {
+	if e := C.gstc_out_ring_open_writes(r.p, C.int(slot), 1); e != 0 {
 		return fmt.Errorf("DMA_BUF_IOCTL_SYNC start: %w", syscall.Errno(e))
 	}
 	return nil

@@ -123,11 +123,12 @@ int gstc_out_ring_take_or_wait (GstcOutRing * r);
 void gstc_out_ring_give (GstcOutRing * r, int slot);
 
 /* Enters the write (readwrite) bracket of each tensor of slot (taken).
- * With wait, a Busy word is waited out; without, it fails. On failure
- * the brackets entered are left and *err is the START's errno (0: a
- * Busy word). */
-gboolean gstc_out_ring_open_writes (GstcOutRing * r, int slot,
-    gboolean wait, int *err);
+ * With wait, a Busy word is waited out; without, it fails. 0 when every
+ * bracket is entered; else the brackets entered are left and it returns
+ * the START's errno, or -1 for a Busy word. (An int, not an out
+ * parameter: Go calls it, and a pointer to a Go variable would move it
+ * to the heap on every frame.) */
+int gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait);
 
 /* Leaves the write brackets open on slot (a frame not pushed). */
 void gstc_out_ring_close_writes (GstcOutRing * r, int slot);

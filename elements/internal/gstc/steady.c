@@ -201,7 +201,7 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
     gstc_out_ring_give (s->ring, slot);
     return FALSE;
   }
-  if (!gstc_out_ring_open_writes (s->ring, slot, FALSE, &err)
+  if (gstc_out_ring_open_writes (s->ring, slot, FALSE) != 0
       || !timed_run (s, io)) {
     gstc_out_ring_close_writes (s->ring, slot);
     gstc_bracket_leave (&rec->bracket, &closed, &err);
