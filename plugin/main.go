@@ -13,10 +13,14 @@ package main
 /*
 #cgo pkg-config: gstreamer-1.0
 #include <gst/gst.h>
+
+void tensorpin_log_procs (int from, int to);
 */
 import "C"
 
 import (
+	"os"
+	"runtime"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
@@ -28,6 +32,10 @@ import (
 
 //export goTensorpinPluginInit
 func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
+	if want, raise := procsFloor(os.Getenv("GOMAXPROCS"), runtime.GOMAXPROCS(0)); raise {
+		from := runtime.GOMAXPROCS(want)
+		C.tensorpin_log_procs(C.int(from), C.int(want))
+	}
 	plugin := gst.FromGstPluginUnsafeNone(unsafe.Pointer(p))
 	ok := tensorpinsink.Register(plugin)
 	ok = tensorsrc.Register(plugin) && ok
@@ -36,6 +44,28 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 		return C.TRUE
 	}
 	return C.FALSE
+}
+
+// minProcs is the number of Ps the plugin's Go runtime runs with at
+// least. A GStreamer streaming thread that called into Go (tensorsrc's
+// create, a ring memory's return) keeps its P "in a system call" when it
+// goes back to C, until its next call; with a single P and no idle one,
+// Go's sysmon takes that P back whenever a frame lasts over ~20 µs, and
+// the next call must wake sysmon and take it again. Measured on one CPU
+// (taskset -c 0) with a 1 ms model run: 4.1 context switches and about
+// 20 µs of CPU a frame with one P, 0.7 and none of that with two
+// (docs/design-notes.md, "One P is not enough"). A second P costs nothing
+// while idle.
+const minProcs = 2
+
+// procsFloor says whether the plugin's runtime should raise GOMAXPROCS
+// from cur to minProcs: only when the user did not choose a value
+// (GOMAXPROCS unset or empty), which is then respected as it is.
+func procsFloor(env string, cur int) (want int, raise bool) {
+	if env != "" || cur >= minProcs {
+		return cur, false
+	}
+	return minProcs, true
 }
 
 func main() {}

@@ -34,6 +34,19 @@ for element in tensorpinsink tensorsrc tensorinfer; do
 	echo "ok   gst-inspect-1.0 $element"
 done
 
+# On one CPU the plugin's Go runtime keeps two Ps (plugin/main.go,
+# minProcs) and says so at INFO when it loads (inspecting an element
+# loads it); a GOMAXPROCS the user set is kept.
+if command -v taskset >/dev/null; then
+	raised=$(env -u GOMAXPROCS GST_DEBUG=tensorpin:4 taskset -c 0 gst-inspect-1.0 tensorsrc 2>&1 | grep -c "GOMAXPROCS raised from 1 to 2")
+	kept=$(GOMAXPROCS=1 GST_DEBUG=tensorpin:4 taskset -c 0 gst-inspect-1.0 tensorsrc 2>&1 | grep -c "GOMAXPROCS raised")
+	if [ "$raised" -ne 1 ] || [ "$kept" -ne 0 ]; then
+		fail "GOMAXPROCS on one CPU: raised $raised time(s) unset (want 1), $kept time(s) with GOMAXPROCS=1 (want 0)"
+	else
+		echo "ok   one CPU: the plugin's Go runtime runs two Ps unless GOMAXPROCS is set"
+	fi
+fi
+
 for file in "$top"/pipelines/launch/*.launch; do
 	name=$(basename "$file" .launch)
 	desc=$(grep -v '^#' "$file" | tr '\n' ' ')

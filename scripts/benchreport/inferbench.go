@@ -31,6 +31,15 @@ var (
 	inferCount  = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
 	inferFrames = flag.String("infer-frames", "u8-64x64x3=24000,f32-640x640x3=200,f32-2x2x3=100000", "frames per run of BenchmarkTensorInferOwnCost, by model")
 	inferCPU    = flag.Int("infer-cpu", 0, "the CPU the tensorinfer measurements' processes are pinned to (taskset -c); -1 leaves them unpinned")
+	inferProcs  = flag.Int("infer-procs", 2, "GOMAXPROCS of the pinned benchmark processes (Go's default there is 1); 0 leaves Go's default")
+)
+
+// onePWay is the key, among a model's ways, of bound once measured again
+// with one P (GOMAXPROCS=1), on the model whose frames last a millisecond.
+const (
+	onePWay   = "bound-once/one-P"
+	onePModel = "f32-640x640x3"
+	onePCount = 3
 )
 
 // pinned prefixes argv with taskset -c -infer-cpu (unless it is -1). The
@@ -80,25 +89,61 @@ func runInferBench(goBin, ortLib string) (inferBench, error) {
 			frames[k] = v
 		}
 	}
-	var out bytes.Buffer
-	for _, m := range inferModels {
-		n := frames[m]
+	run := func(model, ways string, count, procs int) ([]byte, error) {
+		n := frames[model]
 		if n == "" {
 			n = "300"
 		}
-		argv := pinned([]string{goBin, "test", "-run", "^$", "-bench", "^BenchmarkTensorInferOwnCost$/^" + regexp.QuoteMeta(m) + "$/",
-			"-benchtime", n + "x", "-count", strconv.Itoa(max(1, *inferCount)), inferBenchPackage})
+		argv := pinned([]string{goBin, "test", "-run", "^$", "-bench", "^BenchmarkTensorInferOwnCost$/^" + regexp.QuoteMeta(model) + "$/" + ways,
+			"-benchtime", n + "x", "-count", strconv.Itoa(count), inferBenchPackage})
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = append(os.Environ(), "TENSORPIN_GST_LEAKS=0", "ONNXRUNTIME_LIB="+ortLib)
+		if procs > 0 {
+			cmd.Env = append(cmd.Env, "GOMAXPROCS="+strconv.Itoa(procs))
+		}
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("%s: %w\n%s%s", strings.Join(cmd.Args, " "), err,
 				lastLines(stdout.String(), 20), lastLines(stderr.String(), 20))
 		}
-		out.Write(stdout.Bytes())
+		return stdout.Bytes(), nil
 	}
-	return parseInferBench(out.Bytes())
+	var out bytes.Buffer
+	for _, m := range inferModels {
+		o, err := run(m, "", max(1, *inferCount), pinnedProcs())
+		if err != nil {
+			return nil, err
+		}
+		out.Write(o)
+	}
+	ib, err := parseInferBench(out.Bytes())
+	if err != nil || *inferCPU < 0 || pinnedProcs() == 1 {
+		return ib, err
+	}
+	// Bound once again with one P, Go's default in a process pinned to
+	// one CPU: what a Go application there pays (see pinnedProcsText).
+	o, err := run(onePModel, "^bound-once$", onePCount, 1)
+	if err != nil {
+		return nil, err
+	}
+	oneP, err := parseInferBench(o)
+	if err != nil {
+		return nil, err
+	}
+	if u := oneP[onePModel]["bound-once"]; u != nil && ib[onePModel] != nil {
+		ib[onePModel][onePWay] = u
+	}
+	return ib, nil
+}
+
+// pinnedProcs is the GOMAXPROCS the benchmark processes get: -infer-procs
+// when they are pinned, else Go's default (0).
+func pinnedProcs() int {
+	if *inferCPU < 0 {
+		return 0
+	}
+	return *inferProcs
 }
 
 func parseInferBench(out []byte) (inferBench, error) {
@@ -213,6 +258,13 @@ func inferMarkdown(ib inferBench, err error) string {
 		}
 	}
 	p("\n")
+	if u := ib[onePModel][onePWay]; u != nil {
+		p("With one P (GOMAXPROCS=1, Go's default in a process pinned to one CPU), bound once on %s reads %.0f ns a frame of own cost "+
+			"(median of %d rounds; own (wall) %.0f ns, allocations %.2f a frame) against %.0f ns with %d Ps above: what a Go application on one CPU pays "+
+			"for tensorsrc's Go callbacks 1 ms apart, and what the plugin's runtime avoids by keeping two Ps.\n\n",
+			onePModel, median(u["own-ns/frame"]), len(u["own-ns/frame"]), median(u["own-wall-ns/frame"]), slices.Max(u["allocs/frame"]),
+			ib.own(onePModel, "bound-once"), pinnedProcs())
+	}
 	return b.String()
 }
 
@@ -220,9 +272,9 @@ func inferMarkdown(ib inferBench, err error) string {
 // longRunMissText explains the own cost of a model whose run takes a
 // millisecond (measured in the design notes, "The steady frame in C").
 const longRunMissText = "; a 1 ms run: what a frame costs outside it grows with the frame's wall time — the kernel's timer " +
-	"interrupts, Go's scheduler around the source's callbacks 1 ms apart — which the floor's 2 µs frames do not pay per frame, " +
+	"interrupts — which the floor's 2 µs frames do not pay per frame, " +
 	"and it starts with every cache cold; the upstream way pays the same. The element's C frame is a few µs of it " +
-	"(perf, design notes: \"The steady frame in C\")"
+	"(perf, design notes: \"The steady frame in C\", \"One P is not enough\")"
 
 func (r report) inferTargets(b *strings.Builder) {
 	p := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
@@ -320,7 +372,19 @@ func pinText() string {
 		return "The processes were not pinned to a CPU (-infer-cpu=-1)."
 	}
 	return fmt.Sprintf("The processes of the tensorinfer rows (this benchmark and the two videotestsrc → RGB 64×64 cases) ran pinned to CPU %d (taskset): "+
-		"this VM's two vCPUs were measured running up to 1.5× apart in speed, so a round whose floor and way ran on different ones measured the vCPUs.", *inferCPU)
+		"this VM's two vCPUs were measured running up to 1.5× apart in speed, so a round whose floor and way ran on different ones measured the vCPUs. %s", *inferCPU, pinnedProcsText())
+}
+
+// pinnedProcsText says how many Ps the pinned benchmark processes had,
+// and why.
+func pinnedProcsText() string {
+	if pinnedProcs() <= 0 {
+		return "They ran with Go's default GOMAXPROCS (1 on one CPU)."
+	}
+	return fmt.Sprintf("The benchmark's processes ran with GOMAXPROCS=%d, the Ps a process has here unpinned and the floor the plugin's own Go runtime keeps "+
+		"(the gst-launch cases get it from the plugin): a streaming thread that called into Go (tensorsrc's create and its memories' return, every frame) keeps its P "+
+		"while it is back in C, and with a single P Go's sysmon takes that P back whenever a frame lasts over ~20 µs — "+
+		"a wake-up, a retake and a hand-back every frame (design notes, \"One P is not enough\"). The row below the table measures that case.", pinnedProcs())
 }
 
 // inferVideoID and inferVideoFloorID are the report cases of

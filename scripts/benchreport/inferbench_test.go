@@ -29,6 +29,13 @@ func TestParseInferBench(t *testing.T) {
 	if !strings.Contains(md, "| u8-64x64x3 | "+inferWayText["appsink"]) {
 		t.Errorf("markdown lacks the appsink row:\n%s", md)
 	}
+	if strings.Contains(md, "With one P") {
+		t.Errorf("markdown has a one-P line without its measurement:\n%s", md)
+	}
+	ib[onePModel][onePWay] = map[string][]float64{"own-ns/frame": {41000, 45000, 52000}, "own-wall-ns/frame": {20000}, "allocs/frame": {0}}
+	if md := inferMarkdown(ib, nil); !strings.Contains(md, "reads 45000 ns a frame of own cost (median of 3 rounds") {
+		t.Errorf("markdown lacks the one-P line:\n%s", md)
+	}
 	if _, err := parseInferBench([]byte("--- SKIP: BenchmarkTensorInferOwnCost\n")); err == nil {
 		t.Error("a skipped benchmark parsed")
 	}

@@ -1,0 +1,22 @@
+package main
+
+import "testing"
+
+func TestProcsFloorRaisesOnlyAnUnsetSingleP(t *testing.T) {
+	for _, c := range []struct {
+		env       string
+		cur, want int
+		raise     bool
+	}{
+		{"", 1, 2, true},  // one CPU (taskset, a 1-CPU cgroup): raised
+		{"", 2, 2, false}, // already enough
+		{"", 8, 8, false},
+		{"1", 1, 1, false}, // the user chose one P: kept
+		{"4", 4, 4, false},
+	} {
+		want, raise := procsFloor(c.env, c.cur)
+		if want != c.want || raise != c.raise {
+			t.Errorf("procsFloor(%q, %d) = %d, %v; want %d, %v", c.env, c.cur, want, raise, c.want, c.raise)
+		}
+	}
+}
