@@ -28,8 +28,12 @@ import (
 //     same pipeline into fakesink plus the model's run.
 
 var (
-	inferCount  = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
-	inferFrames = flag.String("infer-frames", "u8-64x64x3=24000,f32-640x640x3=200,f32-2x2x3=100000", "frames per run of BenchmarkTensorInferOwnCost, by model")
+	inferCount = flag.Int("infer-count", 7, "rounds of BenchmarkTensorInferOwnCost (go test -count)")
+	// f32-640x640x3: 800 frames, so the long run less the short one is
+	// 600; with 150 (200 frames) a few allocations that a pipeline makes
+	// once but not always the same number of (go-gst's wrappers of a
+	// query, a slot made during negotiation) read as 0.01–0.05 a frame.
+	inferFrames = flag.String("infer-frames", "u8-64x64x3=24000,f32-640x640x3=800,f32-2x2x3=100000", "frames per run of BenchmarkTensorInferOwnCost, by model")
 	inferCPU    = flag.Int("infer-cpu", 0, "the CPU the tensorinfer measurements' processes are pinned to (taskset -c); -1 leaves them unpinned")
 	inferProcs  = flag.Int("infer-procs", 2, "GOMAXPROCS of the pinned benchmark processes (Go's default there is 1); 0 leaves Go's default")
 )
