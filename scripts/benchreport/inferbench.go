@@ -276,7 +276,8 @@ func inferMarkdown(ib inferBench, err error) string {
 // longRunMissText explains the own cost of a model whose run takes a
 // millisecond (measured in the design notes, "The steady frame in C").
 const longRunMissText = "; a 1 ms run: what a frame costs outside it grows with the frame's wall time — the kernel's timer " +
-	"interrupts — which the floor's 2 µs frames do not pay per frame, " +
+	"interrupts, the yield to Go's scheduler every 8 ms on tensorsrc's thread (its create and its memory's return call into Go) — " +
+	"which the floor's 2 µs frames do not pay per frame, " +
 	"and it starts with every cache cold; the upstream way pays the same. The element's C frame is a few µs of it " +
 	"(perf, design notes: \"The steady frame in C\", \"One P is not enough\")"
 
