@@ -21,6 +21,7 @@ import "C"
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
@@ -49,20 +50,23 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 // minProcs is the number of Ps the plugin's Go runtime runs with at
 // least. A GStreamer streaming thread that called into Go (tensorsrc's
 // create, a ring memory's return) keeps its P "in a system call" when it
-// goes back to C, until its next call; with a single P and no idle one,
-// Go's sysmon takes that P back whenever a frame lasts over ~20 µs, and
-// the next call must wake sysmon and take it again. Measured on one CPU
-// (taskset -c 0) with a 1 ms model run: 4.1 context switches and about
-// 20 µs of CPU a frame with one P, 0.7 and none of that with two
-// (docs/design-notes.md, "One P is not enough"). A second P costs nothing
-// while idle.
+// goes back to C, until its next call; with a single P, none is idle, and
+// Go's sysmon takes that P back whenever a frame outlasts a sysmon poll
+// (20 µs or more), so the next call must wake sysmon and take it again.
+// Measured on one CPU (taskset -c 0) with a 1 ms model run: 4.1–4.6
+// context switches a frame with one P, 0.6–0.7 with two, and 30 µs or
+// more of CPU a frame less (docs/design-notes.md, "One P is not
+// enough"). A second P is idle but for the garbage collector's idle mark
+// worker during a cycle, rare here (no allocation a frame).
 const minProcs = 2
 
 // procsFloor says whether the plugin's runtime should raise GOMAXPROCS
-// from cur to minProcs: only when the user did not choose a value
-// (GOMAXPROCS unset or empty), which is then respected as it is.
+// from cur to minProcs: only when the user did not choose a value. A
+// GOMAXPROCS the runtime ignores (empty, not a number, 0 or less) is no
+// choice: the runtime then runs with its default, as if it were unset
+// (the test is the runtime's own, schedinit in proc.go).
 func procsFloor(env string, cur int) (want int, raise bool) {
-	if env != "" || cur >= minProcs {
+	if n, err := strconv.ParseInt(env, 10, 32); (err == nil && n > 0) || cur >= minProcs {
 		return cur, false
 	}
 	return minProcs, true

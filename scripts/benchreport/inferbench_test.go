@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -32,9 +33,24 @@ func TestParseInferBench(t *testing.T) {
 	if strings.Contains(md, "With one P") {
 		t.Errorf("markdown has a one-P line without its measurement:\n%s", md)
 	}
-	ib[onePModel][onePWay] = map[string][]float64{"own-ns/frame": {41000, 45000, 52000}, "own-wall-ns/frame": {20000}, "allocs/frame": {0}}
-	if md := inferMarkdown(ib, nil); !strings.Contains(md, "reads 45000 ns a frame of own cost (median of 3 rounds") {
+	// The one-P rounds: one way of one model in each output, which the
+	// table's check would refuse.
+	for i, own := range []string{"41000", "45000", "52000"} {
+		for _, pw := range []struct{ own, as string }{{own, onePWay}, {strconv.Itoa(10000 + i), pairedWay}} {
+			one, err := scanInferBench([]byte("BenchmarkTensorInferOwnCost/" + onePModel + "/bound-once \t 800\t 5 ns/op\t 0 allocs/frame\t " + pw.own + " own-ns/frame\t 7069 own-wall-ns/frame\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := one.addWayAs(ib, onePModel, "bound-once", pw.as); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if md := inferMarkdown(ib, nil); !strings.Contains(md, "reads 45000 ns a frame of own cost (own (wall) 7069 ns, allocations 0.00 a frame) against 10001 ns") {
 		t.Errorf("markdown lacks the one-P line:\n%s", md)
+	}
+	if _, err := parseInferBench([]byte("BenchmarkTensorInferOwnCost/" + onePModel + "/bound-once \t 800\t 5 ns/op\t 1 own-ns/frame\n")); err == nil {
+		t.Error("an output without the table's other ways parsed as the table")
 	}
 	if _, err := parseInferBench([]byte("--- SKIP: BenchmarkTensorInferOwnCost\n")); err == nil {
 		t.Error("a skipped benchmark parsed")
