@@ -8,7 +8,7 @@ func TestProcsFloorRaisesOnlyAnUnsetSingleP(t *testing.T) {
 		cur, want int
 		raise     bool
 	}{
-		{"", 1, 2, true},  // one CPU (taskset, a 1-CPU cgroup): raised
+		{"", 1, 2, true},  // one CPU (taskset, a one-CPU cpuset): raised
 		{"", 2, 2, false}, // already enough
 		{"", 8, 8, false},
 		{"1", 1, 1, false}, // the user chose one P: kept

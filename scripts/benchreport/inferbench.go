@@ -39,10 +39,11 @@ var (
 	inferProcs  = flag.Int("infer-procs", 2, "GOMAXPROCS of the pinned benchmark processes (Go's default there is 1); 0 leaves Go's default")
 )
 
-// onePWay and pairedWay are the keys, among a model's ways, of bound once
-// measured again with one P (GOMAXPROCS=1) and with the table's Ps, in
-// onePCount interleaved pairs of rounds, on the model whose frames last a
-// millisecond.
+// onePModel is the model whose frames last a millisecond (the long-run
+// explanation of its row; the one-P comparison). onePWay and pairedWay
+// are the keys, among its ways, of bound once measured again with one P
+// (GOMAXPROCS=1) and with the table's Ps, in onePCount interleaved pairs
+// of rounds.
 const (
 	onePWay   = "bound-once/one-P"
 	pairedWay = "bound-once/paired"
@@ -329,7 +330,6 @@ func maxOrDash(vs []float64) string {
 	return fmt.Sprintf("%.2f", slices.Max(vs))
 }
 
-// inferTargets adds issue 18's rows to the targets table.
 // longRunMissText explains the own cost of a model whose run takes a
 // millisecond (measured in the design notes, "The steady frame in C").
 const longRunMissText = "; a 1 ms run: what a frame costs outside it grows with the frame's wall time — the kernel's timer " +
@@ -338,6 +338,7 @@ const longRunMissText = "; a 1 ms run: what a frame costs outside it grows with 
 	"and it starts with every cache cold; the upstream way pays the same. The element's C frame is a few µs of it " +
 	"(perf, design notes: \"The steady frame in C\", \"One P is not enough\")"
 
+// inferTargets adds issue 18's rows to the targets table.
 func (r report) inferTargets(b *strings.Builder) {
 	p := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
 	if r.inferBench == nil {
@@ -353,7 +354,7 @@ func (r report) inferTargets(b *strings.Builder) {
 			v := verdict(own/1e3, inferOwnTarget/1e3, true)
 			if allocs >= 0.05 {
 				v = fmt.Sprintf("**missed**: %.2f allocations per frame", allocs)
-			} else if own > inferOwnTarget && m == "f32-640x640x3" {
+			} else if own > inferOwnTarget && m == onePModel {
 				v += longRunMissText
 			}
 			p("| tensorinfer's own cost per frame outside the run, bound once, %s (upstream way ÷ bound once %.2f, appsink+copy+ORT ÷ bound once %.2f) | ≤ 2 µs, 0 allocs | %.2f µs, %.2f allocs | %s |\n",
