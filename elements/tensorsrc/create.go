@@ -44,14 +44,16 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	if st.seekPending {
 		// The first frame after a seek (or the start): the one at the
 		// segment's position, now that the frame rate is known.
-		st.frame, st.seekPending = frameAt(st.seekPos, st.fpsN, st.fpsD), false
+		st.steady.SetFrame(frameAt(st.seekPos, st.fpsN, st.fpsD))
+		st.seekPending = false
 	}
-	n := st.frame
-	st.frame++
-	sl.state, sl.seq = slotInFlight, uint32(n)
-	sl.held = false // moved into the buffer below
-	fpsN, fpsD := st.fpsN, st.fpsD
+	n := st.steady.NextFrame()
 	app := st.pattern == patternApp
+	if app {
+		sl.state, sl.seq = slotInFlight, uint32(n)
+		sl.held = false // moved into the buffer below
+	}
+	fpsN, fpsD := st.fpsN, st.fpsD
 	closeAfterWrite := st.closeAfterWrite
 	// An app slot whose bracket is closed (SetWriteFence: a device wrote
 	// it) has no bracket to announce; readers open their own and wait for
@@ -68,16 +70,16 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		// gstc.LivePacer). A flush or stop gives the slot back.
 		var ok bool
 		if pts, ok = st.pacer.Wait(self, pts); !ok {
-			e.mu.Lock()
-			if app {
-				sl.state, sl.held = slotQueued, true
-				st.queue = append(st.queue, nil)
-				copy(st.queue[1:], st.queue)
-				st.queue[0] = sl
-			} else {
-				sl.freeLocked()
-				sl.held = true
+			if !app {
+				// No lock: a give may call slotFreed, which takes e.mu.
+				r.out.Give(sl.idx)
+				return gst.FlowFlushing, gstc.RawBuffer{}
 			}
+			e.mu.Lock()
+			sl.state, sl.held = slotQueued, true
+			st.queue = append(st.queue, nil)
+			copy(st.queue[1:], st.queue)
+			st.queue[0] = sl
 			e.cond.Broadcast()
 			e.mu.Unlock()
 			return gst.FlowFlushing, gstc.RawBuffer{}
@@ -91,26 +93,21 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		// or stop (Unlock) ends it.
 		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
 		if err := e.openForWrite(context.Background(), st, sl, stopped); err != nil {
-			e.mu.Lock()
-			sl.freeLocked()
-			sl.held = true
-			e.cond.Broadcast()
-			e.mu.Unlock()
+			r.out.Give(sl.idx)
 			if errors.Is(err, errWaitInterrupted) {
 				return gst.FlowFlushing, gstc.RawBuffer{}
 			}
-			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: DMA_BUF_IOCTL_SYNC start: %v", sl.idx, err), "")
+			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: opening its CPU bracket: %v", sl.idx, err), "")
 			return gst.FlowError, gstc.RawBuffer{}
 		}
-		e.mu.Lock()
-		sl.open = true
-		e.mu.Unlock()
 		fill(sl.pin.Bytes(), st.pattern, n)
-	}
-	if closeAfterWrite {
-		// handoff=close: the write is done, so end the bracket now — a
-		// device reader downstream then sees what the CPU wrote. Readers
-		// on the CPU open their own.
+		if closeAfterWrite {
+			// handoff=close: the write is done, so end the bracket now — a
+			// device reader downstream then sees what the CPU wrote. Readers
+			// on the CPU open their own.
+			r.out.CloseWrites(sl.idx)
+		}
+	} else if closeAfterWrite {
 		e.mu.Lock()
 		sl.closeBracketLocked()
 		e.mu.Unlock()
@@ -119,7 +116,12 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.
-	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, tensorsync.Info{
+	m := sl.m
+	if !app {
+		var rest [gstc.MaxOutTensors - 1]gstc.RawMemory // one tensor a slot: unused
+		m, _ = r.out.Push(sl.idx, &rest)
+	}
+	buf := gstc.NewFrameBuffer(m, pts, dur, n, tensorsync.Info{
 		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
 	}, announce)
@@ -135,7 +137,55 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		}
 	}
 	st.stats.frames.Add(1)
+	if !app && st.pacer == nil {
+		e.mu.Lock()
+		e.enableSteadyLocked(st, r)
+		e.mu.Unlock()
+	}
 	return gst.FlowOK, buf
+}
+
+// enableSteadyLocked lets the create trampoline make the next frames of
+// r in C (gstc.SrcSteady), configured as this create made its frame, if
+// it is not already: from the first frame after a start, a seek, a caps
+// change or a new ring, all of which disable it. Called on the streaming
+// thread, where the trampoline reads it.
+func (e *element) enableSteadyLocked(st *state, r *ring) {
+	if st.steadyOn || st.ring != r || r.closed || r.out == nil || st.seekPending || e.st != st || fenceStandIn.Load() {
+		return
+	}
+	st.steady.SetRing(r.out, st.stats.c)
+	for i, sl := range r.slots {
+		st.steady.SetSlot(i, sl.pin.Bytes())
+	}
+	var vmeta *gstc.VideoMetaLayout
+	if r.hasVMeta {
+		vmeta = r.vmeta
+	}
+	st.steady.Configure(cPattern(st.pattern), st.closeAfterWrite, st.fpsN, st.fpsD, vmeta)
+	st.steady.Enable(true)
+	st.steadyOn = true
+}
+
+// disableSteadyLocked makes the next frame Go's (it enables the steady
+// frame again, with what changed). Call it where no create runs: on the
+// streaming thread, under the stream lock, or stopped.
+func (st *state) disableSteadyLocked() {
+	st.steady.Enable(false)
+	st.steadyOn = false
+}
+
+// cPattern is p as gstc.SrcSteady writes it (a built-in pattern).
+func cPattern(p pattern) int {
+	switch p {
+	case patternGradient:
+		return gstc.SrcGradient
+	case patternBlack:
+		return gstc.SrcBlack
+	case patternNone:
+		return gstc.SrcNone
+	}
+	return gstc.SrcCounter
 }
 
 // nextSlotLocked waits for the slot of the next frame: a free one for
@@ -168,8 +218,11 @@ func (e *element) awaitSlotLocked(st *state, r *ring) (sl *Slot, flow gst.FlowRe
 			if st.eos {
 				return nil, gst.FlowEOS, waited
 			}
-		} else if sl := r.takeFreeLocked(); sl != nil {
-			return sl, gst.FlowOK, waited
+		} else if i := r.out.TakeOrWait(); i >= 0 {
+			// TakeOrWait under e.mu: a slot freed after it calls
+			// slotFreed, which waits for e.mu, so its broadcast comes
+			// after the Wait below has released it.
+			return r.slots[i], gst.FlowOK, waited
 		} else if !waited {
 			// Every slot is downstream: back-pressure, not a drop.
 			waited = true
@@ -181,27 +234,13 @@ func (e *element) awaitSlotLocked(st *state, r *ring) (sl *Slot, flow gst.FlowRe
 }
 
 // fill writes the pattern of frame n into b: byte i is n*7+i (counter),
-// i (gradient) or 0 (black), or leaves b as it is (none). It writes one 256-byte period and doubles
-// it with copy, so a frame costs a few memmoves, not a byte loop.
+// i (gradient) or 0 (black), or leaves b as it is (none) — as the steady
+// frame in C does (gstc.FillPattern, the one implementation).
 func fill(b []byte, p pattern, n uint64) {
-	switch p {
-	case patternBlack:
-		clear(b)
-		return
-	case patternNone:
+	if p == patternApp {
 		return
 	}
-	var base byte
-	if p == patternCounter {
-		base = byte(n * 7)
-	}
-	k := min(256, len(b))
-	for i := 0; i < k; i++ {
-		b[i] = base + byte(i)
-	}
-	for k < len(b) {
-		k += copy(b[k:], b[:k])
-	}
+	gstc.FillPattern(b, cPattern(p), n)
 }
 
 // frameTimes returns the PTS and duration of frame n at fpsN/fpsD

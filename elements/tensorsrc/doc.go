@@ -42,7 +42,8 @@
 //	                               other-end-events, sync-errors, ring-size,
 //	                               downstream-min-buffers, fence-waits, fence-wait-total-ns,
 //	                               fence-wait-max-ns, fence-timeouts, fences-attached,
-//	                               seeks, seek-discarded
+//	                               seeks, seek-discarded, steady-frames (made in C with no
+//	                               call into Go: see Steady frames)
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
@@ -177,6 +178,22 @@
 //   - application slots (pattern=app): Acquire hands the slot and its
 //     open bracket to the application until Push or Discard; a slot held
 //     across a stop keeps its tensor alive until then.
+//
+// # Steady frames
+//
+// With a built-in pattern and is-live=false, a frame is made in C by the
+// create trampoline, with no call into Go (gstc.SrcSteady): a free slot
+// of the ring (whose states C keeps: gstc.OutRing), its write bracket
+// entered — on a dma-buf only once its fences have signalled — the
+// pattern written, the buffer made and announced. The memory's return,
+// on any thread, leaves the bracket and frees the slot in C as well. Go
+// makes the first frame after a start, a seek, a caps change or a new
+// ring (and enables the C path again, with what changed), and any frame
+// the C path cannot make at once: no free slot (Go waits), fences or a
+// bracket to wait for, an error to report. Why: a C streaming thread
+// that calls into Go keeps a Go P between the calls, and Go's sysmon
+// then keeps waking (docs/design-notes.md, "A source with no Go in its
+// frame"). pattern=app keeps its slots' states in Go.
 //
 // # Application API
 //

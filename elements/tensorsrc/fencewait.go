@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -36,6 +37,11 @@ var slotFence = func(sl *Slot) (fd int, events int16, ok bool) {
 	}
 	return sl.t.FD(), unix.POLLOUT, true
 }
+
+// fenceStandIn is set while a test stands a pipe in for a slot's fences
+// (slotFence replaced): the steady frame in C polls the dma-buf itself
+// and would not see it, so it stays off (enableSteadyLocked).
+var fenceStandIn atomic.Bool
 
 // errWaitInterrupted: a fence wait was woken by what it must give way to
 // (stop, flush, renegotiation, a cancelled context).
@@ -178,6 +184,15 @@ func (st *state) pollError(sl *Slot, waited time.Duration, err error) error {
 func (e *element) openForWrite(ctx context.Context, st *state, sl *Slot, stopped func() bool) error {
 	if _, err := e.waitSlotFences(ctx, st, sl, stopped); err != nil {
 		return err
+	}
+	if sl.r.out != nil {
+		// A built-in pattern's slot: its bracket is the C ring's, which
+		// counts the open (runStats.c).
+		if err := sl.r.out.OpenWrites(sl.idx); err != nil {
+			st.stats.syncErrors.Add(1)
+			return fmt.Errorf("%w: %w", tensor.ErrSync, err)
+		}
+		return nil
 	}
 	if _, err := sl.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
 		st.stats.syncErrors.Add(1)

@@ -31,9 +31,10 @@ type standIn struct {
 // setSlotFence replaces slotFence and returns the function that puts back
 // what it replaced (the module's one restore style for test hooks).
 func setSlotFence(f func(sl *Slot) (int, int16, bool)) (restore func()) {
-	prev := slotFence
+	prev, prevStandIn := slotFence, fenceStandIn.Load()
 	slotFence = f
-	return func() { slotFence = prev }
+	fenceStandIn.Store(true)
+	return func() { slotFence = prev; fenceStandIn.Store(prevStandIn) }
 }
 
 // installStandIn replaces slotFence for the test (restored at cleanup,

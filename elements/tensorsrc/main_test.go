@@ -3,6 +3,7 @@ package tensorsrc
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/internal/bracketabi"
 )
 
 // TestMain: GStreamer under its leaks tracer, tensorsrc registered
@@ -73,7 +75,7 @@ func stats(t testing.TB, src *gst.Element) map[string]any {
 		"brackets-ended-here", "brackets-open", "waits-for-free-slot", "reader-end-events",
 		"other-end-events", "sync-errors", "pool-size", "ring-size", "downstream-min-buffers", "backend",
 		"fence-waits", "fence-wait-total-ns", "fence-wait-max-ns", "fence-timeouts", "fences-attached",
-		"seeks", "seek-discarded"} {
+		"seeks", "seek-discarded", "steady-frames"} {
 		v, err := st.GetValue(k)
 		if err != nil {
 			t.Fatalf("stats lacks %s: %s", k, st)
@@ -112,6 +114,22 @@ func (e *element) openBrackets() int {
 	for _, r := range append(e.st.retired, e.st.ring) {
 		if r != nil {
 			n += r.openBrackets()
+		}
+	}
+	return n
+}
+
+// openBrackets counts the holders inside the brackets of r's tensors,
+// from the state word Go and C share (bracketabi): a built-in pattern's
+// brackets are entered in C, which the tensor's own count (OpenSyncs)
+// does not see.
+func (r *ring) openBrackets() int {
+	n := 0
+	for _, sl := range r.slots {
+		if b, ok := bracketabi.Of(sl.t); ok {
+			n += int(atomic.LoadUint64((*uint64)(b.Word)) & bracketabi.RefsMask)
+		} else {
+			n += sl.t.OpenSyncs()
 		}
 	}
 	return n

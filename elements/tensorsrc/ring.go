@@ -47,12 +47,24 @@ type Slot struct {
 }
 
 // ring is the set of slots for one negotiated format.
+//
+// With a built-in pattern the slots' states — free or in a buffer, the
+// write bracket open or not — are kept in C (out, a gstc.OutRing), where
+// the create trampoline makes a steady frame (gstc.SrcSteady) and a
+// memory's return, on any thread, leaves the slot's bracket and frees it,
+// neither calling into Go: a C streaming thread that calls into Go keeps
+// a Go P, and Go's sysmon then never sleeps deeply (docs/design-notes.md,
+// "A source with no Go in its frame"). Go takes, opens and pushes a slot
+// the same way for the frames it makes, and its Slot's state fields are
+// unused. pattern=app keeps them in Go (out nil): the application's
+// Acquire, Push and Discard move its slots through states C has not.
 type ring struct {
 	el     *element
 	stats  *runStats
 	format capslayout.Format
 	slots  []*Slot
 	mring  *gstc.MemRing
+	out    *gstc.OutRing // built-in patterns; nil for pattern=app
 	// freeClock counts the slots' transitions to free (Slot.freedAt).
 	freeClock uint64
 	closed    bool // retired: slots are not reused
@@ -69,14 +81,20 @@ type ring struct {
 // and wrapped once as a recyclable GstMemory: when its last user drops it
 // the ring takes it back (onReturn); once the ring is retired it is freed
 // instead, and its release releases the pin and closes the tensor.
-func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats) (*ring, error) {
+func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats, inC bool) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
 	}
 	size := max(f.FrameSize, f.Layout().Offset+g.Extent)
+	if inC && n > gstc.MaxOutSlots {
+		return nil, fmt.Errorf("a ring of %d tensors: at most %d", n, gstc.MaxOutSlots)
+	}
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
 	r.mring = gstc.NewMemRing(ends, r.onReturn)
+	if inC {
+		r.out = gstc.NewOutRing(stats.c, e.slotFreed)
+	}
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true
 		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
@@ -87,8 +105,12 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTall
 			e.mu.Lock()
 			r.closed = true
 			e.mu.Unlock()
-			for _, s := range r.slots {
-				gstc.UnrefRingMemory(s.m)
+			if r.out != nil {
+				r.out.Close() // drops the memories it holds
+			} else {
+				for _, s := range r.slots {
+					gstc.UnrefRingMemory(s.m)
+				}
 			}
 			r.mring.Close()
 			return nil, fmt.Errorf("tensor %d of %d (%d bytes) from %s: %w", i+1, n, size, b.name, err)
@@ -125,12 +147,31 @@ func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot,
 		sl.t.Close()
 	}
 	dmabuf := t.Backend() == tensor.BackendDMABuf
-	m, err := r.mring.Wrap(dmabuf, t.FD(), size, i, release)
+	id := i
+	if r.out != nil {
+		id = i * gstc.MaxOutTensors // the OutRing's memory id: slot i, tensor 0
+	}
+	m, err := r.mring.Wrap(dmabuf, t.FD(), size, id, release)
 	if err != nil {
 		release()
 		return nil, err
 	}
 	sl.m, sl.held = m, true
+	if r.out != nil {
+		// The reference is the C ring's from here on.
+		ot := gstc.OutTensor{Mem: m, Tensor: t, Dev: sl.id.Dev, Ino: sl.id.Ino, Off: uint64(t.Offset())}
+		k, err := r.out.AddSlot([]gstc.OutTensor{ot})
+		if err != nil {
+			gstc.UnrefRingMemory(m) // not the ring's: AddSlot took nothing
+			return nil, err
+		}
+		sl.held = false
+		if k != i {
+			// Slots are added in order, so this cannot happen; if it did,
+			// the memory is the C ring's now, and its Close drops it.
+			return nil, fmt.Errorf("the C ring made tensor %d its slot %d", i, k)
+		}
+	}
 	return sl, nil
 }
 
@@ -216,6 +257,7 @@ func (r *ring) onReturn(idx int, seqnum uint32) (keep bool) {
 type retired struct {
 	mems     []gstc.RawMemory
 	mrings   []*gstc.MemRing
+	outs     []*gstc.OutRing
 	closed   int // brackets closed at retirement
 	inFlight int // slots still in buffers downstream
 	appHeld  int // slots held by the application
@@ -231,6 +273,13 @@ func (r *ring) retireLocked(rel *retired) {
 	}
 	r.closed = true
 	rel.mrings = append(rel.mrings, r.mring)
+	if r.out != nil {
+		// C frees the slots downstream as they come back; Close (in
+		// finish) drops the others.
+		rel.outs = append(rel.outs, r.out)
+		rel.inFlight += r.out.Busy()
+		return
+	}
 	for _, sl := range r.slots {
 		switch sl.state {
 		case slotApp, slotOpening:
@@ -261,6 +310,9 @@ func (r *ring) doneLocked() bool {
 	if !r.closed {
 		return false
 	}
+	if r.out != nil {
+		return true // its slots are C's
+	}
 	for _, sl := range r.slots {
 		if sl.held || sl.state == slotInFlight || sl.state == slotApp {
 			return false
@@ -289,16 +341,10 @@ func (rel *retired) finish() {
 	for _, m := range rel.mems {
 		gstc.UnrefRingMemory(m)
 	}
+	for _, r := range rel.outs {
+		r.Close()
+	}
 	for _, r := range rel.mrings {
 		r.Close()
 	}
-}
-
-// openBrackets counts brackets still open on r's tensors (test hook).
-func (r *ring) openBrackets() int {
-	n := 0
-	for _, sl := range r.slots {
-		n += sl.t.OpenSyncs()
-	}
-	return n
 }

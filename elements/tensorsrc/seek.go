@@ -124,6 +124,9 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	first := !st.seeked
 	st.seeked, st.seekWake = true, false
 	st.seekPos, st.seekPending = pos, true
+	// The next frame is Go's, which applies the seek (the stream lock is
+	// held: no create runs).
+	st.disableSteadyLocked()
 	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstc.ClockTimeNone
 	sk := Seek{Position: time.Duration(pos), Stop: -1, Rate: rate,
 		Flush: flags&gst.SegmentFlagReset != 0, Segment: flags&gst.SegmentFlagSegment != 0,

@@ -97,7 +97,13 @@ type state struct {
 	// pacer paces frames on the clock when is-live (nil otherwise); it is
 	// closed at Stop, after the streaming thread has left create.
 	pacer *gstc.LivePacer
-	stats *runStats
+	// steady is the element's steady frame (built-in patterns, not live):
+	// made in C by the create trampoline once a Go create has configured
+	// and enabled it (steadyOn); caps, a seek or a new ring disable it.
+	// It holds the frame counter for every pattern.
+	steady   gstc.SrcSteady
+	steadyOn bool
+	stats    *runStats
 	// ends: the element's end tally, which tracks the rings' memories.
 	ends gstc.EndTally
 	// slotWaiters: creates waiting for a free slot now (back-pressure),
@@ -110,7 +116,6 @@ type state struct {
 	retired    []*ring // rings replaced by a renegotiation, slots maybe still out
 	fpsN       int     // negotiated frame rate (0: unknown)
 	fpsD       int
-	frame      uint64 // number of the next frame
 	// seekPos is the position (ns) of the last do_seek; seekPending: the
 	// next frame is the one at seekPos (set by DoSeek, applied by create,
 	// which knows the frame rate by then). seeked: DoSeek ran this run.
@@ -172,6 +177,10 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 		st.pacer = gstc.NewLivePacer()
 	}
 	st.ends = gstc.EndTallyOf(gstc.RawElementOf(self.Unsafe()))
+	st.steady = gstc.SrcSteadyOf(gstc.RawElementOf(self.Unsafe()))
+	st.steady.SetRing(nil, gstc.InferCounters{})
+	st.steady.SetFrame(0)
+	st.steady.SetFlushing(false)
 	st.stats.countEnds(st.ends)
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
@@ -204,6 +213,8 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	if st != nil {
+		// No create runs now (GstBaseSrc stopped the task first).
+		st.steady.SetRing(nil, gstc.InferCounters{})
 		st.stats.freezeEnds()
 	}
 	rel.finish()
@@ -212,7 +223,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	}
 	if st != nil {
 		cat.LogInfo(fmt.Sprintf("stopped after %d frames: %d open bracket(s) closed at stop, %d slot(s) still held downstream, %d by the application",
-			st.stats.frames.Load(), rel.closed, rel.inFlight, rel.appHeld), self.Object)
+			st.stats.frameCount(), rel.closed, rel.inFlight, rel.appHeld), self.Object)
 	}
 	return true
 }
@@ -224,6 +235,7 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = true
+		e.st.steady.SetFlushing(true)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(true)
 		}
@@ -240,6 +252,7 @@ func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = false
+		e.st.steady.SetFlushing(false)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(false)
 		}

@@ -1,6 +1,7 @@
 package tensorsrc
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -50,10 +51,22 @@ type runStats struct {
 	// seeks: seeks done (not counting the start's); seekDiscarded: slots
 	// the application had pushed that a seek gave back unsent.
 	seeks, seekDiscarded atomic.Uint64
+	// c: what the built-in patterns' rings count in C — frames made in C,
+	// and every bracket of their slots (gstc.OutRing) — added to the
+	// counters above in what is reported. A C block, as a slot's memory
+	// returning after Stop still counts into it.
+	c gstc.InferCounters
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
-	return &runStats{poolSize: poolSize, backend: backend}
+	s := &runStats{poolSize: poolSize, backend: backend, c: gstc.NewInferCounters()}
+	runtime.AddCleanup(s, func(c gstc.InferCounters) { c.Unref() }, s.c)
+	return s
+}
+
+// frameCount returns the frames made, in Go and in C.
+func (s *runStats) frameCount() uint64 {
+	return s.frames.Load() + s.c.Load(gstc.InferFrames)
 }
 
 // countEnds makes the run's end counts those of tally from now until
@@ -95,14 +108,14 @@ func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
 	fw, fn, fm, ft := s.fences.Read()
 	// Closes first: every close follows its open, so opened >= closed.
-	closed := s.closed.Load()
-	opened := s.opened.Load()
+	closed := s.closed.Load() + s.c.Load(gstc.InferOutClosed)
+	opened := s.opened.Load() + s.c.Load(gstc.InferOutOpened)
 	readerEnds, otherEnds := s.endCounts()
 	for _, f := range []struct {
 		k string
 		v any
 	}{
-		{"frames", s.frames.Load()},
+		{"frames", s.frameCount()},
 		{"pool-size", uint(s.poolSize)},
 		{"ring-size", s.ringSize.Load()},
 		{"downstream-min-buffers", s.downstreamMin.Load()},
@@ -110,12 +123,12 @@ func (s *runStats) structure() *gst.Structure {
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
 		{"brackets-closed", closed},
-		{"brackets-ended-here", s.ended.Load()},
+		{"brackets-ended-here", s.ended.Load() + s.c.Load(gstc.InferOutEnded)},
 		{"brackets-open", opened - min(opened, closed)},
 		{"waits-for-free-slot", s.waits.Load()},
 		{"reader-end-events", readerEnds},
 		{"other-end-events", otherEnds},
-		{"sync-errors", s.syncErrors.Load()},
+		{"sync-errors", s.syncErrors.Load() + s.c.Load(gstc.InferOutSyncErrors)},
 		{"fence-waits", fw},
 		{"fence-wait-total-ns", fn},
 		{"fence-wait-max-ns", fm},
@@ -123,6 +136,7 @@ func (s *runStats) structure() *gst.Structure {
 		{"fences-attached", s.fencesAttached.Load()},
 		{"seeks", s.seeks.Load()},
 		{"seek-discarded", s.seekDiscarded.Load()},
+		{"steady-frames", s.c.Load(gstc.InferFrames)},
 	} {
 		st.SetValue(f.k, f.v)
 	}

@@ -315,7 +315,9 @@ func inferMarkdown(ib inferBench, err error) string {
 	if one, two := ib[onePModel][onePWay], ib[onePModel][pairedWay]; len(one["own-ns/frame"]) > 0 && len(two["own-ns/frame"]) > 0 {
 		p("With one P (GOMAXPROCS=1, Go's default in a process pinned to one CPU), bound once on %s reads %.0f ns a frame of own cost "+
 			"(own (wall) %s ns, allocations %s a frame) against %.0f ns with %d Ps, medians of %d interleaved pairs of rounds run after the table's: "+
-			"what a Go application pinned to one CPU pays for tensorsrc's calls into Go 1 ms apart, and what the plugin's own runtime avoids by keeping two Ps.\n\n",
+			"no call into Go is left in this pipeline's steady frames (tensorsrc's and tensorinfer's are C), so one P should cost nothing more here; "+
+			"a pipeline that still calls into Go on every frame longer than a sysmon poll (a Go consumer, pattern=app, a live source) pays for one P, "+
+			"which the plugin's own runtime avoids by keeping two (design notes, \"One P is not enough\").\n\n",
 			onePModel, median(one["own-ns/frame"]), medianOrDash(one["own-wall-ns/frame"], 1, "%.0f"), maxOrDash(one["allocs/frame"]),
 			median(two["own-ns/frame"]), pinnedProcs(), min(len(one["own-ns/frame"]), len(two["own-ns/frame"])))
 	}
@@ -331,12 +333,12 @@ func maxOrDash(vs []float64) string {
 }
 
 // longRunMissText explains the own cost of a model whose run takes a
-// millisecond (measured in the design notes, "The steady frame in C").
-const longRunMissText = "; a 1 ms run: what a frame costs outside it grows with the frame's wall time — the kernel's timer " +
-	"interrupts, the yield to Go's scheduler every 8 ms on tensorsrc's thread (its create and its memory's return call into Go) — " +
-	"which the floor's 2 µs frames do not pay per frame, " +
-	"and it starts with every cache cold; the upstream way pays the same. The element's C frame is a few µs of it " +
-	"(perf, design notes: \"The steady frame in C\", \"One P is not enough\")"
+// millisecond (measured in the design notes, "A source with no Go in its
+// frame").
+const longRunMissText = "; a 1 ms run: no Go thread runs during these frames any more (tensorsrc's steady frame and tensorinfer's are C), " +
+	"so what is left is the streaming thread's own path through tensorsrc, tensorinfer, fakesink and GStreamer after a run that " +
+	"streamed 10 MB through a 2 MB L2 — which the floor's 2 µs frames, warm in the caches, do not pay; the upstream way pays the same " +
+	"(design notes: \"A source with no Go in its frame\")"
 
 // inferTargets adds issue 18's rows to the targets table.
 func (r report) inferTargets(b *strings.Builder) {

@@ -4,6 +4,7 @@
 #include "element.h"
 #include "endtally.h"
 #include "schedtick.h"
+#include "srcsteady.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
@@ -11,9 +12,12 @@ typedef gboolean (*GstcSrcEventFunc) (GstBaseSrc * src, GstEvent * ev);
 static GstFlowReturn
 push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
-  GstFlowReturn ret =
-      gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
+  GstFlowReturn ret;
 
+  /* A steady frame never calls into Go (srcsteady.h). */
+  if (gstc_src_steady_create (src, buf))
+    return GST_FLOW_OK;
+  ret = gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
   gstc_sched_tick ();
   return ret;
 }

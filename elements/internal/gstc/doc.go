@@ -54,10 +54,13 @@
 //	                            end events readers send upstream counted without a Go call)
 //	cbracket.go, cbracket.[ch]  package tensor's CPU-access brackets entered and left from C,
 //	                            on the state words they share with Go (internal/bracketabi)
-//	outring.go, outring.[ch]    an element's ring of output slots in C (tensorinfer's): free
-//	                            slots, memories downstream, write brackets; returns handled in C
+//	outring.go, outring.[ch]    an element's ring of output slots in C (tensorinfer's outputs,
+//	                            tensorsrc's built-in patterns): free slots, memories downstream,
+//	                            write brackets; returns handled in C
 //	steady.go, steady.[ch]      tensorinfer's steady frame, done in C inside
 //	                            prepare_output_buffer with no call into Go
+//	srcsteady.go, srcsteady.[ch] tensorsrc's steady frame, done in C inside the create
+//	                            trampoline with no call into Go
 //	pending.go, pending.[ch]    the GstTensorSync begins an element received, kept in C (the
 //	                            event trampolines record them) and matched to their buffers
 //	syncpush.go, syncpush.[ch]  GstTensorSync events pushed through a pad from the few events it

@@ -196,10 +196,15 @@ leave_write (GstcOutRing * r, GstcOutTensor * t)
   gboolean closed;
   int err;
 
-  if (!gstc_bracket_leave (&t->bracket, &closed, &err) && err != 0)
+  closed = FALSE;
+  if (!gstc_bracket_leave (&t->bracket, &closed, &err) && err != 0) {
     GST_WARNING ("ending the write bracket of an output tensor (fd %d): %s",
         t->bracket.fd, g_strerror (err));
+    gstc_infer_count (r->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
+  }
   gstc_infer_count (r->counters, GSTC_INFER_OUT_CLOSED, 1);
+  if (closed)
+    gstc_infer_count (r->counters, GSTC_INFER_OUT_ENDED, 1);
 }
 
 int
@@ -320,6 +325,18 @@ gstc_out_ring_size (GstcOutRing * r)
 
   g_mutex_lock (&r->lock);
   n = r->n;
+  g_mutex_unlock (&r->lock);
+  return n;
+}
+
+int
+gstc_out_ring_busy (GstcOutRing * r)
+{
+  int i, n = 0;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < r->n; i++)
+    n += r->slots[i].busy ? 1 : 0;
   g_mutex_unlock (&r->lock);
   return n;
 }

@@ -37,6 +37,8 @@ const (
 	InferRunCPUNs
 	InferRunWallSampled
 	InferRunsCPUSampled
+	InferOutEnded      // closes that did the END ioctl
+	InferOutSyncErrors // ENDs that failed
 	inferCounterCount
 )
 
@@ -187,6 +189,9 @@ func (r *OutRing) Push(slot int, rest *[MaxOutTensors - 1]RawMemory) (first RawM
 func (r *OutRing) Slots() int {
 	return int(C.gstc_out_ring_size(r.p))
 }
+
+// Busy returns the number of slots taken or downstream (not free).
+func (r *OutRing) Busy() int { return int(C.gstc_out_ring_busy(r.p)) }
 
 // Close retires the ring (outring.h): Take finds no slot from now on,
 // memories downstream are freed when they come back. Idempotent.

@@ -31,6 +31,8 @@ enum
   GSTC_INFER_RUN_CPU_NS,
   GSTC_INFER_RUN_WALL_SAMPLED,
   GSTC_INFER_RUNS_CPU_SAMPLED,
+  GSTC_INFER_OUT_ENDED,         /* closes that did the END ioctl */
+  GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed */
   GSTC_INFER_N
 };
 
@@ -146,6 +148,9 @@ gboolean gstc_out_ring_returned (GstcOutRing * r, int id);
 
 /* The ring's number of slots. */
 int gstc_out_ring_size (GstcOutRing * r);
+
+/* The ring's slots taken or downstream (not free). */
+int gstc_out_ring_busy (GstcOutRing * r);
 
 /* Tests: called by a return between leaving a memory's write bracket and
  * freeing its slot (NULL: nothing). */

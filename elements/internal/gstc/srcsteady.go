@@ -1,0 +1,102 @@
+package gstc
+
+// srcsteady.go: tensorsrc's steady frame in C (srcsteady.h): the frames
+// of a built-in pattern made in GstPushSrcClass.create with no call into
+// Go, on the element's OutRing.
+
+/*
+#cgo noescape gstc_src_fill
+#cgo nocallback gstc_src_fill
+#cgo nocallback gstc_src_steady_set_flushing
+#include "srcsteady.h"
+*/
+import "C"
+
+import "unsafe"
+
+// The built-in patterns SrcSteady writes.
+const (
+	SrcCounter  = C.GSTC_SRC_COUNTER
+	SrcGradient = C.GSTC_SRC_GRADIENT
+	SrcBlack    = C.GSTC_SRC_BLACK
+	SrcNone     = C.GSTC_SRC_NONE
+)
+
+// SrcSteady is an element's steady frame: C memory attached to the
+// element and freed with it. Go changes it only where no create runs —
+// on the streaming thread, under the stream lock, or while the element is
+// stopped (srcsteady.h) — and the create trampoline reads it.
+type SrcSteady struct{ p *C.GstcSrcSteady }
+
+// SrcSteadyOf returns the steady frame of self (borrowed: valid while
+// the element lives), attached on the first call, disabled.
+func SrcSteadyOf(self RawElement) SrcSteady {
+	return SrcSteady{C.gstc_src_steady_of(self.p)}
+}
+
+// SetRing makes r (nil: none) the ring frames are taken from, counting
+// into c, and disables s; the slots' bytes are forgotten (SetSlot).
+func (s SrcSteady) SetRing(r *OutRing, c InferCounters) {
+	var p *C.GstcOutRing
+	if r != nil {
+		p = r.p
+	}
+	C.gstc_src_steady_set_ring(s.p, p, c.p)
+}
+
+// SetSlot gives slot i's pinned bytes (the ring's tensor, mapped until
+// its memory is freed: the ring keeps them while it is s's).
+func (s SrcSteady) SetSlot(i int, data []byte) {
+	if i < 0 || i >= MaxOutSlots || len(data) == 0 {
+		return
+	}
+	s.p.data[i] = (*C.guint8)(unsafe.Pointer(unsafe.SliceData(data)))
+	s.p.size[i] = C.gsize(len(data))
+}
+
+// Configure sets what every frame is made of: the pattern (SrcCounter,
+// ...), whether the bracket ends after the write (handoff=close; else it
+// is announced), the frame rate (0: unknown) and the video meta (nil:
+// none).
+func (s SrcSteady) Configure(pattern int, closeAfterWrite bool, fpsN, fpsD int, vmeta *VideoMetaLayout) {
+	s.p.pattern = C.int(pattern)
+	s.p.close_after_write = cbool(closeAfterWrite)
+	s.p.fps_n, s.p.fps_d = C.gint(fpsN), C.gint(fpsD)
+	s.p.has_vmeta = cbool(vmeta != nil)
+	if vmeta != nil {
+		s.p.vformat, s.p.width, s.p.height, s.p.n_planes = vmeta.format, vmeta.width, vmeta.height, vmeta.n
+		for i := range int(vmeta.n) {
+			s.p.offsets[i], s.p.strides[i] = vmeta.offsets[i], vmeta.strides[i]
+		}
+	}
+}
+
+// Enable lets the create trampoline make frames in C (on) or not.
+func (s SrcSteady) Enable(on bool) { s.p.enabled = cbool(on && s.p.ring != nil) }
+
+// SetFlushing tells the trampoline that the element is flushing (on)
+// or no longer (any thread): a create meanwhile is Go's.
+func (s SrcSteady) SetFlushing(on bool) { C.gstc_src_steady_set_flushing(s.p, cbool(on)) }
+
+// Enabled reports whether frames are made in C.
+func (s SrcSteady) Enabled() bool { return gobool(s.p.enabled) }
+
+// NextFrame returns the next frame's number and counts it.
+func (s SrcSteady) NextFrame() uint64 {
+	n := uint64(s.p.frame)
+	s.p.frame++
+	return n
+}
+
+// SetFrame makes n the next frame's number.
+func (s SrcSteady) SetFrame(n uint64) { s.p.frame = C.guint64(n) }
+
+// FillPattern writes the built-in pattern's frame n into b: byte i is
+// n*7+i (SrcCounter), i (SrcGradient) or 0 (SrcBlack), or leaves b as it
+// is (SrcNone) — what SrcSteady writes, for the frames Go makes.
+func FillPattern(b []byte, pattern int, n uint64) {
+	if len(b) == 0 {
+		return
+	}
+	C.gstc_src_fill((*C.guint8)(unsafe.SliceData(b)), C.gsize(len(b)), C.int(pattern), C.guint64(n))
+}
