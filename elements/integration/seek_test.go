@@ -85,6 +85,29 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
+// settled waits at most timeout for p's state change to complete and
+// returns gst_element_get_state's answer, with the bus's error if there
+// is one. A FAILURE with no error on the bus is a wait that a newer state
+// change interrupted, not a change that failed — GStreamer wakes every
+// waiter with FAILURE when one begins (gstelement.c, "they will error
+// since the cookie was incremented"), as a flushing seek in PAUSED can
+// (the sinks lose their preroll; the bin completes its earlier
+// asynchronous change) — so it waits again. A failure that stays is
+// still one at the deadline.
+func settled(p *gst.Pipeline, timeout time.Duration) (gst.StateChangeReturn, *gst.Message) {
+	deadline := time.Now().Add(timeout)
+	for {
+		ret, _ := p.GetState(gst.VoidPending, gst.ClockTime(max(time.Until(deadline), 0)))
+		if ret != gst.StateChangeFailure {
+			return ret, nil
+		}
+		if m := p.GetPipelineBus().PopFiltered(gst.MessageError); m != nil || time.Now().After(deadline) {
+			return ret, m
+		}
+		time.Sleep(time.Millisecond) // a failure GetState returns at once: not a busy loop
+	}
+}
+
 // seekRoundsWithFramesHeld runs the rounds on one pipeline and returns
 // tensorsrc's stats (nil without one) once the pipeline and every frame
 // are gone; the pipeline is unreachable when it returns.
@@ -129,8 +152,9 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 			held = append(held, f)
 			snaps = append(snaps, bytes.Clone(f.Bytes()[:256]))
 		}
+		var pauseErr error
 		if paused {
-			within(t, fmt.Sprintf("round %d: PAUSED with every lease held", i), func() { p.SetState(gst.StatePaused) })
+			within(t, fmt.Sprintf("round %d: PAUSED with every lease held", i), func() { pauseErr = p.SetState(gst.StatePaused) })
 		}
 		target, want := seekTarget(i)
 		var ok bool
@@ -148,11 +172,29 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 			t.Fatalf("round %d: seek to %v refused", i, target)
 		}
 		if paused {
-			if ret, _ := p.GetState(gst.StatePaused, gst.ClockTime(10*time.Second)); ret != gst.StateChangeSuccess {
+			if ret, m := settled(p, 10*time.Second); ret != gst.StateChangeSuccess {
 				diag := fmt.Sprintf("sink %+v", k.Stats())
 				if src, err := p.GetElementByName("src"); err == nil && src != nil {
 					st, _ := gstc.GetStructureProperty(src, "stats")
 					diag += fmt.Sprintf("; src %s", st)
+				}
+				diag += fmt.Sprintf("; PLAYING→PAUSED: %v", pauseErr)
+				if els, err := p.GetElements(); err == nil {
+					for _, e := range els {
+						if r, cur := e.GetState(gst.VoidPending, 0); r != gst.StateChangeSuccess {
+							diag += fmt.Sprintf("; %s: %v in %v", e.GetName(), r, cur)
+						}
+					}
+				}
+				if m == nil {
+					m = p.GetPipelineBus().PopFiltered(gst.MessageWarning)
+				}
+				if m != nil {
+					if ge, ok := gstc.ParseErrorMessage(m); ok {
+						diag += fmt.Sprintf("; bus %v from %s: %s (%s)", m.Type(), m.Source(), ge.Message, ge.Debug)
+					} else {
+						diag += fmt.Sprintf("; bus %v from %s", m.Type(), m.Source())
+					}
 				}
 				t.Fatalf("round %d: no preroll within 10 s after the seek (%v): %s", i, ret, diag)
 			}
