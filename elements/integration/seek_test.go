@@ -87,13 +87,16 @@ func within(t *testing.T, what string, f func()) {
 
 // settled waits at most timeout for p's state change to complete and
 // returns gst_element_get_state's answer, with the bus's error if there
-// is one. A FAILURE with no error on the bus is a wait that a newer state
-// change interrupted, not a change that failed — GStreamer wakes every
-// waiter with FAILURE when one begins (gstelement.c, "they will error
-// since the cookie was incremented"), as a flushing seek in PAUSED can
-// (the sinks lose their preroll; the bin completes its earlier
-// asynchronous change) — so it waits again. A failure that stays is
-// still one at the deadline.
+// is one. gst_element_get_state answers FAILURE in two cases: the state
+// change failed (its return is FAILURE, answered at once by every later
+// call), or its wait woke before the pending state was reached — any
+// broadcast on the element's state condition (another commit, a newer
+// state change) or a spurious wake-up; gstelement.c, "got failure",
+// "interrupted". A flushing seek in PAUSED, the sinks losing their
+// preroll while the bin still completes an earlier asynchronous change,
+// wakes it so (2–4 rounds in 30 in the guest). A FAILURE with no error on
+// the bus is waited again; a failure that stays is still one at the
+// deadline.
 func settled(p *gst.Pipeline, timeout time.Duration) (gst.StateChangeReturn, *gst.Message) {
 	deadline := time.Now().Add(timeout)
 	for {

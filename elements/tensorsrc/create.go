@@ -151,7 +151,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 // change or a new ring, all of which disable it. Called on the streaming
 // thread, where the trampoline reads it.
 func (e *element) enableSteadyLocked(st *state, r *ring) {
-	if st.steadyOn || st.ring != r || r.closed || r.out == nil || st.seekPending || e.st != st || fenceStandIn.Load() {
+	if st.steady.Enabled() || st.ring != r || r.closed || r.out == nil || st.seekPending || e.st != st || fenceStandIn.Load() {
 		return
 	}
 	st.steady.SetRing(r.out, st.stats.c)
@@ -164,7 +164,6 @@ func (e *element) enableSteadyLocked(st *state, r *ring) {
 	}
 	st.steady.Configure(cPattern(st.pattern), st.closeAfterWrite, st.fpsN, st.fpsD, vmeta)
 	st.steady.Enable(true)
-	st.steadyOn = true
 }
 
 // disableSteadyLocked makes the next frame Go's (it enables the steady
@@ -172,7 +171,6 @@ func (e *element) enableSteadyLocked(st *state, r *ring) {
 // streaming thread, under the stream lock, or stopped.
 func (st *state) disableSteadyLocked() {
 	st.steady.Enable(false)
-	st.steadyOn = false
 }
 
 // cPattern is p as gstc.SrcSteady writes it (a built-in pattern).

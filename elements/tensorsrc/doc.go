@@ -185,7 +185,7 @@
 // create trampoline, with no call into Go (gstc.SrcSteady): a free slot
 // of the ring (whose states C keeps: gstc.OutRing), its write bracket
 // entered — on a dma-buf only once its fences have signalled — the
-// pattern written, the buffer made and announced. The memory's return,
+// pattern written, the buffer made (and announced, with handoff=adopt). The memory's return,
 // on any thread, leaves the bracket and frees the slot in C as well. Go
 // makes the first frame after a start, a seek, a caps change or a new
 // ring (and enables the C path again, with what changed), and any frame

@@ -35,7 +35,8 @@ type Slot struct {
 
 	// held: the ring (or the application holding the slot) owns a
 	// reference of m — while free, app or queued; in flight the buffers
-	// own it, and it comes back through onReturn.
+	// own it, and it comes back through onReturn. Always false for a
+	// built-in pattern's slot: the C ring holds its reference.
 	held  bool
 	state slotState
 	open  bool   // a CPU bracket opened by us is open on t
@@ -79,8 +80,9 @@ type ring struct {
 
 // newRing allocates n tensors for format f from b. Each is pinned once
 // and wrapped once as a recyclable GstMemory: when its last user drops it
-// the ring takes it back (onReturn); once the ring is retired it is freed
-// instead, and its release releases the pin and closes the tensor.
+// the ring takes it back (the C ring, out, when inC: a built-in pattern;
+// else onReturn); once the ring is retired it is freed instead, and its
+// release releases the pin and closes the tensor.
 func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats, inC bool) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {

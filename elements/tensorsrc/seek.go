@@ -27,7 +27,8 @@ import (
 // downstream, and each slot's memory comes back when its last holder lets
 // go — a queue at the flush, a tee branch, the application releasing a
 // frame it held across the seek, on any goroutine — and its bracket ends
-// then, once (onReturn). Sinks expire the begin events whose buffers the
+// then, once (the C ring's return for a built-in pattern, onReturn for
+// pattern=app). Sinks expire the begin events whose buffers the
 // flush dropped.
 
 // formatBuffers is GST_FORMAT_BUFFERS (go-gst v1.4.0 lacks the constant).

@@ -99,11 +99,11 @@ type state struct {
 	pacer *gstc.LivePacer
 	// steady is the element's steady frame (built-in patterns, not live):
 	// made in C by the create trampoline once a Go create has configured
-	// and enabled it (steadyOn); caps, a seek or a new ring disable it.
-	// It holds the frame counter for every pattern.
-	steady   gstc.SrcSteady
-	steadyOn bool
-	stats    *runStats
+	// and enabled it; caps, a seek or a new ring disable it (and C itself,
+	// on a frame it cannot finish). It holds the frame counter for every
+	// pattern.
+	steady gstc.SrcSteady
+	stats  *runStats
 	// ends: the element's end tally, which tracks the rings' memories.
 	ends gstc.EndTally
 	// slotWaiters: creates waiting for a free slot now (back-pressure),

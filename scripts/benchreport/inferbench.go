@@ -315,7 +315,7 @@ func inferMarkdown(ib inferBench, err error) string {
 	if one, two := ib[onePModel][onePWay], ib[onePModel][pairedWay]; len(one["own-ns/frame"]) > 0 && len(two["own-ns/frame"]) > 0 {
 		p("With one P (GOMAXPROCS=1, Go's default in a process pinned to one CPU), bound once on %s reads %.0f ns a frame of own cost "+
 			"(own (wall) %s ns, allocations %s a frame) against %.0f ns with %d Ps, medians of %d interleaved pairs of rounds run after the table's: "+
-			"no call into Go is left in this pipeline's steady frames (tensorsrc's and tensorinfer's are C), so one P should cost nothing more here; "+
+			"no call into Go is left in this pipeline's steady frames (tensorsrc's and tensorinfer's are C), so one P no longer costs a retake every frame here (36 µs a frame before); "+
 			"a pipeline that still calls into Go on every frame longer than a sysmon poll (a Go consumer, pattern=app, a live source) pays for one P, "+
 			"which the plugin's own runtime avoids by keeping two (design notes, \"One P is not enough\").\n\n",
 			onePModel, median(one["own-ns/frame"]), medianOrDash(one["own-wall-ns/frame"], 1, "%.0f"), maxOrDash(one["allocs/frame"]),
@@ -447,8 +447,8 @@ func pinnedProcsText() string {
 		return "The benchmark's processes ran with Go's default GOMAXPROCS (1 on one CPU). " + plugin
 	}
 	return fmt.Sprintf("The benchmark's processes ran with GOMAXPROCS=%d (Go's default is 1 pinned, 2 unpinned here): a streaming thread that called into Go "+
-		"(tensorsrc's create and its memory's return, every frame) keeps its P while it is back in C, and with a single P Go's sysmon takes that P back "+
-		"whenever a frame outlasts a sysmon poll (20 µs or more) — a retake, a wake-up and a hand-back every frame. %s The line below the table measures the one-P case.",
+		"(a Go consumer, pattern=app or a live tensorsrc, every frame; tensorsrc's built-in patterns and tensorinfer's steady frames no longer do) keeps its P while it is back in C, "+
+		"and with a single P Go's sysmon takes that P back whenever a frame outlasts a sysmon poll (20 µs or more) — a retake, a wake-up and a hand-back every frame. %s The line below the table measures the one-P case.",
 		pinnedProcs(), plugin)
 }
 

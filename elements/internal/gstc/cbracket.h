@@ -7,6 +7,8 @@
 
 #include "cgo.h"
 
+#include <poll.h>
+
 /* internal/bracketabi's layout. */
 #define GSTC_BRACKET_REFS_MASK G_GUINT64_CONSTANT (0xffffffff)
 #define GSTC_BRACKET_ACCESS_SHIFT 32
@@ -67,5 +69,18 @@ gboolean gstc_bracket_try_enter (GstcBracket * b, int access, int *err);
  * changed) or the END failed (*err: its errno; the bracket is closed
  * all the same, as package tensor's). *closed: this call closed it. */
 gboolean gstc_bracket_leave (GstcBracket * b, gboolean * closed, int *err);
+
+/* Whether the fences of the dma-buf fd that an access waits for have
+ * signalled: POLLIN for a read (its writers'), POLLOUT for a write (every
+ * fence). One poll that does not block (package tensor's fast path);
+ * waiting, bounded by sync-timeout, is Go's. */
+static inline gboolean
+gstc_fences_signalled (int fd, short events)
+{
+  struct pollfd p = { fd, events, 0 };
+
+  return poll (&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)) == 0
+      && (p.revents & events) != 0;
+}
 
 #endif /* GSTC_CBRACKET_H */

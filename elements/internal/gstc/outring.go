@@ -38,7 +38,7 @@ const (
 	InferRunWallSampled
 	InferRunsCPUSampled
 	InferOutEnded      // closes that did the END ioctl
-	InferOutSyncErrors // ENDs that failed
+	InferOutSyncErrors // ENDs that failed, and tensorsrc's C STARTs
 	inferCounterCount
 )
 

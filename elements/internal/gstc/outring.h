@@ -32,7 +32,7 @@ enum
   GSTC_INFER_RUN_WALL_SAMPLED,
   GSTC_INFER_RUNS_CPU_SAMPLED,
   GSTC_INFER_OUT_ENDED,         /* closes that did the END ioctl */
-  GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed */
+  GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed, and tensorsrc's C STARTs */
   GSTC_INFER_N
 };
 

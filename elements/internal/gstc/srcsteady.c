@@ -83,17 +83,6 @@ gstc_src_fill (guint8 * data, gsize size, int pattern, guint64 n)
   }
 }
 
-/* Whether every fence of the dma-buf has signalled (a write may start):
- * one poll that does not block; waiting is Go's (sync-timeout). */
-static gboolean
-writable (int fd)
-{
-  struct pollfd p = { fd, POLLOUT, 0 };
-
-  return poll (&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)) == 0
-      && (p.revents & POLLOUT) != 0;
-}
-
 /* tensorsrc's frameTimes: frame n at fps_n/fps_d, without drift. */
 static void
 frame_times (GstcSrcSteady * s, guint64 n, guint64 * pts, guint64 * dur)
@@ -127,7 +116,7 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out)
   if (slot < 0)
     return FALSE;
   t = &s->ring->slots[slot].t[0];
-  if (s->data[slot] == NULL || (t->bracket.ioctl && !writable (t->bracket.fd))) {
+  if (s->data[slot] == NULL || (t->bracket.ioctl && !gstc_fences_signalled (t->bracket.fd, POLLOUT))) {
     gstc_out_ring_give (s->ring, slot);
     return FALSE;
   }

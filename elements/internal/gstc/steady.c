@@ -100,17 +100,6 @@ find_input (GstcSteady * s, uintptr_t tag)
   return NULL;
 }
 
-/* Whether the dma-buf's writers' fences have signalled (package tensor's
- * waitFences, its fast path: one poll that does not block). */
-static gboolean
-fences_ready (int fd)
-{
-  struct pollfd p = { fd, POLLIN, 0 };
-
-  return poll (&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)) == 0
-      && (p.revents & POLLIN) != 0;
-}
-
 /* The run, timed as runclock.go's timeRun. NULL status: it ran. */
 static gboolean
 timed_run (GstcSteady * s, void *io)
@@ -193,7 +182,7 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
     joined = FALSE;
   else if (gstc_bracket_try_join (&rec->bracket, GSTC_ACCESS_READ))
     joined = TRUE;
-  else if (rec->bracket.ioctl && !fences_ready (rec->bracket.fd))
+  else if (rec->bracket.ioctl && !gstc_fences_signalled (rec->bracket.fd, POLLIN))
     joined = FALSE;
   else
     joined = gstc_bracket_try_enter (&rec->bracket, GSTC_ACCESS_READ, &err);
