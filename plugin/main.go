@@ -48,16 +48,19 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 }
 
 // minProcs is the number of Ps the plugin's Go runtime runs with at
-// least. A GStreamer streaming thread that called into Go (tensorsrc's
-// create, a ring memory's return) keeps its P "in a system call" when it
-// goes back to C, until its next call; with a single P, none is idle, and
-// Go's sysmon takes that P back whenever a frame outlasts a sysmon poll
-// (20 µs or more), so the next call must wake sysmon and take it again.
-// Measured on one CPU (taskset -c 0) with a 1 ms model run: 4.1–4.6
-// context switches a frame with one P, 0.6–0.7 with two, and 30 µs or
-// more of CPU a frame less (docs/design-notes.md, "One P is not
-// enough"). A second P is idle but for the garbage collector's idle mark
-// worker during a cycle, rare here (no allocation a frame).
+// least. A GStreamer streaming thread that called into Go (tensorpinsink
+// handing a frame to a Go consumer, tensorsrc with pattern=app or
+// is-live; the built-in patterns' steady frames and tensorinfer's no
+// longer do) keeps its P "in a system call" when it goes back to C,
+// until its next call; with a single P, none is idle, and Go's sysmon
+// takes that P back whenever a frame outlasts a sysmon poll (20 µs or
+// more), so the next call must wake sysmon and take it again. Measured
+// on one CPU (taskset -c 0) with a 1 ms model run, while tensorsrc still
+// called into Go every frame: 4.1–4.6 context switches a frame with one
+// P, 0.6–0.7 with two, and 30 µs or more of CPU a frame less
+// (docs/design-notes.md, "One P is not enough"). A second P is idle but
+// for the garbage collector's idle mark worker during a cycle, rare here
+// (no allocation a frame).
 const minProcs = 2
 
 // procsFloor says whether the plugin's runtime should raise GOMAXPROCS

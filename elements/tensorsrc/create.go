@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
 
 	"github.com/go-gst/go-gst/gst"
 
@@ -243,23 +242,8 @@ func fill(b []byte, p pattern, n uint64) {
 
 // frameTimes returns the PTS and duration of frame n at fpsN/fpsD
 // (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for a variable
-// or unknown rate.
+// or unknown rate — as the steady frame in C stamps them
+// (gstc.FrameTimes, the one implementation).
 func frameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
-	if fpsN <= 0 || fpsD <= 0 {
-		return gstc.ClockTimeNone, gstc.ClockTimeNone
-	}
-	at := func(k uint64) uint64 {
-		hi, lo := bits.Mul64(k, uint64(fpsD)*1_000_000_000)
-		if hi >= uint64(fpsN) {
-			return gstc.ClockTimeNone
-		}
-		q, _ := bits.Div64(hi, lo, uint64(fpsN))
-		return q
-	}
-	pts = at(n)
-	next := at(n + 1)
-	if pts == gstc.ClockTimeNone || next == gstc.ClockTimeNone {
-		return pts, gstc.ClockTimeNone
-	}
-	return pts, next - pts
+	return gstc.FrameTimes(n, fpsN, fpsD)
 }

@@ -83,18 +83,20 @@ gstc_src_fill (guint8 * data, gsize size, int pattern, guint64 n)
   }
 }
 
-/* tensorsrc's frameTimes: frame n at fps_n/fps_d, without drift. */
-static void
-frame_times (GstcSrcSteady * s, guint64 n, guint64 * pts, guint64 * dur)
+void
+gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
+    guint64 * dur)
 {
   guint64 per, next;
 
   *pts = *dur = GST_CLOCK_TIME_NONE;
-  if (s->fps_n <= 0 || s->fps_d <= 0)
+  if (fps_n <= 0 || fps_d <= 0)
     return;
-  per = (guint64) s->fps_d * GST_SECOND;
-  *pts = gst_util_uint64_scale (n, per, s->fps_n);
-  next = gst_util_uint64_scale (n + 1, per, s->fps_n);
+  /* gst_util_uint64_scale: exact (128-bit), G_MAXUINT64 = NONE when the
+   * time does not fit. */
+  per = (guint64) fps_d * GST_SECOND;
+  *pts = gst_util_uint64_scale (n, per, fps_n);
+  next = gst_util_uint64_scale (n + 1, per, fps_n);
   if (*pts != GST_CLOCK_TIME_NONE && next != GST_CLOCK_TIME_NONE)
     *dur = next - *pts;
 }
@@ -133,7 +135,7 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out)
   gstc_src_fill (s->data[slot], s->size[slot], s->pattern, n);
   if (s->close_after_write)
     gstc_out_ring_close_writes (s->ring, slot);
-  frame_times (s, n, &pts, &dur);
+  gstc_src_frame_times (n, s->fps_n, s->fps_d, &pts, &dur);
   mem = gstc_out_ring_push (s->ring, slot, &nt, rest);
   buf = gstc_ring_frame_new (mem, pts, dur, n, !s->close_after_write,
       GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE, t->dev, t->ino,

@@ -8,11 +8,16 @@ package gstc
 #cgo noescape gstc_src_fill
 #cgo nocallback gstc_src_fill
 #cgo nocallback gstc_src_steady_set_flushing
+#cgo noescape gstc_src_frame_times
+#cgo nocallback gstc_src_frame_times
 #include "srcsteady.h"
 */
 import "C"
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // The built-in patterns SrcSteady writes.
 const (
@@ -99,4 +104,17 @@ func FillPattern(b []byte, pattern int, n uint64) {
 		return
 	}
 	C.gstc_src_fill((*C.guint8)(unsafe.SliceData(b)), C.gsize(len(b)), C.int(pattern), C.guint64(n))
+}
+
+// FrameTimes returns the PTS and duration of frame n at fpsN/fpsD
+// (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for an unknown
+// or variable rate, or a time past 64 bits (then the duration too) —
+// what SrcSteady stamps, for the frames Go makes.
+func FrameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
+	if fpsN <= 0 || fpsD <= 0 || fpsN > math.MaxInt32 || fpsD > math.MaxInt32 {
+		return ClockTimeNone, ClockTimeNone // caps fractions are gints
+	}
+	var p, d C.guint64
+	C.gstc_src_frame_times(C.guint64(n), C.gint(fpsN), C.gint(fpsD), &p, &d)
+	return uint64(p), uint64(d)
 }

@@ -75,6 +75,12 @@ void gstc_src_steady_set_ring (GstcSrcSteady * s, GstcOutRing * r,
  * with nothing taken, when Go must run it. */
 gboolean gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out);
 
+/* The PTS and duration of frame n at fps_n/fps_d (n × fps_d / fps_n s,
+ * without drift); GST_CLOCK_TIME_NONE for an unknown or variable rate,
+ * or a time that does not fit 64 bits (then the duration too). */
+void gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
+    guint64 * dur);
+
 /* Writes pattern's frame n into data[0..size) (tensorsrc's fill). */
 void gstc_src_fill (guint8 * data, gsize size, int pattern, guint64 n);
 
