@@ -30,7 +30,8 @@ var DefaultLibraries = []string{"libonnxruntime.so.1", "libonnxruntime.so"}
 var env struct {
 	mu      sync.Mutex
 	refs    int
-	lib     string // the path it was loaded from
+	lib     string    // the path it was loaded from
+	loaded  loadedLib // the file that is, for comparing other names with
 	version string
 }
 
@@ -48,7 +49,9 @@ type Environment struct {
 // DefaultLibraries through the dynamic loader's search path. A failure
 // wraps ErrRuntimeUnavailable and names each path tried with the loader's
 // message. Asking for a library other than the one already loaded is
-// ErrRuntimeUnavailable too: a process has one ONNX Runtime.
+// ErrRuntimeUnavailable too: a process has one ONNX Runtime. "Other" is
+// another file: the loaded library by another path (a symlink, a
+// relative path, dir/../dir) or by its soname is the same one.
 //
 // Loading leaves nothing behind: ONNX Runtime 1.30's Linux build starts a
 // telemetry client with the environment, which writes
@@ -89,14 +92,20 @@ func acquire(lib string) error {
 			env.refs++
 			return nil
 		}
+		// A name is compared as the file it names (libfile.go): the same
+		// library reached another way is the same runtime.
 		for _, t := range tries {
-			if t == env.lib {
+			if env.loaded.names(t, env.lib) {
 				env.refs++
 				return nil
 			}
 		}
+		from := env.lib
+		if f := env.loaded.file; f != "" && f != env.lib {
+			from += " (" + f + ")"
+		}
 		return fmt.Errorf("%w: %s: ONNX Runtime is already loaded in this process from %s (one runtime per process)",
-			ErrRuntimeUnavailable, strings.Join(tries, ", "), env.lib)
+			ErrRuntimeUnavailable, strings.Join(tries, ", "), from)
 	}
 	var errs []string
 	for _, t := range tries {
@@ -110,6 +119,7 @@ func acquire(lib string) error {
 		}
 		env.refs = 1
 		env.lib = t
+		env.loaded = identify(t)
 		env.version = ort.GetVersion()
 		return nil
 	}
@@ -160,7 +170,7 @@ func release() error {
 	if env.refs > 0 {
 		return nil
 	}
-	env.lib, env.version = "", ""
+	env.lib, env.loaded, env.version = "", loadedLib{}, ""
 	if err := ort.DestroyEnvironment(); err != nil {
 		return fmt.Errorf("destroying the ONNX Runtime environment: %w", err)
 	}
