@@ -148,6 +148,9 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take gstc's allocation-free trampolines.
 	gstc.InstallBaseTransform(klass)
+	// The sink pad's caps are the model's (TransformCaps), whatever
+	// downstream takes.
+	gstc.InstallTransformSinkCaps(klass)
 }
 
 func sinkTemplate() *gst.Caps {

@@ -113,6 +113,12 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 		return fi, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
 	}
 	off := l.Offset
+	if v.Size() < off+g.Extent {
+		// The copy path would run the model on the bytes this buffer
+		// has and a stale tail: refused, as tensorpinsink refuses it.
+		return fi, gstc.Fail(gstc.StreamFormat, "input buffer of %d bytes is shorter than the frame its caps describe "+
+			"(%d bytes from byte %d: %v %v, row stride %d)", v.Size(), g.Extent, off, l.DType, l.Shape, g.Stride)
+	}
 	fd := v.NMemory() == 1 && v.MemFD(0) >= 0 && off+g.Extent <= v.MemSize(0)
 	if fd {
 		fi.ent, err = e.entryForMemory(st, v, 0)
@@ -262,7 +268,7 @@ func (e *element) runPerFrame(self gstc.RawElement, st *streamState, in gstc.Raw
 		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	l.Offset = 0
-	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l})
+	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l, Transpose: st.transpose})
 	p.Release()
 	e.endInput(self, st, &fi)
 	if runErr != nil {
@@ -310,7 +316,7 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l ten
 	defer p.Release()
 	bl := l
 	bl.Offset = 0
-	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl}); err != nil {
+	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl, Transpose: st.transpose}); err != nil {
 		return gstc.Fail(gstc.CoreNegotiation, "%v", err)
 	}
 	for len(st.bound) <= slot {

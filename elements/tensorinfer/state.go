@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -30,8 +31,17 @@ type streamState struct {
 	// model with free dimensions, from the caps that fix them.
 	sess *infer.Session
 	ring *ring
-	// shapes fixed the session's free dimensions (nil: none).
+	// shapes fixed the session's free input dimensions (nil: none).
 	shapes map[string][]int64
+	// transpose: how the current caps' frames are bound (framePlan).
+	transpose infer.Transpose
+	// spare is a session made for caps not yet set (outputsFor: a caps
+	// query, or the caps event's transform before SetCaps), for SetCaps
+	// to take rather than load the model again; under spareMu, which is
+	// held while it is made (other threads' caps queries wait for it).
+	spareMu     sync.Mutex
+	spare       *infer.Session
+	spareShapes map[string][]int64
 
 	cache *pincache.Cache
 	qkey  gstc.QdataKey
@@ -173,7 +183,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	if st.info, err = env.Inspect(set.model); err != nil {
 		return nil, modelCode(err), fmt.Errorf("tensorinfer: model: %w", err)
 	}
-	if !dynamic(st.info, set) {
+	if !dynamicInput(st.info) {
 		if err := st.openSession(nil, &e.stats); err != nil {
 			return nil, modelCode(err), fmt.Errorf("tensorinfer: %w", err)
 		}
@@ -184,15 +194,11 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	return st, nil, nil
 }
 
-// dynamic reports whether the model's input or a selected output leaves
-// a dimension free.
-func dynamic(info infer.ModelInfo, set settings) bool {
+// dynamicInput reports whether the model's input leaves a dimension
+// free: its session waits for the caps that fix it. (Outputs' free
+// dimensions ONNX Runtime fixes from the input's.)
+func dynamicInput(info infer.ModelInfo) bool {
 	for _, t := range info.Inputs {
-		if t.Dynamic() {
-			return true
-		}
-	}
-	for _, t := range info.Outputs {
 		if t.Dynamic() {
 			return true
 		}
@@ -224,11 +230,15 @@ func (st *streamState) openSession(shapes map[string][]int64, stats *counters) e
 	return nil
 }
 
-// newSession creates a session with shapes fixed and its output ring.
+// newSession creates a session with shapes fixed (or takes the spare
+// made for them) and its output ring.
 func (st *streamState) newSession(shapes map[string][]int64, stats *counters) (*infer.Session, *ring, error) {
-	sess, err := st.env.NewSession(st.set.model, st.set.options(shapes))
-	if err != nil {
-		return nil, nil, err
+	sess := st.takeSpare(shapes)
+	if sess == nil {
+		var err error
+		if sess, err = st.env.NewSession(st.set.model, st.set.options(shapes)); err != nil {
+			return nil, nil, err
+		}
 	}
 	r, err := newRing(sess, int(st.set.maxLeases)+1, stats, st.cc)
 	if err != nil {
@@ -275,10 +285,52 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	return nil
 }
 
+// spareOutputs returns the outputs of a session for shapes, made now
+// unless the spare is for them, and kept as the spare.
+func (st *streamState) spareOutputs(shapes map[string][]int64) ([]infer.TensorInfo, error) {
+	st.spareMu.Lock()
+	defer st.spareMu.Unlock()
+	if st.spare != nil && sameShapes(st.spareShapes, shapes) {
+		return st.spare.Outputs(), nil
+	}
+	st.closeSpareLocked()
+	sess, err := st.env.NewSession(st.set.model, st.set.options(shapes))
+	if err != nil {
+		return nil, err
+	}
+	st.spare, st.spareShapes = sess, shapes
+	return sess.Outputs(), nil
+}
+
+// takeSpare hands over the spare session if it was made for shapes.
+func (st *streamState) takeSpare(shapes map[string][]int64) *infer.Session {
+	st.spareMu.Lock()
+	defer st.spareMu.Unlock()
+	if st.spare == nil || !sameShapes(st.spareShapes, shapes) {
+		return nil
+	}
+	s := st.spare
+	st.spare, st.spareShapes = nil, nil
+	return s
+}
+
+func (st *streamState) closeSpareLocked() {
+	if st.spare != nil {
+		if err := st.spare.Close(); err != nil {
+			cat.LogWarning("closing an unused ONNX Runtime session: " + err.Error())
+		}
+		st.spare, st.spareShapes = nil, nil
+	}
+}
+
 // close releases what the state holds: the output ring (memories
-// downstream are freed when they come back), the session (its bindings'
-// pin clones), the input cache and copy tensor, the environment.
+// downstream are freed when they come back), the sessions (their
+// bindings' pin clones), the input cache and copy tensor, the
+// environment.
 func (st *streamState) close() {
+	st.spareMu.Lock()
+	st.closeSpareLocked()
+	st.spareMu.Unlock()
 	st.forgetSteady()
 	if !st.steady.IsZero() {
 		st.steady.Free()
@@ -325,213 +377,9 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	return true
 }
 
-// TransformCaps: sink to src, the model's outputs as other/tensors (for
-// fixed input caps whose input the model cannot take: an error naming the
-// input, posted once, and no caps); src to sink, the sink template.
-func (e *element) TransformCaps(self *base.GstBaseTransform, dir gst.PadDirection, caps, filter *gst.Caps) (ret *gst.Caps) {
-	defer e.guard("transform-caps", func() { ret = nil })
-	var out *gst.Caps
-	if dir == gst.PadDirectionSource {
-		out = sinkTemplate()
-	} else {
-		out = e.outputCaps(self, caps)
-	}
-	if filter != nil && filter.Unsafe() != nil && out != nil {
-		f := filter.Intersect(out)
-		gstc.ReleaseCaps(out)
-		out = f
-	}
-	return gstc.GiveCaps(out)
-}
-
-// outputCaps returns the caps of the model's outputs for input caps (new
-// caps owned by the caller).
-func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Caps {
-	st := e.current()
-	if st == nil {
-		return srcTemplate()
-	}
-	var layout *tensor.Layout
-	if in != nil && in.Unsafe() != nil && in.IsFixed() {
-		f, err := capslayout.FromCaps(in)
-		if err == nil {
-			var l tensor.Layout
-			l, err = inputLayout(st, f)
-			layout = &l
-		}
-		if err != nil {
-			e.refuse(self, st, in, err)
-			return gst.NewEmptyCaps()
-		}
-	}
-	outs, err := e.outputsFor(st, layout)
-	if errors.Is(err, errFreeDims) {
-		return srcTemplate() // fixed when the input caps are
-	}
-	if err != nil {
-		if in != nil && in.Unsafe() != nil && in.IsFixed() {
-			e.refuse(self, st, in, err)
-		}
-		return gst.NewEmptyCaps()
-	}
-	s := tensorsCaps(outs)
-	if in != nil {
-		if n, d, ok := gstc.CapsFraction(in, 0, "framerate"); ok {
-			s += fmt.Sprintf(", framerate=(fraction)%d/%d", n, d)
-		}
-	}
-	return gst.NewCapsFromString(s)
-}
-
-// refuse posts, once per caps, why the element cannot take them.
-func (e *element) refuse(self *base.GstBaseTransform, st *streamState, caps *gst.Caps, err error) {
-	text := caps.String()
-	e.stateMu.Lock()
-	again := st.refusedCaps == text
-	st.refusedCaps = text
-	e.stateMu.Unlock()
-	if !again {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, "tensorinfer: "+err.Error(), "caps: "+text)
-	}
-}
-
-// outputsFor returns the outputs the session binds (or, for a model with
-// free dimensions and no session yet, the outputs once layout fixes
-// them; nil layout: the model's as declared, if fixed).
-func (e *element) outputsFor(st *streamState, layout *tensor.Layout) ([]infer.TensorInfo, error) {
-	e.stateMu.Lock()
-	sess, fixed := st.sess, st.shapes
-	e.stateMu.Unlock()
-	if sess != nil && (layout == nil || fixed == nil) {
-		return sess.Outputs(), nil
-	}
-	if layout == nil {
-		return nil, errFreeDims
-	}
-	shapes, err := fixShapes(st.info, st.set, *layout)
-	if err != nil {
-		return nil, err
-	}
-	if sess != nil && sameShapes(shapes, fixed) {
-		return sess.Outputs(), nil
-	}
-	outs := selectOutputs(st.info, st.set)
-	for i := range outs {
-		if s, ok := shapes[outs[i].Name]; ok {
-			outs[i].Shape = s
-		} else {
-			outs[i].Shape = outs[i].ModelShape
-		}
-	}
-	return outs, nil
-}
-
 // sameShapes reports whether two sets of fixed shapes are the same.
 func sameShapes(a, b map[string][]int64) bool { return maps.EqualFunc(a, b, slices.Equal) }
 
-// errFreeDims: the model's outputs are not known before the input caps
-// fix its free dimensions.
-var errFreeDims = errors.New("free dimensions: no input caps yet")
-
-func selectOutputs(info infer.ModelInfo, set settings) []infer.TensorInfo {
-	o := set.options(nil)
-	if o.Outputs == nil {
-		return append([]infer.TensorInfo(nil), info.Outputs...)
-	}
-	var outs []infer.TensorInfo
-	for _, n := range o.Outputs {
-		for _, t := range info.Outputs {
-			if t.Name == n {
-				outs = append(outs, t)
-			}
-		}
-	}
-	return outs
-}
-
-// fixShapes fixes a model's free dimensions from the input layout the
-// caps give: a free leading (batch) dimension of the input takes the
-// frame's (1 for video: one frame per buffer); any other free input
-// dimension takes the frame's dimension at the same place when the ranks
-// agree; a free leading dimension of an output takes the input's batch.
-// Anything else is infer.ErrDynamicDims naming the tensor.
-func fixShapes(info infer.ModelInfo, set settings, l tensor.Layout) (map[string][]int64, error) {
-	if len(info.Inputs) != 1 {
-		return nil, fmt.Errorf("%w: %s: the model has %d inputs; tensorinfer feeds exactly one", infer.ErrInput, set.model, len(info.Inputs))
-	}
-	in := info.Inputs[0]
-	shapes := map[string][]int64{}
-	ms := in.ModelShape
-	cs := make([]int64, 0, len(ms))
-	for len(cs)+len(l.Shape) < len(ms) {
-		cs = append(cs, 1)
-	}
-	for _, d := range l.Shape {
-		cs = append(cs, int64(d))
-	}
-	batch := int64(1)
-	if in.Dynamic() {
-		fixed := append([]int64(nil), ms...)
-		for i, d := range ms {
-			if d >= 0 {
-				continue
-			}
-			if len(cs) != len(ms) {
-				return nil, fmt.Errorf("%w: %s: input %q has shape %v; the caps give %v (rank %d), which cannot fix dimension %d",
-					infer.ErrDynamicDims, set.model, in.Name, ms, l.Shape, len(l.Shape), i)
-			}
-			fixed[i] = cs[i]
-		}
-		batch = fixed[0]
-		shapes[in.Name] = fixed
-	}
-	for _, o := range selectOutputs(info, set) {
-		if !o.Dynamic() {
-			continue
-		}
-		fixed := append([]int64(nil), o.ModelShape...)
-		for i, d := range fixed {
-			if d >= 0 {
-				continue
-			}
-			if i != 0 {
-				return nil, fmt.Errorf("%w: %s: output %q has shape %v: dimension %d is free and the input caps do not fix it "+
-					"(only a free leading batch dimension is taken from the input)", infer.ErrDynamicDims, set.model, o.Name, o.ModelShape, i)
-			}
-			fixed[i] = batch
-		}
-		shapes[o.Name] = fixed
-	}
-	return shapes, nil
-}
-
-// tensorsCaps describes outputs as static other/tensors: NNStreamer's
-// num_tensors, dimensions (innermost first, comma between tensors) and
-// types, plus names (comma-separated; this project's field, which
-// NNStreamer's caps do not define and its elements ignore). Names holding
-// a comma are left out (names is then omitted).
-func tensorsCaps(outs []infer.TensorInfo) string {
-	dims, types, names := make([]string, len(outs)), make([]string, len(outs)), make([]string, len(outs))
-	withNames := true
-	for i, o := range outs {
-		shape := make([]int, len(o.Shape))
-		for j, d := range o.Shape {
-			shape[j] = int(d)
-		}
-		dims[i] = capslayout.Dimensions(shape)
-		types[i] = o.DType.String()
-		names[i] = o.Name
-		if strings.ContainsAny(o.Name, ",\"\\") {
-			withNames = false
-		}
-	}
-	s := fmt.Sprintf("%s, format=(string)static, num_tensors=(int)%d, dimensions=(string)\"%s\", types=(string)\"%s\"",
-		capslayout.MediaTensors, len(outs), strings.Join(dims, ","), strings.Join(types, ","))
-	if withNames {
-		s += fmt.Sprintf(", names=(string)\"%s\"", strings.Join(names, ","))
-	}
-	return s
-}
 
 // inputLayout is the tensor the caps give the model's input: the only
 // plane of single-plane video, or the only tensor of other/tensors. Its
@@ -567,29 +415,30 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	if err == nil {
 		l, err = inputLayout(st, f)
 	}
-	if err == nil && (st.sess == nil || st.shapes != nil) {
-		var shapes map[string][]int64
-		if shapes, err = fixShapes(st.info, st.set, l); err == nil && (st.sess == nil || !sameShapes(shapes, st.shapes)) {
-			err = e.reopenSession(st, shapes)
-		}
+	var plan framePlan
+	if err == nil {
+		plan, err = planFrames(st.info, st.set, l)
+	}
+	if err == nil && plan.shapes != nil && (st.sess == nil || !sameShapes(plan.shapes, st.shapes)) {
+		err = e.reopenSession(st, plan.shapes)
 	}
 	var conv string
 	if err == nil {
 		packed := l
 		packed.Offset = 0
-		conv, err = st.sess.CheckInput(infer.Input{Layout: packed})
+		conv, err = st.sess.CheckInput(infer.Input{Layout: packed, Transpose: plan.transpose})
 	}
 	if err != nil {
 		e.refuse(self, st, incaps, err)
 		return false
 	}
-	if st.haveFormat && fmt.Sprint(st.inLayout) != fmt.Sprint(l) {
+	if st.haveFormat && (fmt.Sprint(st.inLayout) != fmt.Sprint(l) || st.transpose != plan.transpose) {
 		// Another layout: the bindings of the old one are not reused.
 		st.forgetSteady()
 		st.cache.Clear()
 		st.bound = st.bound[:0]
 	}
-	st.format, st.inLayout, st.haveFormat = f, l, true
+	st.format, st.inLayout, st.transpose, st.haveFormat = f, l, plan.transpose, true
 	st.geomOK = false // inputGeometry: the shape may have changed
 	st.steadyDirty = true
 	if conv != "" {

@@ -36,8 +36,12 @@ type Options struct {
 	Outputs []string
 	// Shapes fixes the dimensions the model leaves free (-1), by input or
 	// output name: the whole shape, whose static dimensions must be the
-	// model's. Every free dimension of the input and of each bound output
-	// must be fixed, or NewSession fails with ErrDynamicDims.
+	// model's. Every free dimension of the input must be fixed, or
+	// NewSession fails with ErrDynamicDims (FitInput fixes them from a
+	// frame's shape). An output left out takes the shape ONNX Runtime
+	// gives it for the fixed input (one run at NewSession on a zero
+	// input), so an output whose size follows the input's needs nothing
+	// here.
 	Shapes map[string][]int64
 }
 
@@ -298,6 +302,10 @@ func (e *Environment) newSession(m model, o Options) (s *Session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: ONNX Runtime session: %v", ErrModel, m.name, err)
 	}
+	if err = s.probeOutputs(); err != nil {
+		s.sess.Destroy()
+		return nil, err
+	}
 	s.table.Store(&table{})
 	s.clock.calibrate()
 	return s, nil
@@ -361,6 +369,9 @@ func pickOutputs(name string, info ModelInfo, o Options) ([]TensorInfo, error) {
 		}
 	}
 	for i := range outs {
+		if _, given := o.Shapes[outs[i].Name]; !given && outs[i].Dynamic() && outs[i].DType != 0 {
+			continue // Shape nil: probeOutputs fixes it from the input's
+		}
 		if err := fix(name, "output", &outs[i], o.Shapes); err != nil {
 			return nil, err
 		}
@@ -377,8 +388,8 @@ func fix(model, kind string, t *TensorInfo, shapes map[string][]int64) error {
 	want, given := shapes[t.Name]
 	if !given {
 		if t.Dynamic() {
-			return fmt.Errorf("%w: %s: %s %q has shape %v; fix its free (-1) dimensions with Options.Shapes[%q]",
-				ErrDynamicDims, model, kind, t.Name, t.ModelShape, t.Name)
+			return fmt.Errorf("%w: %s: %s %q declares %s; fix its free (?) dimensions with Options.Shapes[%q]",
+				ErrDynamicDims, model, kind, t.Name, Declared(t.ModelShape), t.Name)
 		}
 		t.Shape = slices.Clone(t.ModelShape)
 		return nil

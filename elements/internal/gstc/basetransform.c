@@ -81,6 +81,60 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
   return prev (t, ev);
 }
 
+static GQuark
+prev_query_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-prev-transform-query");
+}
+
+/* The sink pad's CAPS query, answered with what transform_caps says the
+ * sink pad takes (from the src pad's template: the element's sink caps
+ * depend on what it is, not on downstream) — without the default's
+ * "untransformed downstream caps first", which puts downstream's caps
+ * ahead of ours whenever they intersect the sink template, so that an
+ * upstream able to produce them (other/tensors) would pick the element's
+ * own output caps as its input. Other queries go on to the class's
+ * previous query. */
+static gboolean
+transform_query (GstBaseTransform * t, GstPadDirection dir, GstQuery * q)
+{
+  GstBaseTransformClass *k = GST_BASE_TRANSFORM_GET_CLASS (t);
+  gboolean (*prev) (GstBaseTransform *, GstPadDirection, GstQuery *);
+
+  if (dir == GST_PAD_SINK && GST_QUERY_TYPE (q) == GST_QUERY_CAPS
+      && k->transform_caps != NULL) {
+    GstCaps *filter, *src_templ, *sink_templ, *caps, *res;
+
+    gst_query_parse_caps (q, &filter);
+    src_templ = gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SRC_PAD (t));
+    sink_templ =
+        gst_pad_get_pad_template_caps (GST_BASE_TRANSFORM_SINK_PAD (t));
+    caps = k->transform_caps (t, GST_PAD_SRC, src_templ, filter);
+    gst_caps_unref (src_templ);
+    if (caps == NULL)
+      caps = gst_caps_new_empty ();
+    res = gst_caps_intersect_full (caps, sink_templ, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    gst_caps_unref (sink_templ);
+    gst_query_set_caps_result (q, res);
+    gst_caps_unref (res);
+    return TRUE;
+  }
+  prev = gstc_vfunc_overridden (t, prev_query_quark ());
+  return prev != NULL && prev (t, dir, q);
+}
+
+void
+gstc_install_transform_sink_caps (gpointer klass)
+{
+  GstBaseTransformClass *k = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gstc_vfunc_override (klass, prev_query_quark (), (gpointer *) & k->query,
+      (gpointer) transform_query);
+}
+
 void
 gstc_install_base_transform (gpointer klass)
 {

@@ -88,6 +88,18 @@ func InstallBaseTransform(klass *glib.ObjectClass) {
 	C.gstc_install_base_transform(C.gpointer(klass.Unsafe()))
 }
 
+// InstallTransformSinkCaps makes the sink pad's CAPS query of the type's
+// instances answer what their TransformCaps gives from the src pad's
+// template (for an element whose input caps follow from what it is — a
+// model — not from downstream), without GstBaseTransform's default of
+// putting downstream's untransformed caps first whenever they intersect
+// the sink template: an upstream that can produce those would otherwise
+// negotiate the element's own output caps as its input. Call from
+// ClassInit, after go-gst's InitClass.
+func InstallTransformSinkCaps(klass *glib.ObjectClass) {
+	C.gstc_install_transform_sink_caps(C.gpointer(klass.Unsafe()))
+}
+
 // TransformSinkFlushing reports whether the sink pad of self (a
 // GstBaseTransform) is flushing: a flush or a deactivation (state change
 // to READY) is under way, and a streaming thread waiting for resources

@@ -50,4 +50,12 @@ GstcFinishedFrame gstc_transform_finish_frame (GstBaseTransform * t,
     guint64 duration, guint64 frame_offset, int phase, int access,
     guint64 out_dev, guint64 out_ino, guint64 out_offset, guint seqnum);
 
+/* Answers the sink pad's CAPS query of klass's instances with what
+ * their transform_caps gives for the src pad's template (intersected
+ * with the filter and the sink template), not GstBaseTransform's
+ * default, which puts downstream's untransformed caps first when they
+ * intersect the sink template. Other queries go to the class's previous
+ * query vfunc. */
+void gstc_install_transform_sink_caps (gpointer klass);
+
 #endif /* GSTC_BASETRANSFORM_H */

@@ -32,6 +32,10 @@ type Means struct {
 	Scale        float32 // a power of two keeps scaling exact in float32
 	Peaks        bool
 	DynamicBatch bool
+	// DynamicHW declares height and width free too (dim_params "height"
+	// and "width"), as public classifiers do: [? 3 ? ?]. H and W are
+	// then the size the reference and the tests feed.
+	DynamicHW bool
 }
 
 // Float640 is the benchmarks' float32 model: a common detector's input
@@ -92,13 +96,13 @@ func (m Means) ONNX() []byte {
 		attributeInt  = 2 // AttributeProto.AttributeType INT
 		attributeInts = 7 // AttributeProto.AttributeType INTS
 	)
-	// dims: > 0 a dim_value, -1 the dim_param "batch".
+	// dims: > 0 a dim_value, < 0 a dim_param (freeDims names them).
 	valueInfo := func(name string, dims ...int64) []byte {
 		var shape []byte
 		for _, d := range dims {
 			var dim []byte
 			if d < 0 {
-				dim = pbString(nil, 2, "batch") // Dimension.dim_param
+				dim = pbString(nil, 2, freeDims[-d-1]) // Dimension.dim_param
 			} else {
 				dim = pbVarint(nil, 1, uint64(d)) // Dimension.dim_value
 			}
@@ -146,9 +150,13 @@ func (m Means) ONNX() []byte {
 	if m.DynamicBatch {
 		batch = -1
 	}
-	in := []int64{batch, int64(m.H), int64(m.W), int64(m.C)}
+	h, w := int64(m.H), int64(m.W)
+	if m.DynamicHW {
+		h, w = freeHeight, freeWidth
+	}
+	in := []int64{batch, h, w, int64(m.C)}
 	if m.NCHW {
-		in = []int64{batch, int64(m.C), int64(m.H), int64(m.W)}
+		in = []int64{batch, int64(m.C), h, w}
 	}
 	var graph []byte
 	graph = pbBytes(graph, 1, mul)
@@ -177,11 +185,23 @@ func (m Means) String() string {
 		order = "NCHW"
 	}
 	s := fmt.Sprintf("f32-%dx%dx%d-%s", m.H, m.W, m.C, order)
+	if m.DynamicHW {
+		s += "-freehw"
+	}
 	if m.Peaks {
 		s += "-2out"
 	}
 	return s
 }
+
+// Free dimensions in valueInfo's dims: -1 - their index in freeDims.
+const (
+	freeBatch  = -1
+	freeHeight = -2
+	freeWidth  = -3
+)
+
+var freeDims = []string{"batch", "height", "width"}
 
 // Protocol buffer wire format: just the two field kinds an ONNX graph
 // needs here (varint, and length-delimited).
