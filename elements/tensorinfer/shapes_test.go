@@ -60,7 +60,9 @@ func TestTensorInferOutputsFollowInputSize(t *testing.T) {
 	lib := infertest.Lib(t)
 	m := infertest.MapModel{Scale: 1.0 / 4, Pooled: true}
 	model := writeModel(t, "map.onnx", m.ONNX())
-	capsFor := func(w, h int) string { return fmt.Sprintf("video/x-raw,format=RGB,width=%d,height=%d,framerate=0/1", w, h) }
+	capsFor := func(w, h int) string {
+		return fmt.Sprintf("video/x-raw,format=RGB,width=%d,height=%d,framerate=0/1", w, h)
+	}
 	p, err := gst.NewPipelineFromString(fmt.Sprintf("tensorsrc pattern=counter ! capsfilter name=cf caps=%s ! "+
 		"tensorinfer name=infer ort-library=%s model=%s ! tensorpinsink name=sink sync=false", capsFor(320, 320), lib, model))
 	if err != nil {

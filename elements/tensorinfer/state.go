@@ -380,7 +380,6 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 // sameShapes reports whether two sets of fixed shapes are the same.
 func sameShapes(a, b map[string][]int64) bool { return maps.EqualFunc(a, b, slices.Equal) }
 
-
 // inputLayout is the tensor the caps give the model's input: the only
 // plane of single-plane video, or the only tensor of other/tensors. Its
 // Offset is where it starts in the buffer.
