@@ -1,5 +1,6 @@
 /* outring.c: C definitions of outring.go. */
 #include "outring.h"
+#include "ringmem.h"
 #include "_cgo_export.h"
 
 GstcInferCounters *
@@ -267,6 +268,13 @@ gstc_out_ring_push (GstcOutRing * r, int slot, int *n, GstMemory ** rest)
   sl->pending = sl->n;
   *n = sl->n;
   g_mutex_unlock (&r->lock);
+  /* Every memory whole again, here where both frames (C's and Go's) get
+   * them: a resize downstream changed the object in place, and only the
+   * first memory goes through gstc_ring_frame_new. The caller now holds
+   * the only references. */
+  gstc_ring_mem_restore (sl->t[0].mem);
+  for (k = 1; k < *n; k++)
+    gstc_ring_mem_restore (rest[k - 1]);
   return sl->t[0].mem;
 }
 

@@ -174,7 +174,9 @@ func (r *OutRing) CloseWrites(slot int) { C.gstc_out_ring_close_writes(r.p, C.in
 
 // Push marks slot's memories downstream and hands their references
 // (the ring's) to the caller: first, and the others in rest (n-1 of
-// them, n the slot's tensors; rest has room for MaxOutTensors-1).
+// them, n the slot's tensors; rest has room for MaxOutTensors-1). Each
+// memory covers its whole tensor again, however a resize downstream left
+// it on an earlier frame.
 func (r *OutRing) Push(slot int, rest *[MaxOutTensors - 1]RawMemory) (first RawMemory, n int) {
 	var cn C.int
 	var cr [MaxOutTensors - 1]*C.GstMemory

@@ -137,7 +137,9 @@ void gstc_out_ring_close_writes (GstcOutRing * r, int slot);
 
 /* Marks slot's memories downstream; returns its first memory, whose
  * reference (the ring's) the caller now owns, with the others' in
- * rest[0..n-2] (n: the slot's tensors, into *n). */
+ * rest[0..n-2] (n: the slot's tensors, into *n). Each memory's offset
+ * and size are its whole region again (gstc_ring_mem_restore), whatever
+ * downstream left them at on an earlier frame. */
 GstMemory *gstc_out_ring_push (GstcOutRing * r, int slot, int *n,
     GstMemory ** rest);
 

@@ -3,6 +3,9 @@ package gstc
 import (
 	"testing"
 
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -170,5 +173,78 @@ func TestOutRingFreesSlotAfterItsBracketEnds(t *testing.T) {
 	after := tensor.ReadStats()
 	if o, c := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed; o != 1 || c != 1 {
 		t.Fatalf("package tensor counted %d brackets opened and %d closed, want 1 and 1", o, c)
+	}
+}
+
+// A resize downstream (gst_buffer_resize) shrinks a frame's memories in
+// place, and the same objects come back to the ring: the slot's next push
+// hands out every memory whole again — the second as well as the first,
+// which gstc_ring_frame_new restores on its own — for tensorinfer's Go
+// frame and its C frame alike, which both take the memories from Push.
+func TestOutRingPushRestoresEveryMemory(t *testing.T) {
+	checkFds(t)
+	const size = 64
+	cc := NewInferCounters()
+	t.Cleanup(cc.Unref)
+	r := NewOutRing(cc, func() {})
+	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	var ots []OutTensor
+	for k := range 2 {
+		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mring.Wrap(false, tn.FD(), size, k, func() { tn.Close() })
+		if err != nil {
+			tn.Close()
+			t.Fatal(err)
+		}
+		id := tn.Identity()
+		ots = append(ots, OutTensor{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino})
+	}
+	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
+		t.Fatalf("AddSlot = %d, %v", sl, err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		mring.Close()
+	})
+
+	push := func(what string) (RawMemory, RawMemory) {
+		t.Helper()
+		if sl := r.Take(); sl != 0 {
+			t.Fatalf("%s: took slot %d, want 0", what, sl)
+		}
+		var rest [MaxOutTensors - 1]RawMemory
+		first, n := r.Push(0, &rest)
+		if n != 2 {
+			t.Fatalf("%s: Push gave %d memories, want 2", what, n)
+		}
+		return first, rest[0]
+	}
+	m0, m1 := push("first frame")
+	// The frame's buffer as tensorinfer makes it; downstream trims 8 bytes
+	// off the front and 20 off the end, in place (it holds the buffer's
+	// only reference, so GStreamer resizes the memories, not shares).
+	buf := NewFrameBuffer(m0, ClockTimeNone, ClockTimeNone, 0, tensorsync.Info{}, false)
+	AppendRawMemory(buf, m1)
+	gst.ToGstBuffer(buf.Unsafe()).Resize(8, 2*size-28)
+	if p := PeekMemory(buf, 1); p != m1 || m1.Size() != size-20 || m0.Offset() != 8 || m0.Size() != size-8 {
+		t.Fatalf("the resize did not shrink the frame's own memories in place: memory 0 offset %d size %d, memory 1 size %d (same object %v)",
+			m0.Offset(), m0.Size(), m1.Size(), p == m1)
+	}
+	UnrefRawBuffer(buf) // both memories come back; the slot is free
+
+	n0, n1 := push("next frame of the slot")
+	buf = NewFrameBuffer(n0, ClockTimeNone, ClockTimeNone, 1, tensorsync.Info{}, false)
+	AppendRawMemory(buf, n1)
+	defer UnrefRawBuffer(buf)
+	if n0 != m0 || n1 != m1 {
+		t.Fatal("the slot's next push handed out other memories")
+	}
+	for k := range 2 {
+		if m := PeekMemory(buf, k); m.Offset() != 0 || m.Size() != size {
+			t.Errorf("memory %d of the slot's next frame: offset %d, size %d; want 0, %d (its whole tensor)", k, m.Offset(), m.Size(), size)
+		}
 	}
 }

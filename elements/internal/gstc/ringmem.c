@@ -102,6 +102,17 @@ gstc_ring_mem_return_to (GstMemory * mem, GstcOutRing * out)
   rm->out = out;
 }
 
+void
+gstc_ring_mem_restore (GstMemory * mem)
+{
+  GstcRingMem *rm = ring_mem (mem);
+
+  if (rm == NULL)
+    return;
+  mem->offset = rm->offset;
+  mem->size = rm->size;
+}
+
 GstBuffer *
 gstc_ring_frame_new (GstMemory * mem, guint64 pts,
     guint64 duration, guint64 offset, int announce, int phase, int access,

@@ -51,6 +51,13 @@ GstBuffer *gstc_ring_frame_new (GstMemory * mem, guint64 pts,
     guint64 duration, guint64 offset, int announce, int phase, int access,
     guint64 dev, guint64 ino, guint64 moffset, guint seqnum);
 
+/* Puts mem's offset and size back to its region when wrapped: a
+ * downstream gst_buffer_resize changes them in place, and the memory
+ * comes back as the same object. The caller holds the only reference of
+ * mem (the ring's, before it hands the memory out). A memory that is not
+ * a ring memory is left alone. */
+void gstc_ring_mem_restore (GstMemory * mem);
+
 /* The ring record of mem; FALSE if mem is not a ring memory. */
 gboolean gstc_ring_mem_get (GstMemory * mem, int *slot,
     GstTensorSyncInfo * ts, int *announce);
