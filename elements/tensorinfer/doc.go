@@ -14,7 +14,8 @@
 // and other/tensors; the model's one input is fed the frame's only plane
 // (packed video: [H W C]) or its only tensor. Src pad: static
 // other/tensors describing the model's outputs — num_tensors, dimensions
-// (NNStreamer's order, innermost first, comma between tensors), types,
+// (NNStreamer's order, innermost first, comma between tensors; a scalar
+// output, rank 0, is "1": one element), types,
 // and names (comma-separated: a field of this project, which NNStreamer's
 // caps do not define and its elements ignore; left out when a name holds
 // a comma or a quote) — with the input's framerate.

@@ -119,7 +119,13 @@ func (r *ring) makeSlot(sess *infer.Session, i int, outs []infer.TensorInfo) (*o
 	sl := &outSlot{idx: i}
 	pins := make([]*pin.HostPin, len(outs))
 	for k, o := range outs {
-		t, err := tensor.Alloc(o.Layout(), tensor.AllocOptions{Name: fmt.Sprintf("tensorinfer-out-%d-%d", i, k)})
+		l := o.Layout()
+		if len(l.Shape) == 0 {
+			// A scalar output (rank 0) is one element, as its caps say
+			// ("1"); package tensor has no rank 0.
+			l.Shape = []int{1}
+		}
+		t, err := tensor.Alloc(l, tensor.AllocOptions{Name: fmt.Sprintf("tensorinfer-out-%d-%d", i, k)})
 		if err != nil {
 			sl.drop()
 			return nil, fmt.Errorf("output %q: %w", o.Name, err)

@@ -84,15 +84,21 @@ func (b *inBinding) destroy() {
 // outBinding is an output slot bound once: one ORT tensor per output over
 // the caller's pinned memory.
 type outBinding struct {
-	slot   int
-	pins   []pin.HostPin // clones
-	values []*ort.CustomDataTensor
+	slot    int
+	pins    []pin.HostPin // clones
+	values  []*ort.CustomDataTensor
+	scalars []*scalarValue // for outputs of rank 0, whose values are nil (scalar.go)
 }
 
 func (b *outBinding) destroy() {
 	for _, v := range b.values {
 		if v != nil {
 			v.Destroy()
+		}
+	}
+	for _, v := range b.scalars {
+		if v != nil {
+			v.destroy()
 		}
 	}
 	for i := range b.pins {
@@ -286,11 +292,11 @@ func (s *Session) BindInput(slot int, in Input) error {
 
 // BindOutput binds output slot slot once: one pin per output, in
 // Outputs' order, each holding at least the output's bytes (packed, the
-// output's element type) and aligned to its element size. Every Run with
-// this output slot writes the outputs there: no copy, no tensor made per
-// run. BindOutput clones the pins (released at Close). Rebinding replaces
-// the slot's binding as BindInput does; it is safe while Run runs on
-// another goroutine.
+// output's element type; one element for a scalar output, rank 0) and
+// aligned to its element size. Every Run with this output slot writes the
+// outputs there: no copy, no tensor made per run. BindOutput clones the
+// pins (released at Close). Rebinding replaces the slot's binding as
+// BindInput does; it is safe while Run runs on another goroutine.
 func (s *Session) BindOutput(slot int, pins ...*pin.HostPin) error {
 	if err := checkSlot("output", slot); err != nil {
 		return err
@@ -317,12 +323,17 @@ func (s *Session) BindOutput(slot int, pins ...*pin.HostPin) error {
 	if s.closed {
 		return fmt.Errorf("%s: output slot %d: session %w", s.name, slot, ErrClosed)
 	}
-	b := &outBinding{slot: slot, pins: make([]pin.HostPin, len(pins)), values: make([]*ort.CustomDataTensor, len(pins))}
+	b := &outBinding{slot: slot, pins: make([]pin.HostPin, len(pins)), values: make([]*ort.CustomDataTensor, len(pins)),
+		scalars: make([]*scalarValue, len(pins))}
 	for i, p := range pins {
 		var err error
 		if b.pins[i], err = p.Clone(); err == nil {
 			t := s.outputs[i]
-			b.values[i], err = ort.NewCustomDataTensor(ort.Shape(t.Shape), b.pins[i].Bytes()[:t.Bytes()], ortDType(t.DType))
+			if len(t.Shape) == 0 {
+				b.scalars[i], err = newScalarValue(b.pins[i].Bytes()[:t.Bytes()], t.DType)
+			} else {
+				b.values[i], err = ort.NewCustomDataTensor(ort.Shape(t.Shape), b.pins[i].Bytes()[:t.Bytes()], ortDType(t.DType))
+			}
 		}
 		if err != nil {
 			b.destroy()
@@ -379,7 +390,13 @@ func (s *Session) pair(in *inBinding, out *outBinding) (*ort.IoBinding, error) {
 		return nil, fmt.Errorf("binding input %q: %w", s.input.Name, err)
 	}
 	for i, v := range out.values {
-		if err := io.BindOutput(s.outputs[i].Name, v); err != nil {
+		var err error
+		if sv := out.scalars[i]; sv != nil {
+			err = sv.bindOutput(io, s.outputs[i].Name)
+		} else {
+			err = io.BindOutput(s.outputs[i].Name, v)
+		}
+		if err != nil {
 			io.Destroy()
 			return nil, fmt.Errorf("binding output %q: %w", s.outputs[i].Name, err)
 		}

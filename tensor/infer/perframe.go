@@ -81,8 +81,6 @@ func (s *Session) RunPerFrame(in Input) ([][]byte, error) {
 	}
 	defer input.Destroy()
 	outputs := make([]ort.Value, len(s.outputs)) // nil: ONNX Runtime allocates each
-	inputs := []ort.Value{input}
-	err = s.timeRun(func() error { return s.sess.Run(inputs, outputs) })
 	defer func() {
 		for _, v := range outputs {
 			if v != nil {
@@ -90,12 +88,26 @@ func (s *Session) RunPerFrame(in Input) ([][]byte, error) {
 			}
 		}
 	}()
+	// A scalar output is given a new value instead (scalar.go).
+	scalars := make([]func() []byte, len(s.outputs))
+	for i, t := range s.outputs {
+		if len(t.Shape) == 0 {
+			if outputs[i], scalars[i], err = perFrameScalar(t.DType); err != nil {
+				return nil, fmt.Errorf("%s: run per frame: output %q: %w", s.name, t.Name, err)
+			}
+		}
+	}
+	inputs := []ort.Value{input}
+	err = s.timeRun(func() error { return s.sess.Run(inputs, outputs) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: run per frame: %w", s.name, err)
 	}
 	res := make([][]byte, len(outputs))
 	for i, v := range outputs {
 		b, ok := valueBytes(v)
+		if scalars[i] != nil {
+			b, ok = scalars[i](), true
+		}
 		if want := s.outputs[i].Bytes(); !ok || len(b) != want {
 			return nil, fmt.Errorf("%w: %s: run per frame: output %q: ONNX Runtime gave %d bytes of %T, want %d",
 				ErrInput, s.name, s.outputs[i].Name, len(b), v, want)

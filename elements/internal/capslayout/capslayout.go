@@ -289,8 +289,12 @@ func TensorLayout(dims, typ string) (tensor.Layout, error) {
 }
 
 // Dimensions formats a shape (outermost first) as NNStreamer's dimensions
-// string (innermost first).
+// string (innermost first). An empty shape, a scalar (rank 0), is "1":
+// other/tensors has no rank 0, and one element is what the memory holds.
 func Dimensions(shape []int) string {
+	if len(shape) == 0 {
+		return "1"
+	}
 	parts := make([]string, len(shape))
 	for i, d := range shape {
 		parts[len(shape)-1-i] = strconv.Itoa(d)

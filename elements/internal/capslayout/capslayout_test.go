@@ -117,6 +117,21 @@ func TestTensorCaps(t *testing.T) {
 	}
 }
 
+// A scalar (rank 0, an empty shape) is one element: dimensions "1", which
+// reads back as one element, not "" (which other/tensors cannot carry).
+func TestDimensionsOfAScalar(t *testing.T) {
+	for _, shape := range [][]int{nil, {}} {
+		d := capslayout.Dimensions(shape)
+		if d != "1" {
+			t.Fatalf("Dimensions(%#v) = %q, want \"1\"", shape, d)
+		}
+		l, err := capslayout.TensorLayout(d, "float32")
+		if err != nil || !slices.Equal(l.Shape, []int{1}) {
+			t.Fatalf("TensorLayout(%q) = %v, %v", d, l, err)
+		}
+	}
+}
+
 func TestUnsupportedCapsNameTheProblem(t *testing.T) {
 	for caps, want := range map[string]string{
 		"video/x-raw,format=v210,width=64,height=64": "v210",
