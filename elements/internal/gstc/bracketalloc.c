@@ -32,6 +32,9 @@ typedef struct
   gint pending;                 /* 1: a write map's bracket left open (atomic) */
 } GstcBracketMem;
 
+/* Records made and freed, for tests (gstc_bracket_test_records). */
+static gint records_made, records_freed;
+
 /* The qdata's destroy notify, run when the memory is freed — before its
  * allocator's free closes the fd: a deferred write bracket still open
  * (the buffer never went back to a pool) ends here. */
@@ -43,6 +46,7 @@ bracket_mem_free (gpointer data)
   if (g_atomic_int_compare_and_exchange (&bm->pending, 1, 0))
     gstcGoFileBracketLeave (bm->fd, bm->dev, bm->ino);
   g_free (bm);
+  g_atomic_int_inc (&records_freed);
 }
 
 static GQuark
@@ -55,8 +59,20 @@ bracket_quark (void)
   return q;
 }
 
+/* One record per memory, made at its first map under this lock: two
+ * maps racing on a fresh memory (tee branches) would otherwise both make
+ * one, and the second gst_mini_object_set_qdata would free the first
+ * while its maker still uses it (or has just set pending on it). Not made
+ * at allocation instead: gst_memory_share makes memories of this
+ * allocator that no alloc sees. Taken only on a miss, once per memory. */
+static GMutex make_lock;
+
+/* Tests: called by a map that found no record, before make_lock (NULL:
+ * nothing). */
+static void (*miss_hook) (void);
+
 /* Returns mem's state, made on first use (NULL if its fd cannot be
- * stat'ed). Borrowed: the memory owns it. */
+ * stat'ed). Borrowed: the memory owns it, one record for its life. */
 static GstcBracketMem *
 bracket_mem (GstMemory * mem)
 {
@@ -66,17 +82,21 @@ bracket_mem (GstMemory * mem)
 
   if (bm != NULL)
     return bm;
-  if (fstat (gst_fd_memory_get_fd (mem), &sb) != 0)
-    return NULL;
-  bm = g_new0 (GstcBracketMem, 1);
-  bm->dev = sb.st_dev;
-  bm->ino = sb.st_ino;
-  bm->fd = gst_fd_memory_get_fd (mem);
-  /* Two threads mapping a fresh memory at once may both get here; the
-   * second set_qdata frees the first record, which nobody keeps (nor has
-   * anything pending yet). */
-  gst_mini_object_set_qdata (obj, bracket_quark (), bm, bracket_mem_free);
-  return gst_mini_object_get_qdata (obj, bracket_quark ());
+  if (G_UNLIKELY (miss_hook != NULL))
+    miss_hook ();
+  g_mutex_lock (&make_lock);
+  /* Again under the lock: another map may have made it meanwhile. */
+  bm = gst_mini_object_get_qdata (obj, bracket_quark ());
+  if (bm == NULL && fstat (gst_fd_memory_get_fd (mem), &sb) == 0) {
+    bm = g_new0 (GstcBracketMem, 1);
+    bm->dev = sb.st_dev;
+    bm->ino = sb.st_ino;
+    bm->fd = gst_fd_memory_get_fd (mem);
+    gst_mini_object_set_qdata (obj, bracket_quark (), bm, bracket_mem_free);
+    g_atomic_int_inc (&records_made);
+  }
+  g_mutex_unlock (&make_lock);
+  return bm;
 }
 
 /* info->user_data[0] tells the unmap that this map entered a bracket. */
@@ -185,4 +205,50 @@ gstc_bracket_allocator_new (gboolean defer_write_end)
   self->defer_write_end = defer_write_end;
   gst_object_ref_sink (self);
   return GST_ALLOCATOR_CAST (self);
+}
+
+/* Tests (bracketalloc.go): the records' count, and a barrier that holds
+ * each map finding no record until n maps have (so that n threads'
+ * first maps of a memory all find none, as they can by chance). */
+static struct
+{
+  GMutex lock;
+  GCond cond;
+  int n, arrived;
+  guint gen;
+} miss_barrier;
+
+static void
+miss_barrier_wait (void)
+{
+  guint gen;
+
+  g_mutex_lock (&miss_barrier.lock);
+  gen = miss_barrier.gen;
+  if (++miss_barrier.arrived == miss_barrier.n) {
+    miss_barrier.arrived = 0;
+    miss_barrier.gen++;
+    g_cond_broadcast (&miss_barrier.cond);
+  } else {
+    while (gen == miss_barrier.gen)
+      g_cond_wait (&miss_barrier.cond, &miss_barrier.lock);
+  }
+  g_mutex_unlock (&miss_barrier.lock);
+}
+
+void
+gstc_bracket_test_hold_misses (int n)
+{
+  g_mutex_lock (&miss_barrier.lock);
+  miss_barrier.n = n;
+  miss_barrier.arrived = 0;
+  g_mutex_unlock (&miss_barrier.lock);
+  miss_hook = n > 1 ? miss_barrier_wait : NULL;
+}
+
+void
+gstc_bracket_test_records (guint64 * made, guint64 * freed)
+{
+  *made = (guint) g_atomic_int_get (&records_made);
+  *freed = (guint) g_atomic_int_get (&records_freed);
 }

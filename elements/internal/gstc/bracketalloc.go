@@ -20,7 +20,9 @@ package gstc
 // The memories stay dmabuf memory to everyone (gst_is_dmabuf_memory), so
 // importers downstream still see DMA-BUF. Ownership: each memory keeps a
 // small qdata record (its dma-buf's identity, read once with fstat, and
-// the deferred bracket); the fd stays the memory's.
+// the deferred bracket), one for its life, made by its first map (maps
+// racing on a fresh memory make it once, under a lock) and freed with
+// it; the fd stays the memory's.
 
 /*
 #include "bracketalloc.h"
@@ -91,3 +93,17 @@ func wrapFdAdopting(fd, size int) (*gst.Memory, error) {
 // settleMemory ends the write bracket m's last write map left open (what
 // the pool's release does per memory). m is borrowed.
 func settleMemory(m RawMemory) { C.gstc_bracket_memory_settle(m.p) }
+
+// holdBracketMisses (tests): from now on each map of a bracket memory
+// that finds no record waits until n such maps have (n < 2: off), so
+// that n threads' first maps of a fresh memory all find none — as they
+// can by chance — before any makes one.
+func holdBracketMisses(n int) { C.gstc_bracket_test_hold_misses(C.int(n)) }
+
+// bracketRecords (tests): the per-memory records the bracket allocators
+// have made and freed since the process started.
+func bracketRecords() (made, freed uint64) {
+	var m, f C.guint64
+	C.gstc_bracket_test_records(&m, &f)
+	return uint64(m), uint64(f)
+}

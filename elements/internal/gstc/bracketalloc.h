@@ -34,4 +34,12 @@ void gstc_bracket_memory_settle (GstMemory * mem);
 /* gstc_bracket_memory_settle on every memory of buf (borrowed). */
 void gstc_bracket_buffer_settle (GstBuffer * buf);
 
+/* Tests: from now on each map of a bracket memory that finds no record
+ * waits until n such maps have (n < 2: no wait). */
+void gstc_bracket_test_hold_misses (int n);
+
+/* Tests: the per-memory records made and freed since the process
+ * started. */
+void gstc_bracket_test_records (guint64 * made, guint64 * freed);
+
 #endif /* GSTC_BRACKETALLOC_H */
