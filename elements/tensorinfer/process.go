@@ -89,6 +89,7 @@ func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowR
 // (matched by endInput).
 type frameInput struct {
 	ent     *pincache.Entry
+	slot    int           // the session input slot bound to ent with layout (bound-once mode)
 	layout  tensor.Layout // Offset: where the input starts in ent's memory
 	bracket *tensor.Tensor
 	view    *gstc.BufferView
@@ -132,7 +133,7 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 	// entry's memory) and dropped by endInput.
 	ent := fi.ent
 	if !st.perFrame {
-		if err := e.bindOnce(st, ent, ent.Slot(), l); err != nil {
+		if fi.slot, err = e.bindOnce(st, ent, l); err != nil {
 			ent.Release()
 			return fi, err
 		}
@@ -216,7 +217,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 	}
-	if err := st.sess.Run(fi.ent.Slot(), sl.idx); err != nil {
+	if err := st.sess.Run(fi.slot, sl.idx); err != nil {
 		e.endInput(self, st, &fi)
 		r.c.CloseWrites(sl.idx)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)
@@ -295,39 +296,65 @@ func (e *element) endRead(t *tensor.Tensor) {
 	e.stats.inSyncs.Add(1)
 }
 
-// bindOnce binds input slot slot (the pinned memory of ent) with layout l
-// (l.Offset: where the input starts in it), unless it is bound with it.
-func (e *element) bindOnce(st *streamState, ent *pincache.Entry, slot int, l tensor.Layout) error {
-	if slot < len(st.bound) && st.bound[slot].ok && st.bound[slot].offset == l.Offset && st.bound[slot].stride == l.RowStride {
-		if st.bound[slot].ent != ent {
-			st.bound[slot].ent = ent
-			st.steadyDirty = true
-		}
-		return nil
+// bindOnce returns the session input slot bound to ent's memory with
+// layout l (l.Offset: where the input starts in it), binding one first
+// if there is none: once per memory and layout, at most layoutsPerEntry
+// layouts per memory (a third replaces the least recently used).
+func (e *element) bindOnce(st *streamState, ent *pincache.Entry, l tensor.Layout) (int, error) {
+	k := bindKey{ent: ent, offset: l.Offset, stride: l.RowStride}
+	if slot, ok := st.binds.find(k); ok {
+		return slot, nil
+	}
+	if old := st.binds.replaced(ent); old >= 0 {
+		e.unbind(st, old)
 	}
 	g, err := l.Geometry()
 	if err != nil {
-		return gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
+		return 0, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
 	}
 	p, err := ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		return gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+		return 0, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	defer p.Release()
 	bl := l
 	bl.Offset = 0
+	slot := st.binds.take()
 	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl, Transpose: st.transpose}); err != nil {
-		return gstc.Fail(gstc.CoreNegotiation, "%v", err)
+		return 0, gstc.Fail(gstc.CoreNegotiation, "%v", err)
 	}
-	for len(st.bound) <= slot {
-		st.bound = append(st.bound, boundInput{})
-	}
-	st.bound[slot] = boundInput{ok: true, offset: l.Offset, stride: l.RowStride, ent: ent}
+	st.binds.add(slot, k)
+	e.stats.inputsBound.Store(uint64(st.binds.count()))
 	st.steadyDirty = true
 	if b, ok := st.sess.InputBinding(slot); ok && b.Conversion != "" {
 		cat.LogInfo(fmt.Sprintf("input slot %d is converted on every run: %s", slot, b.Conversion))
 	}
-	return nil
+	return slot, nil
+}
+
+// unbind destroys session input slot slot's binding (its ONNX Runtime
+// value, IoBindings and pin clone: the entry's mapping and slot number
+// go when nothing else holds them) and forgets it. The steady frame's
+// table, which holds the slot's IoBindings, is emptied first (rebuilt
+// after the frame).
+func (e *element) unbind(st *streamState, slot int) {
+	st.forgetSteady()
+	if err := st.sess.UnbindInput(slot); err != nil {
+		cat.LogWarning(fmt.Sprintf("unbinding input slot %d: %v", slot, err))
+	}
+	st.binds.remove(slot)
+	e.stats.inputUnbinds.Add(1)
+	e.stats.inputsBound.Store(uint64(st.binds.count()))
+}
+
+// unbindEvicted unbinds the slots bound over entries the pin cache no
+// longer holds: after an insert (which may evict) and a clear.
+func (e *element) unbindEvicted(st *streamState) {
+	slots := st.binds.evicted(st.unbindScratch[:0])
+	for _, slot := range slots {
+		e.unbind(st, slot)
+	}
+	st.unbindScratch = slots[:0]
 }
 
 // entryForMemory finds the pinned entry of memory i of the view: its
@@ -354,6 +381,7 @@ func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*p
 	}
 	st.touchSteady() // the insert may evict: not an entry C runs on
 	ent, err := st.cache.Insert(fd, key)
+	e.unbindEvicted(st)
 	if err != nil {
 		return nil, gstc.Fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
 	}
@@ -398,7 +426,9 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 	if ent == nil {
 		var err error
 		st.touchSteady()
-		if ent, err = st.cache.Insert(own.FD(), key); err != nil {
+		ent, err = st.cache.Insert(own.FD(), key)
+		e.unbindEvicted(st)
+		if err != nil {
 			return nil, gstc.Fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
 		}
 		e.stats.misses.Add(1)

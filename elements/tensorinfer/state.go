@@ -54,10 +54,12 @@ type streamState struct {
 	geom                   tensor.Geometry
 	geomOffset, geomStride int
 	geomOK                 bool
-	// bound records, by input slot, the layout it was bound with (its
-	// row stride and offset in its memory): bound once per slot.
-	bound []boundInput
-	own   *tensor.Tensor // copy path: pinned memfd, bound as one input slot
+	// binds: what each session input slot reads (a pinned entry at an
+	// offset and stride), so that a binding goes with its entry's pin.
+	binds *inputBindings
+	// unbindScratch: the slots an eviction unbinds (no allocation).
+	unbindScratch []int
+	own           *tensor.Tensor // copy path: pinned memfd, bound as one input slot
 
 	view gstc.BufferView
 	// begins: the GstTensorSync begins received (serialized, from
@@ -105,12 +107,6 @@ func perFrameMode() (bool, error) {
 	default:
 		return false, fmt.Errorf("%w: %q; the modes are bound-once (the default) and per-frame (a benchmark aid)", ErrMode, m)
 	}
-}
-
-type boundInput struct {
-	ok             bool
-	offset, stride int
-	ent            *pincache.Entry // the entry bound, no reference (the steady frame's table takes its own)
 }
 
 // qdataKeys lends each running element a qdata key of its own.
@@ -173,7 +169,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	if err != nil {
 		return nil, gstc.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
 	}
-	s := &streamState{set: set, env: env, cc: gstc.InferCountersOf(e.raw())}
+	s := &streamState{set: set, env: env, cc: gstc.InferCountersOf(e.raw()), binds: newInputBindings()}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -269,7 +265,10 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
 		st.forgetSteady()
 		st.cache.Clear()
-		st.bound = st.bound[:0]
+		// The old session's Close destroys every binding it has.
+		e.stats.inputUnbinds.Add(uint64(st.binds.count()))
+		e.stats.inputsBound.Store(0)
+		st.binds = newInputBindings()
 		oldRing.close()
 		if err := old.Close(); err != nil {
 			cat.LogWarning("closing the ONNX Runtime session: " + err.Error())
@@ -432,10 +431,11 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 		return false
 	}
 	if st.haveFormat && (fmt.Sprint(st.inLayout) != fmt.Sprint(l) || st.transpose != plan.transpose) {
-		// Another layout: the bindings of the old one are not reused.
+		// Another layout: the bindings of the old one are not reused,
+		// and go with the entries they read.
 		st.forgetSteady()
 		st.cache.Clear()
-		st.bound = st.bound[:0]
+		e.unbindEvicted(st)
 	}
 	st.format, st.inLayout, st.transpose, st.haveFormat = f, l, plan.transpose, true
 	st.geomOK = false // inputGeometry: the shape may have changed

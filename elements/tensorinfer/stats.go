@@ -21,7 +21,11 @@ type counters struct {
 	downstreamMin                               atomic.Uint64
 	beginsMatched, beginsExpired, endEventsSent atomic.Uint64
 	inSyncs                                     atomic.Uint64
-	fences                                      tensor.FenceWaitCounter
+	// inputUnbinds counts input bindings destroyed while running (their
+	// entry evicted, a layout replaced, a new session); inputsBound is
+	// how many are bound now.
+	inputUnbinds, inputsBound atomic.Uint64
+	fences                    tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -70,7 +74,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.inSyncs, &c.downstreamMin} {
+		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -109,6 +113,12 @@ type Stats struct {
 	// allocation answer: the output frames it holds at once (the ring
 	// grows to it).
 	DownstreamMinBuffers uint64
+	// InputUnbinds counts input bindings destroyed during the run: their
+	// pinned memory left the pin cache (a producer that sends new memory,
+	// a caps change), a memory's third layout replaced one, or a new
+	// session replaced the old one's. InputsBound is the input bindings
+	// live now: at most two per pin-cache entry.
+	InputUnbinds, InputsBound uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -141,6 +151,7 @@ func (e *element) snapshot() Stats {
 		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load() + cc.Load(gstc.InferInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
 		SteadyFrames:         cc.Load(gstc.InferFrames),
+		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 	}
 }
 
@@ -181,6 +192,8 @@ func (e *element) statsStructure() *gst.Structure {
 		{"fence-waits", s.FenceWaits},
 		{"fence-timeouts", s.FenceTimeouts},
 		{"steady-frames", s.SteadyFrames},
+		{"input-unbinds", s.InputUnbinds},
+		{"inputs-bound", s.InputsBound},
 	} {
 		st.SetValue(f.k, f.v)
 	}

@@ -52,9 +52,9 @@ func (e *element) refreshSteady(st *streamState) {
 	s.SetRing(st.ring.c)
 	s.SetStream(st.qkey, st.begins, st.inLayout.Offset, st.inLayout.RowStride)
 	nOut := st.ring.c.Slots()
-	for slot, b := range st.bound {
+	for slot, b := range st.binds.bySlot {
 		ent := b.ent
-		if !b.ok || ent == nil || ent.Tag() == 0 || !ent.Acquire() {
+		if ent == nil || ent.Tag() == 0 || !ent.Acquire() {
 			continue
 		}
 		io := make([]unsafe.Pointer, nOut)

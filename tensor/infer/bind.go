@@ -106,7 +106,8 @@ func (b *outBinding) destroy() {
 	}
 }
 
-// retired holds what binds replaced, until Close: a Run that loaded the
+// retired holds what Close takes from the table, until it destroys it
+// (binds replaced destroy theirs at once, afterRuns). A Run that loaded the
 // previous table may still be using it.
 type retired struct {
 	io  []*ort.IoBinding
@@ -219,9 +220,9 @@ func (s *Session) CheckInput(in Input) (conversion string, err error) {
 // and what was given.
 //
 // Binding a slot that is bound replaces its binding: the old one is
-// retired, not destroyed — a Run in progress may be using it — and is
-// destroyed at Close. BindInput is safe to call while Run runs on another
-// goroutine.
+// destroyed once no Run uses it (a Run in progress on another goroutine
+// finishes first), its pin clone with it. BindInput is safe to call while
+// Run runs on another goroutine. UnbindInput removes a binding.
 func (s *Session) BindInput(slot int, in Input) error {
 	if err := checkSlot("input", slot); err != nil {
 		return err
@@ -276,16 +277,13 @@ func (s *Session) BindInput(slot int, in Input) error {
 			return fmt.Errorf("%s: input slot %d with output slot %d: %w", s.name, slot, o, err)
 		}
 	}
-	if old := next.in[slot]; old != nil {
-		s.retired.in = append(s.retired.in, old)
-		for _, io := range next.pairs[slot] {
-			if io != nil {
-				s.retired.io = append(s.retired.io, io)
-			}
-		}
-	}
+	old, oldRow := next.in[slot], next.pairs[slot]
 	next.in[slot], next.pairs[slot] = b, row
 	s.table.Store(next)
+	if old != nil {
+		// Replaced: destroyed once the runs that may read it are done.
+		s.afterRuns(func() { destroyInput(old, oldRow) })
+	}
 	s.stats.inputBinds.Add(1)
 	return nil
 }
@@ -361,20 +359,28 @@ func (s *Session) BindOutput(slot int, pins ...*pin.HostPin) error {
 			return fmt.Errorf("%s: input slot %d with output slot %d: %w", s.name, i, slot, err)
 		}
 	}
-	if old := next.out[slot]; old != nil {
-		s.retired.out = append(s.retired.out, old)
-	}
+	old := next.out[slot]
+	var oldIO []*ort.IoBinding
 	for i := range next.pairs {
 		row := make([]*ort.IoBinding, len(next.out))
 		copy(row, next.pairs[i])
-		if old := row[slot]; old != nil {
-			s.retired.io = append(s.retired.io, old)
+		if io := row[slot]; io != nil {
+			oldIO = append(oldIO, io)
 		}
 		row[slot] = made[i]
 		next.pairs[i] = row
 	}
 	next.out[slot] = b
 	s.table.Store(next)
+	if old != nil {
+		// Replaced: destroyed once the runs that may write it are done.
+		s.afterRuns(func() {
+			for _, io := range oldIO {
+				io.Destroy()
+			}
+			old.destroy()
+		})
+	}
 	s.stats.outputBinds.Add(1)
 	return nil
 }

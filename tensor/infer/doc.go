@@ -65,10 +65,10 @@
 //     output while a Run of that slot is in progress.
 //   - Rebinding a slot (the producer's pool re-imported it) replaces its
 //     binding for later runs; the old binding, its IoBindings and its pin
-//     clones are retired, not destroyed — a Run on another goroutine may
-//     be using them — and are destroyed at Close. Rebinds are rare (a
-//     pool's life); each retired binding costs its ONNX Runtime objects
-//     until then.
+//     clones are destroyed as soon as no Run uses them (a Run in progress
+//     on another goroutine finishes first). UnbindInput does the same for
+//     a slot whose memory goes (a pin cache evicted it): a binding lives
+//     no longer than the memory it reads is wanted.
 //   - The conversion tensor is an anonymous mapping the session owns
 //     (memory Go does not manage, so ONNX Runtime may keep its address),
 //     one per session, unmapped at Close.

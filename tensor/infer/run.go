@@ -7,6 +7,7 @@ import (
 
 type counters struct {
 	runs, inputBinds, outputBinds, conversions, bytesCopied, runNs atomic.Uint64
+	inputUnbinds                                                   atomic.Uint64
 	runCPUNs, runWallSampled, runsCPUSampled                       atomic.Uint64
 }
 
@@ -34,11 +35,16 @@ type Stats struct {
 	RunWallNsSampled uint64
 	RunsCPUSampled   uint64
 	// Retired counts bindings (input slots, output slots and IoBindings)
-	// replaced by a rebind and waiting for Close.
+	// replaced and waiting for Close: 0 since a replaced binding is
+	// destroyed once no Run uses it (kept for the API).
 	Retired int
 	// IoBindings counts the live IoBindings: one per bound (input slot,
 	// output slot) pair.
 	IoBindings int
+	// InputUnbinds counts the input bindings UnbindInput destroyed;
+	// InputsBound is the input slots bound now.
+	InputUnbinds uint64
+	InputsBound  int
 }
 
 // Stats returns the session's counters. Safe from any goroutine.
@@ -47,7 +53,8 @@ func (s *Session) Stats() Stats {
 		Runs: s.stats.runs.Load(), InputBinds: s.stats.inputBinds.Load(), OutputBinds: s.stats.outputBinds.Load(),
 		Conversions: s.stats.conversions.Load(), BytesCopied: s.stats.bytesCopied.Load(), RunNsTotal: s.stats.runNs.Load(),
 		RunCPUNsSampled: s.stats.runCPUNs.Load(), RunWallNsSampled: s.stats.runWallSampled.Load(),
-		RunsCPUSampled: s.stats.runsCPUSampled.Load(),
+		RunsCPUSampled: s.stats.runsCPUSampled.Load(), InputUnbinds: s.stats.inputUnbinds.Load(),
+		InputsBound: s.boundInputs(),
 	}
 	s.mu.Lock()
 	st.Retired = len(s.retired.in) + len(s.retired.out) + len(s.retired.io)

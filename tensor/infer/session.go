@@ -110,6 +110,9 @@ func (t TensorInfo) Layout() tensor.Layout {
 	for i, d := range t.Shape {
 		shape[i] = int(d)
 	}
+	if t.Shape != nil && len(shape) == 0 {
+		shape = []int{1} // a scalar: one element
+	}
 	return tensor.Layout{DType: t.DType, Shape: shape}
 }
 
@@ -391,7 +394,7 @@ func fix(model, kind string, t *TensorInfo, shapes map[string][]int64) error {
 			return fmt.Errorf("%w: %s: %s %q declares %s; fix its free (?) dimensions with Options.Shapes[%q]",
 				ErrDynamicDims, model, kind, t.Name, Declared(t.ModelShape), t.Name)
 		}
-		t.Shape = slices.Clone(t.ModelShape)
+		t.Shape = append([]int64{}, t.ModelShape...) // not nil for a scalar: nil is "not fixed"
 		return nil
 	}
 	if len(want) != len(t.ModelShape) {
@@ -408,7 +411,7 @@ func fix(model, kind string, t *TensorInfo, shapes map[string][]int64) error {
 				ErrInput, model, kind, t.Name, t.ModelShape, want, i, m, d)
 		}
 	}
-	t.Shape = slices.Clone(want)
+	t.Shape = append([]int64{}, want...)
 	return nil
 }
 

@@ -104,7 +104,16 @@ func (s *Session) probeOutputs() error {
 		return fmt.Errorf("%s: shaping the outputs: an input tensor of %v: %w", s.name, s.input.Shape, err)
 	}
 	defer in.Destroy()
-	outs := make([]ort.Value, len(s.outputs))
+	outs := make([]ort.Value, len(s.outputs)) // nil: ONNX Runtime allocates it
+	for i, t := range s.outputs {
+		// onnxruntime_go cannot wrap a scalar ONNX Runtime allocates:
+		// a scalar output (never free) gets a value of its own.
+		if t.Shape != nil && len(t.Shape) == 0 {
+			if outs[i], _, err = perFrameScalar(t.DType); err != nil {
+				return fmt.Errorf("%s: shaping the outputs: output %q: %w", s.name, t.Name, err)
+			}
+		}
+	}
 	defer func() {
 		for _, v := range outs {
 			if v != nil {

@@ -11,6 +11,7 @@ import "C"
 
 import (
 	"runtime"
+	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
 )
@@ -52,4 +53,18 @@ func ReleasePad(p *gst.Pad) {
 	obj := p.Object.InitiallyUnowned.Object
 	runtime.SetFinalizer(obj, nil)
 	C.gst_object_unref(C.gpointer(obj.Unsafe()))
+}
+
+// ReleaseBuffer drops the reference a buffer wrapper owns now (from
+// gst.NewEmptyBuffer, NewBufferFromBytes…) and disarms its finalizer: for
+// a wrapper whose buffer was handed on with a reference of its own (go-gst's
+// appsrc PushBuffer refs it), so that the buffer — and the memories and
+// fds it holds — is freed when its last user drops it, not at some
+// garbage collection. nil is ignored.
+func ReleaseBuffer(b *gst.Buffer) {
+	if b == nil || b.Instance() == nil {
+		return
+	}
+	runtime.SetFinalizer(b, nil)
+	C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(b.Instance())))
 }

@@ -89,13 +89,17 @@ steady_of (GstBaseTransform * t)
   return last_found.s;
 }
 
+/* The input bound for the memory whose qdata is tag, read at offset
+ * with stride: a memory may be bound with more than one layout (a
+ * producer whose video meta alternates). */
 static GstcSteadyInput *
-find_input (GstcSteady * s, uintptr_t tag)
+find_input (GstcSteady * s, uintptr_t tag, guint64 offset, gint stride)
 {
   int i;
 
   for (i = 0; i < s->n_in; i++)
-    if (s->in[i].tag == tag)
+    if (s->in[i].tag == tag && s->in[i].offset == offset
+        && s->in[i].stride == stride)
       return &s->in[i];
   return NULL;
 }
@@ -157,11 +161,6 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
       || gst_buffer_n_memory (in) != 1)
     return FALSE;
   mem = gst_buffer_peek_memory (in, 0);
-  rec = find_input (s, (uintptr_t) gst_mini_object_get_qdata
-      (GST_MINI_OBJECT_CAST (mem), s->qkey));
-  if (rec == NULL || rec->tag == 0 || mem->offset != rec->mem_offset
-      || mem->size != rec->mem_size)
-    return FALSE;
   offset = s->default_offset;
   stride = s->default_stride;
   vm = gst_buffer_get_video_meta (in);
@@ -169,7 +168,10 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
     offset = vm->offset[0];
     stride = vm->stride[0];
   }
-  if (offset != rec->offset || stride != rec->stride)
+  rec = find_input (s, (uintptr_t) gst_mini_object_get_qdata
+      (GST_MINI_OBJECT_CAST (mem), s->qkey), offset, stride);
+  if (rec == NULL || rec->tag == 0 || mem->offset != rec->mem_offset
+      || mem->size != rec->mem_size)
     return FALSE;
   slot = gstc_out_ring_take (s->ring);
   if (slot < 0)
