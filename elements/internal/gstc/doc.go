@@ -35,6 +35,8 @@
 //	                            handing out the buffer returned last first (cache-hot)
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
 //	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
+//	roimeta.go, roimeta.[ch]    GstVideoRegionOfInterestMeta with a "detection" structure:
+//	                            added to a buffer, read back
 //	message.go, message.[ch]    error codes, PostError/PostErrorRaw, ParseErrorMessage, element messages
 //	signals.go, signals.[ch]    NewSignal/EmitSignal with typed arguments
 //	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values
