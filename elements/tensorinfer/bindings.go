@@ -103,15 +103,5 @@ func (b *inputBindings) evicted(dst []int) []int {
 	return dst
 }
 
-// all appends every bound slot to dst.
-func (b *inputBindings) all(dst []int) []int {
-	for slot, k := range b.bySlot {
-		if k.ent != nil {
-			dst = append(dst, slot)
-		}
-	}
-	return dst
-}
-
 // count is the number of bound slots.
 func (b *inputBindings) count() int { return len(b.slotOf) }
