@@ -1,0 +1,104 @@
+package decode_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
+)
+
+// fuzzTensors builds up to four tensors from shapes — per tensor a rank
+// byte, then that many dims (0..255, so zero and large dims occur) and
+// a type byte — with bytes taken from data in turn (a tensor may get
+// fewer than it needs).
+func fuzzTensors(shapes, data []byte) []decode.Tensor {
+	types := []tensor.DType{tensor.F32, tensor.U8, tensor.F16, tensor.I8, tensor.I64, tensor.F64}
+	var ts []decode.Tensor
+	for len(shapes) > 0 && len(ts) < 4 {
+		rank := int(shapes[0] % 5)
+		shapes = shapes[1:]
+		if len(shapes) < rank+1 {
+			break
+		}
+		shape := make([]int, rank)
+		for i := range shape {
+			shape[i] = int(shapes[i])
+		}
+		dt := types[int(shapes[rank])%len(types)]
+		shapes = shapes[rank+1:]
+		size := dt.Size()
+		for _, d := range shape {
+			size *= max(d, 0)
+		}
+		n := min(size, len(data))
+		names := []string{"boxes", "scores", "classes", "count", "map", ""}
+		ts = append(ts, decode.Tensor{Name: names[len(ts)+rank%2], DType: dt, Shape: shape, Data: data[:n], Scale: 0.5, ZeroPoint: 3})
+		data = data[n:]
+	}
+	return ts
+}
+
+// FuzzDecode feeds arbitrary dims, types and values to every mode and
+// option: Decode never panics, an error wraps one of the package's
+// sentinels, and every box is finite, positive and inside the frame.
+// Its seed corpus runs with the other tests.
+func FuzzDecode(f *testing.F) {
+	f32bytes := func(v ...float32) []byte { return f32("", nil, v).Data }
+	f.Add(byte(0), []byte{2, 1, 5, 0}, f32bytes(1, 3, 2, 3, -1), 0.1)
+	f.Add(byte(1), []byte{3, 1, 2, 4, 0, 2, 1, 2, 0, 2, 1, 2, 0, 1, 1, 0}, f32bytes(0.1, 0.1, 0.5, 0.5, 0, 0, 1, 1, 1, 2, 0.9, 0.8, 2), 0.5)
+	f.Add(byte(6), []byte{3, 1, 3, 6, 0}, f32bytes(10, 10, 4, 4, 0.9, 0.8, 11, 10, 4, 4, 0.7, 0.6, 50, 50, 8, 8, 1, 1), 0.25)
+	f.Add(byte(6), []byte{3, 1, 1, 8, 0}, f32bytes(0.5, 0.5, 0.1, 0.1, 0.9, 0.8, 0.3, float32(math.NaN())), 0.25)
+	f.Add(byte(3), []byte{4, 1, 1, 3, 3, 0}, f32bytes(0, 1, 0, 1, 1, 1, 0, 1, 0), 0.5)
+	f.Add(byte(27), []byte{4, 1, 1, 3, 3, 1}, []byte{0, 200, 0, 200, 200, 200, 0, 200, 0}, 0.5)
+	f.Add(byte(2), []byte{3, 1, 255, 255, 0}, []byte{1, 2, 3}, 0.0)
+	f.Add(byte(1), []byte{1, 0, 0}, []byte{}, math.Inf(1))
+	f.Fuzz(func(t *testing.T, sel byte, shapes, data []byte, thr float64) {
+		cfg := decode.Config{
+			Mode:           decode.Mode(1 + sel%4),
+			ScoreThreshold: thr,
+			MapThreshold:   thr,
+			IoUThreshold:   0.45,
+			MaxDetections:  int(sel>>6) * 3,
+			TopK:           int(sel>>4) % 4,
+			Softmax:        sel&4 != 0,
+			Connectivity:   []int{4, 8}[sel>>3&1],
+			YOLOLayout:     decode.YOLOLayout(sel >> 4 % 3),
+			YOLOCoords:     decode.YOLOCoords(sel >> 6 % 3),
+			UnclipRatio:    float64(sel & 3),
+			MinArea:        int(sel & 1),
+			Labels:         []string{"a", "", "c"},
+		}
+		d, err := decode.New(cfg)
+		if err != nil {
+			if !errors.Is(err, decode.ErrConfig) {
+				t.Fatalf("New: %v", err)
+			}
+			return
+		}
+		ts := fuzzTensors(shapes, data)
+		trs := []decode.Transform{decode.Identity(64, 48), decode.Letterbox(1280, 720, 64, 64), {}}
+		tr := trs[int(sel)%len(trs)]
+		for range 2 { // twice: the second frame reuses the plan and buffers
+			objs, err := d.Decode(ts, tr)
+			if err != nil {
+				if !errors.Is(err, decode.ErrLayout) && !errors.Is(err, decode.ErrData) && !errors.Is(err, decode.ErrTransform) {
+					t.Fatalf("Decode: %v wraps no sentinel", err)
+				}
+				return
+			}
+			for _, o := range objs {
+				b := o.Box
+				ok := !math.IsNaN(b.X+b.Y+b.W+b.H) && b.X >= 0 && b.Y >= 0 &&
+					b.X+b.W <= float64(tr.FrameWidth)+1e-9 && b.Y+b.H <= float64(tr.FrameHeight)+1e-9
+				if cfg.Mode != decode.Classify {
+					ok = ok && b.W > 0 && b.H > 0
+				}
+				if !ok {
+					t.Fatalf("%v: object %+v outside the %d×%d frame", cfg.Mode, o, tr.FrameWidth, tr.FrameHeight)
+				}
+			}
+		}
+	})
+}
