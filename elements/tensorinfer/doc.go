@@ -9,10 +9,16 @@
 // (ONNX Runtime from ort-library, else $ONNXRUNTIME_LIB, else the loader's
 // libonnxruntime.so.1; scripts/fetch-onnxruntime prints a path.)
 //
-// It is a GstBaseTransform whose output buffers are its own. Sink pad: the
-// raw video formats tensorpinsink takes, with and without memory:DMABuf,
-// and other/tensors; the model's one input is fed the frame's only plane
-// (packed video: [H W C]) or its only tensor. Src pad: static
+// It is a GstBaseTransform whose output buffers are its own. Sink pad:
+// what the model takes first — packed raw video in the formats whose
+// channels it takes, at its width and height (a range where they are
+// free), and other/tensors of its type — so that upstream negotiates the
+// model's size with no capsfilter; then the raw video formats
+// tensorpinsink takes, with and without memory:DMABuf, and other/tensors,
+// so that caps the model cannot take reach the element and its error.
+// The model's one input is fed the frame's only plane (packed video:
+// [H W C]) or its only tensor, in order or HWC→CHW (infer.FitInput: an
+// NCHW model declaring [? 3 ? ?] fed 192×48 RGB runs [1 3 48 192]). Src pad: static
 // other/tensors describing the model's outputs — num_tensors, dimensions
 // (NNStreamer's order, innermost first, comma between tensors; a scalar
 // output, rank 0, is "1": one element), types,
@@ -37,9 +43,17 @@
 // read as they are (uint8 into float32, HWC into CHW, padded rows) are
 // converted by the engine in one pass, counted in conversions; inputs
 // that are not one fd memory are copied into pinned memory first, counted
-// in copies. A model with free dimensions gets its session when the caps
-// fix them (a free leading batch dimension: the frame's), and a new one
-// when later caps fix them otherwise.
+// in copies; a buffer shorter than its caps' frame is an error naming
+// both sizes. A model with free input dimensions gets its session when the
+// caps fix them, and a new one (and output ring) when later caps fix them
+// otherwise; outputs whose size follows the input get theirs from ONNX
+// Runtime (one run at the session's making). An input binding lives as
+// long as its pin-cache entry: evicted, its ONNX Runtime value, IoBindings,
+// pin clone and slot go (stats input-unbinds, inputs-bound), so memory
+// that is new every frame costs a bounded number of mappings; a memory is
+// bound with at most two layouts (video-meta offsets). The pool proposed
+// upstream holds at most 8 buffers and is the same for identical
+// allocation queries.
 //
 // Sync: a reader of its input (it joins the input's bracket — tensorsrc's,
 // announced by a GstTensorSync begin event, which is consumed — or opens

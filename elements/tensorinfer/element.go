@@ -81,7 +81,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 				"run-cpu-ns-sampled and run-wall-ns-sampled over runs-cpu-sampled (the run's CPU and wall time on a sample of the runs), "+
 				"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
 				"end events sent, drops, fence waits and timeouts, the frames done in C with no call into Go (steady-frames), "+
-				"and input bindings destroyed (input-unbinds) and live (inputs-bound).",
+				"input bindings destroyed (input-unbinds) and live (inputs-bound), "+
+				"and pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
 		return gstc.TakeStructureValue(e.statsStructure())

@@ -45,6 +45,8 @@ type streamState struct {
 
 	cache *pincache.Cache
 	qkey  gstc.QdataKey
+	// pools: the pool proposed upstream, reused for identical queries.
+	pools *gstc.PoolCache
 
 	haveFormat bool
 	format     capslayout.Format
@@ -184,6 +186,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 			return nil, modelCode(err), fmt.Errorf("tensorinfer: %w", err)
 		}
 	}
+	st.pools = gstc.NewPoolCache()
 	st.cache = pincache.NewWithSlots(16, e.slots)
 	st.cache.AutoGrow(4096)
 	st.qkey = qdataKeys.Take()
@@ -350,6 +353,9 @@ func (st *streamState) close() {
 	if st.own != nil {
 		st.own.Close()
 	}
+	if st.pools != nil {
+		st.pools.Free()
+	}
 	if st.env != nil {
 		st.env.Close()
 	}
@@ -470,12 +476,32 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 		mem = gstc.PoolDMAHeap
 	}
 	// The input is read during the run only: two buffers let upstream
-	// fill the next frame while this one runs.
-	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem, true); err != nil {
+	// fill the next frame while this one runs; at most proposedPoolMax,
+	// each pinned and bound once (a pool that grew without bound would
+	// pin and bind without bound). The same pool for the same query.
+	st := e.current()
+	if st == nil {
+		if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem, true); err != nil {
+			cat.LogWarning("no pool proposed: " + err.Error())
+		}
+		return true
+	}
+	reused, err := st.pools.Propose(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, proposedPoolMax, mem, true)
+	switch {
+	case err != nil:
 		cat.LogWarning("no pool proposed: " + err.Error())
+	case reused:
+		e.stats.poolsReused.Add(1)
+	default:
+		e.stats.poolsProposed.Add(1)
 	}
 	return true
 }
+
+// proposedPoolMax bounds the pool proposed upstream: a queue between
+// the producer and the element holds a few of its buffers, and each is
+// pinned and bound once.
+const proposedPoolMax = 8
 
 // maxRing bounds the output ring downstream's allocation answer can ask
 // for (as tensorsrc's).

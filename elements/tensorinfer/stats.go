@@ -25,7 +25,10 @@ type counters struct {
 	// entry evicted, a layout replaced, a new session); inputsBound is
 	// how many are bound now.
 	inputUnbinds, inputsBound atomic.Uint64
-	fences                    tensor.FenceWaitCounter
+	// poolsProposed: new pools proposed upstream; poolsReused: proposals
+	// that gave the pool an identical earlier query got.
+	poolsProposed, poolsReused atomic.Uint64
+	fences                     tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -74,7 +77,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound} {
+		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -119,6 +122,10 @@ type Stats struct {
 	// session replaced the old one's. InputsBound is the input bindings
 	// live now: at most two per pin-cache entry.
 	InputUnbinds, InputsBound uint64
+	// PoolsProposed counts the pools proposed upstream (at most
+	// 8 buffers each); PoolsReused the allocation queries answered with
+	// the pool an identical earlier query got.
+	PoolsProposed, PoolsReused uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -152,6 +159,7 @@ func (e *element) snapshot() Stats {
 		DownstreamMinBuffers: c.downstreamMin.Load(),
 		SteadyFrames:         cc.Load(gstc.InferFrames),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
+		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(),
 	}
 }
 
@@ -194,6 +202,8 @@ func (e *element) statsStructure() *gst.Structure {
 		{"steady-frames", s.SteadyFrames},
 		{"input-unbinds", s.InputUnbinds},
 		{"inputs-bound", s.InputsBound},
+		{"pools-proposed", s.PoolsProposed},
+		{"pools-reused", s.PoolsReused},
 	} {
 		st.SetValue(f.k, f.v)
 	}

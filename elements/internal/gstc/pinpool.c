@@ -145,9 +145,13 @@ gstc_allocation_caps (GstQuery * q, gboolean * need_pool)
   return caps;                  /* borrowed from the query */
 }
 
-int
-gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
-    guint min_buffers, int kind, gboolean adopt_writes)
+/* Makes the allocator and (when the query asks for one and has caps) the
+ * pool of a proposal; both references are the caller's (*pool NULL when
+ * no pool is made). FALSE if the pool refused its configuration. */
+static gboolean
+make_pinned_pool (GstQuery * q, gboolean video, guint size,
+    guint min_buffers, guint max_buffers, int kind, gboolean adopt_writes,
+    GstAllocator ** alloc_out, GstBufferPool ** pool_out)
 {
   GstAllocationParams params;
   GstAllocator *alloc;
@@ -156,6 +160,7 @@ gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
   GstCaps *caps;
   gboolean need_pool = FALSE;
 
+  *pool_out = NULL;
   gst_query_parse_allocation (q, &caps, &need_pool);
   if (kind == GSTC_PINPOOL_DMA_HEAP) {
     alloc = g_object_new (gstc_heap_allocator_get_type (), NULL);
@@ -170,7 +175,8 @@ gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
     /* Recycles the most recently returned buffer first (lifopool.c). */
     pool = gstc_lifo_pool_new (video);
     config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, size, min_buffers, 0);
+    gst_buffer_pool_config_set_params (config, caps, size, min_buffers,
+        max_buffers);
     gst_buffer_pool_config_set_allocator (config, alloc, &params);
     if (video)
       gst_buffer_pool_config_add_option (config,
@@ -178,12 +184,130 @@ gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
     if (!gst_buffer_pool_set_config (pool, config)) {
       gst_object_unref (pool);
       gst_object_unref (alloc);
-      return 0;
+      return FALSE;
     }
-    gst_query_add_allocation_pool (q, pool, size, min_buffers, 0);
-    gst_object_unref (pool);
   }
+  *alloc_out = alloc;
+  *pool_out = pool;
+  return TRUE;
+}
+
+/* Adds a proposal to q: the pool (if any) and the allocator. */
+static void
+add_proposal (GstQuery * q, GstAllocator * alloc, GstBufferPool * pool,
+    guint size, guint min_buffers, guint max_buffers)
+{
+  GstAllocationParams params;
+
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  if (pool != NULL)
+    gst_query_add_allocation_pool (q, pool, size, min_buffers, max_buffers);
   gst_query_add_allocation_param (q, alloc, &params);
+}
+
+int
+gstc_propose_pinned_pool (GstQuery * q, gboolean video, guint size,
+    guint min_buffers, int kind, gboolean adopt_writes)
+{
+  GstAllocator *alloc;
+  GstBufferPool *pool;
+
+  if (!make_pinned_pool (q, video, size, min_buffers, 0, kind, adopt_writes,
+          &alloc, &pool))
+    return 0;
+  add_proposal (q, alloc, pool, size, min_buffers, 0);
+  if (pool != NULL)
+    gst_object_unref (pool);
   gst_object_unref (alloc);
   return 1;
+}
+
+struct _GstcPoolCache
+{
+  GstBufferPool *pool;
+  GstAllocator *alloc;
+  GstCaps *caps;
+  guint size, min_buffers, max_buffers;
+  int kind;
+  gboolean video, adopt_writes;
+};
+
+GstcPoolCache *
+gstc_pool_cache_new (void)
+{
+  return g_new0 (GstcPoolCache, 1);
+}
+
+static void
+pool_cache_clear (GstcPoolCache * c)
+{
+  gst_clear_object (&c->pool);
+  gst_clear_object (&c->alloc);
+  gst_clear_caps (&c->caps);
+}
+
+int
+gstc_pool_cache_propose (GstcPoolCache * c, GstQuery * q, gboolean video,
+    guint size, guint min_buffers, guint max_buffers, int kind,
+    gboolean adopt_writes, gboolean * reused)
+{
+  GstCaps *caps;
+  gboolean need_pool = FALSE;
+  GstAllocator *alloc;
+  GstBufferPool *pool;
+
+  gst_query_parse_allocation (q, &caps, &need_pool);
+  *reused = c->pool != NULL && need_pool && caps != NULL
+      && c->caps != NULL && gst_caps_is_equal (caps, c->caps)
+      && c->size == size && c->min_buffers == min_buffers
+      && c->max_buffers == max_buffers && c->kind == kind
+      && c->video == video && c->adopt_writes == adopt_writes;
+  if (*reused) {
+    add_proposal (q, c->alloc, c->pool, size, min_buffers, max_buffers);
+    return 1;
+  }
+  if (!make_pinned_pool (q, video, size, min_buffers, max_buffers, kind,
+          adopt_writes, &alloc, &pool))
+    return 0;
+  add_proposal (q, alloc, pool, size, min_buffers, max_buffers);
+  if (pool == NULL) {
+    gst_object_unref (alloc);
+    return 1;
+  }
+  pool_cache_clear (c);
+  c->pool = pool;
+  c->alloc = alloc;
+  c->caps = gst_caps_ref (caps);
+  c->size = size;
+  c->min_buffers = min_buffers;
+  c->max_buffers = max_buffers;
+  c->kind = kind;
+  c->video = video;
+  c->adopt_writes = adopt_writes;
+  return 1;
+}
+
+void
+gstc_pool_cache_free (GstcPoolCache * c)
+{
+  if (c == NULL)
+    return;
+  pool_cache_clear (c);
+  g_free (c);
+}
+
+gboolean
+gstc_allocation_pool (gpointer q, guint n, GstBufferPool ** pool,
+    guint * size, guint * min_buffers, guint * max_buffers)
+{
+  GstQuery *query = q;
+
+  if (n >= gst_query_get_n_allocation_pools (query))
+    return FALSE;
+  gst_query_parse_nth_allocation_pool (query, n, pool, size, min_buffers,
+      max_buffers);
+  if (*pool != NULL)
+    gst_object_unref (*pool);
+  return TRUE;
 }

@@ -8,6 +8,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
@@ -102,4 +103,61 @@ func ProposePinnedPool(q *gst.Query, video bool, size, minBuffers int, mem PoolM
 		return errors.New("gstc: the proposed pool refused its configuration")
 	}
 	return nil
+}
+
+// PoolCache is the pool an element proposed last, reused for identical
+// ALLOCATION queries (the same caps and arguments): a producer that
+// renegotiates with nothing changed keeps its buffers, which stay
+// pinned and bound, instead of getting a new pool whose buffers are
+// imported and bound anew. It holds a reference of the pool and its
+// allocator from the proposal until Free (or the next proposal with
+// another configuration); the producer holds its own. Safe from any
+// thread.
+type PoolCache struct {
+	mu sync.Mutex
+	c  *C.GstcPoolCache // nil once freed
+}
+
+// NewPoolCache returns an empty cache; Free it.
+func NewPoolCache() *PoolCache { return &PoolCache{c: C.gstc_pool_cache_new()} }
+
+// Propose is ProposePinnedPool with at most maxBuffers buffers (0: no
+// limit), answering with the cached pool when q's caps and every argument
+// are the ones it was made for (reused). A freed cache proposes a pool it
+// does not keep.
+func (p *PoolCache) Propose(q *gst.Query, video bool, size, minBuffers, maxBuffers int, mem PoolMemory, adoptWrites bool) (reused bool, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c == nil {
+		return false, ProposePinnedPool(q, video, size, minBuffers, mem, adoptWrites)
+	}
+	var r C.gboolean
+	if C.gstc_pool_cache_propose(p.c, (*C.GstQuery)(unsafe.Pointer(q.Instance())), cbool(video), C.guint(size),
+		C.guint(minBuffers), C.guint(maxBuffers), C.int(mem), cbool(adoptWrites), &r) == 0 {
+		return false, errors.New("gstc: the proposed pool refused its configuration")
+	}
+	return gobool(r), nil
+}
+
+// Free drops the cache's references; idempotent.
+func (p *PoolCache) Free() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c != nil {
+		C.gstc_pool_cache_free(p.c)
+		p.c = nil
+	}
+}
+
+// AllocationPool returns the identity (address) of the n-th pool an
+// ALLOCATION query (q borrowed) holds, with its size, min and max
+// buffers; ok false when it has no n-th pool. For tests that check
+// which pool was proposed.
+func AllocationPool(q *gst.Query, n int) (pool uintptr, size, minBuffers, maxBuffers int, ok bool) {
+	var bp *C.GstBufferPool
+	var sz, mn, mx C.guint
+	if !gobool(C.gstc_allocation_pool(C.gpointer(unsafe.Pointer(q.Instance())), C.guint(n), &bp, &sz, &mn, &mx)) {
+		return 0, 0, 0, 0, false
+	}
+	return uintptr(unsafe.Pointer(bp)), int(sz), int(mn), int(mx), true
 }

@@ -68,3 +68,15 @@ func ReleaseBuffer(b *gst.Buffer) {
 	runtime.SetFinalizer(b, nil)
 	C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(b.Instance())))
 }
+
+// ReleaseQuery drops the reference a query wrapper owns now (from
+// gst.NewAllocationQuery…) and disarms its finalizer, so the pools and
+// allocators an answer holds go with it, not at some garbage collection.
+// nil is ignored.
+func ReleaseQuery(q *gst.Query) {
+	if q == nil || q.Instance() == nil {
+		return
+	}
+	runtime.SetFinalizer(q, nil)
+	C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(q.Instance())))
+}
