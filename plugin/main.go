@@ -26,6 +26,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
@@ -41,6 +42,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 	ok := tensorpinsink.Register(plugin)
 	ok = tensorsrc.Register(plugin) && ok
 	ok = tensorinfer.Register(plugin) && ok
+	ok = tensordecode.Register(plugin) && ok
 	if ok {
 		return C.TRUE
 	}

@@ -1,0 +1,162 @@
+package tensordecode
+
+// cgo.go: what the element does in C — each tensor's memory mapped for
+// reading and unmapped, and the tensordecode-objects message built —
+// the few calls gstc does not offer (its memory map is its tests'), kept
+// here, beside their only user.
+
+/*
+#cgo pkg-config: gstreamer-1.0
+#include <stdlib.h>
+#include <gst/gst.h>
+
+// tdec_map maps memories 0..n-1 of buf for reading into maps[0..n-1] and
+// returns how many it mapped: n, or the index of the first that failed
+// (the ones before it stay mapped: tdec_unmap them). Through each
+// memory's allocator: fd memory is mmapped once and kept, and a
+// tensorpin dma-buf's map joins its CPU-access bracket.
+static guint
+tdec_map (GstBuffer * buf, guint n, GstMapInfo * maps)
+{
+  guint i;
+  for (i = 0; i < n; i++) {
+    if (!gst_memory_map (gst_buffer_peek_memory (buf, i), &maps[i], GST_MAP_READ))
+      return i;
+  }
+  return n;
+}
+
+static void
+tdec_unmap (guint n, GstMapInfo * maps)
+{
+  guint i;
+  for (i = 0; i < n; i++)
+    gst_memory_unmap (maps[i].memory, &maps[i]);
+}
+
+// TdecObject is one object of the message: its ROI rectangle, class,
+// confidence and label (NULL: none; borrowed).
+typedef struct
+{
+  guint x, y, w, h;
+  gint class_id;
+  gdouble confidence;
+  const gchar *label;
+} TdecObject;
+
+// tdec_post_objects posts from e the element message
+// tensordecode-objects: pts (guint64), and objects, a GstValueArray of
+// "object" structures (x, y, w, h as guint, class-id, confidence, label
+// when there is one), in the order given.
+static gboolean
+tdec_post_objects (GstElement * e, guint64 pts, const TdecObject * objs, guint n)
+{
+  GValue arr = G_VALUE_INIT;
+  GstStructure *s;
+  guint i;
+
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+    GstStructure *o = gst_structure_new ("object",
+        "x", G_TYPE_UINT, objs[i].x, "y", G_TYPE_UINT, objs[i].y,
+        "w", G_TYPE_UINT, objs[i].w, "h", G_TYPE_UINT, objs[i].h,
+        "class-id", G_TYPE_INT, objs[i].class_id,
+        "confidence", G_TYPE_DOUBLE, objs[i].confidence, NULL);
+    if (objs[i].label != NULL)
+      gst_structure_set (o, "label", G_TYPE_STRING, objs[i].label, NULL);
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, o);
+    gst_value_array_append_and_take_value (&arr, &v);
+  }
+  s = gst_structure_new ("tensordecode-objects", "pts", G_TYPE_UINT64, pts, NULL);
+  gst_structure_take_value (s, "objects", &arr);
+  return gst_element_post_message (e, gst_message_new_element (GST_OBJECT (e), s));
+}
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+// maps holds the GstMapInfo of each tensor of a frame, in C memory (C
+// writes pointers into it, and Go hands it back to C): one per running
+// element, from start to stop.
+type maps struct{ p *C.GstMapInfo }
+
+func newMaps() maps {
+	return maps{(*C.GstMapInfo)(C.calloc(capslayout.MaxTensors, C.sizeof_GstMapInfo))}
+}
+
+func (m maps) free() { C.free(unsafe.Pointer(m.p)) }
+
+// mapAll maps the first n memories of buf (borrowed; n ≤ MaxTensors, the
+// buffer holding at least n) for reading and returns how many it mapped
+// (n unless one failed); unmap must be given that count.
+func (m maps) mapAll(buf gstc.RawBuffer, n int) int {
+	return int(C.tdec_map((*C.GstBuffer)(buf.Unsafe()), C.guint(n), m.p))
+}
+
+// bytes returns memory i's mapped bytes (valid until unmap).
+func (m maps) bytes(i int) []byte {
+	info := unsafe.Slice(m.p, capslayout.MaxTensors)[i]
+	if info.size == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(info.data)), int(info.size))
+}
+
+func (m maps) unmap(n int) { C.tdec_unmap(C.guint(n), m.p) }
+
+// cLabels are the labels as C strings, for the message (NULL for an
+// empty label); made at start, freed at stop.
+type cLabels []*C.gchar
+
+func newCLabels(labels []string) cLabels {
+	c := make(cLabels, len(labels))
+	for i, l := range labels {
+		if l != "" {
+			c[i] = (*C.gchar)(C.CString(l))
+		}
+	}
+	return c
+}
+
+// at is the C string of class id's label (label: the object's), nil
+// without one.
+func (c cLabels) at(id int, label string) *C.gchar {
+	if label == "" || id < 0 || id >= len(c) {
+		return nil
+	}
+	return c[id]
+}
+
+func (c cLabels) free() {
+	for _, p := range c {
+		C.free(unsafe.Pointer(p))
+	}
+}
+
+// message is the tensordecode-objects message under construction: its
+// objects in a C-typed slice reused from frame to frame.
+type message struct{ objs []C.TdecObject }
+
+func (m *message) reset() { m.objs = m.objs[:0] }
+
+func (m *message) add(x, y, w, h, classID int, confidence float64, label *C.gchar) {
+	m.objs = append(m.objs, C.TdecObject{x: C.guint(x), y: C.guint(y), w: C.guint(w), h: C.guint(h),
+		class_id: C.gint(classID), confidence: C.gdouble(confidence), label: label})
+}
+
+// post posts the message from elem with pts; false if elem has no bus.
+func (m *message) post(elem gstc.RawElement, pts uint64) bool {
+	var p *C.TdecObject
+	if len(m.objs) > 0 {
+		p = &m.objs[0]
+	}
+	return C.tdec_post_objects((*C.GstElement)(elem.Unsafe()), C.guint64(pts), p, C.guint(len(m.objs))) != 0
+}

@@ -1,0 +1,110 @@
+package tensordecode_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+// wantError fails unless r ended with an error of code whose text holds
+// every string of want.
+func wantError(t *testing.T, what string, r run, code gstc.ErrorCode, want ...string) {
+	t.Helper()
+	if r.err == nil {
+		t.Errorf("%s: no error; regions %v", what, r.frames)
+		return
+	}
+	if r.err.Domain != code.Domain() || r.err.Code != code.Code() {
+		t.Errorf("%s: error %s/%d %q, want %s/%d", what, r.err.Domain, r.err.Code, r.err.Message, code.Domain(), code.Code())
+	}
+	for _, w := range want {
+		if !strings.Contains(r.err.Message, w) {
+			t.Errorf("%s: error %q does not say %q", what, r.err.Message, w)
+		}
+	}
+}
+
+// Tensors whose layout the mode does not read are refused at caps: a
+// negotiation error quoting the tensors' dims (outermost first), the
+// mode's layout and the caps' dimensions, and no buffer goes through.
+func TestTensorDecodeBadLayout(t *testing.T) {
+	for _, c := range []struct {
+		mode, caps string
+		want       []string
+	}{
+		{"boxes-yolo", "other/tensors,format=static,num_tensors=1,dimensions=(string)84:1,types=(string)float32,names=(string)output0",
+			[]string{`"output0" float32 [1 84]`, "[1 4+C N]", "dimensions=84:1"}},
+		{"map-boxes", "other/tensors,format=static,num_tensors=1,dimensions=(string)8:8:2:1,types=(string)float32",
+			[]string{`float32 [1 2 8 8]`, "[1 1 H W]", "dimensions=8:8:2:1"}},
+		{"classify", "other/tensors,format=static,num_tensors=2,dimensions=(string)\"10:1,10:1\",types=(string)\"float32,float32\"",
+			[]string{"got 2", "[1 10]", "dimensions=10:1,10:1"}},
+		{"boxes-ssd", "other/tensors,format=static,num_tensors=1,dimensions=(string)8400:84:1,types=(string)float32",
+			[]string{"boxes-ssd takes boxes [1 N 4]", "[1 84 8400]"}},
+	} {
+		r := runTensors(t, c.caps, "tensordecode name=dec mode="+c.mode, [][]byte{make([]byte, 4)})
+		wantError(t, c.mode, r, gstc.CoreNegotiation, c.want...)
+		if len(r.frames) != 0 {
+			t.Errorf("%s: %d buffers went through", c.mode, len(r.frames))
+		}
+	}
+}
+
+// boxes-ssd's normalized boxes need the input's size: without
+// input-width and input-height the caps are refused, saying so.
+func TestTensorDecodeSSDNeedsInputSize(t *testing.T) {
+	caps := "other/tensors,format=static,num_tensors=3,dimensions=(string)\"4:2:1,2:1,2:1\",types=(string)\"float32,float32,float32\""
+	r := runTensors(t, caps, "tensordecode name=dec mode=boxes-ssd", [][]byte{make([]byte, 32), make([]byte, 8), make([]byte, 8)})
+	wantError(t, "no input size", r, gstc.StreamFormat, "set input-width and input-height", "[1 2 4]")
+}
+
+// A buffer that is not the caps' tensors — a memory short of its shape,
+// fewer memories than tensors — is a stream error naming it.
+func TestTensorDecodeBadBuffers(t *testing.T) {
+	caps := "other/tensors,format=static,num_tensors=1,dimensions=(string)8:7:1,types=(string)float32,names=(string)output0"
+	r := runTensors(t, caps, "tensordecode name=dec input-width=64 input-height=64", [][]byte{make([]byte, 100)})
+	wantError(t, "short", r, gstc.StreamFormat, `"output0" float32 [1 7 8] holds 100 bytes, want 224`, "dimensions=8:7:1")
+	caps2 := "other/tensors,format=static,num_tensors=2,dimensions=(string)\"4:1,4:1\",types=(string)\"float32,float32\""
+	r = runTensors(t, caps2, "tensordecode name=dec mode=boxes-ssd input-width=64 input-height=64", [][]byte{make([]byte, 16)})
+	if r.err == nil || !strings.Contains(r.err.Message, "boxes-ssd takes") {
+		t.Errorf("two [1 4] tensors into boxes-ssd: %v", r.err)
+	}
+	caps3 := "other/tensors,format=static,num_tensors=2,dimensions=(string)\"4:1,4:1\",types=(string)\"float32,float32\""
+	r = runTensors(t, caps3, "tensordecode name=dec mode=classify", [][]byte{make([]byte, 16)})
+	if r.err == nil {
+		t.Error("two tensors into classify: no error")
+	}
+	caps4 := "other/tensors,format=static,num_tensors=1,dimensions=(string)4:1,types=(string)float32"
+	r = runTensors(t, caps4, "tensordecode name=dec mode=classify", [][]byte{make([]byte, 16), make([]byte, 16)})
+	wantError(t, "two memories", r, gstc.StreamFormat, "a buffer of 2 memories, but the caps say 1 tensors")
+}
+
+// A labels file that does not exist: the state change fails with an
+// error naming the path.
+func TestTensorDecodeLabelsMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-labels.txt")
+	p, err := gst.NewPipelineFromString("fakesrc num-buffers=1 ! tensordecode labels=" + missing + " ! fakesink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { p.SetState(gst.StateNull); runtime.KeepAlive(p) }()
+	if err := p.SetState(gst.StatePaused); err == nil {
+		// An asynchronous change reports failure through get_state.
+		if ret, _ := p.GetState(gst.StatePaused, gst.ClockTime(10*time.Second)); ret != gst.StateChangeFailure {
+			t.Errorf("state change to PAUSED: %v, want a failure", ret)
+		}
+	}
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Second), gst.MessageError)
+	if msg == nil {
+		t.Fatal("no error on the bus")
+	}
+	ge, _ := gstc.ParseErrorMessage(msg)
+	if ge.Domain != gstc.DomainResource || ge.Code != gstc.ResourceNotFound.Code() || !strings.Contains(ge.Message, missing) {
+		t.Errorf("error %s/%d %q, want resource not-found naming %s", ge.Domain, ge.Code, ge.Message, missing)
+	}
+}

@@ -1,0 +1,16 @@
+package tensordecode_test
+
+import (
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+)
+
+func TestMain(m *testing.M) {
+	gsttest.Main(m, func() bool {
+		return tensordecode.Register(nil) && tensorinfer.Register(nil) && tensorsrc.Register(nil)
+	})
+}

@@ -1,0 +1,45 @@
+package tensordecode
+
+import (
+	"sync/atomic"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// counters are the element's counters of one run (Start to the next
+// Start).
+type counters struct {
+	frames, objects, decodeNs atomic.Uint64
+}
+
+func (c *counters) reset() {
+	c.frames.Store(0)
+	c.objects.Store(0)
+	c.decodeNs.Store(0)
+}
+
+// Stats is a snapshot of the counters (for Go tests and programs).
+type Stats struct {
+	// Frames decoded, and the objects found in them (a region of
+	// interest each).
+	Frames, Objects uint64
+	// DecodeNsTotal is the wall time spent decoding frames (mapping the
+	// tensors, decoding, adding the regions), summed.
+	DecodeNsTotal uint64
+}
+
+func (e *element) snapshot() Stats {
+	c := &e.stats
+	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load()}
+}
+
+// statsStructure returns the counters as a new "tensordecode-stats"
+// structure owned by the caller.
+func (e *element) statsStructure() *gst.Structure {
+	s := e.snapshot()
+	st := gst.NewStructure("tensordecode-stats")
+	st.SetValue("frames", s.Frames)
+	st.SetValue("objects", s.Objects)
+	st.SetValue("decode-ns-total", s.DecodeNsTotal)
+	return st
+}
