@@ -1,0 +1,104 @@
+// Package preprocess turns a video frame into a model's input tensor in
+// one pass: colour conversion (NV12, I420 → RGB), resize (none, stretch,
+// letterbox; bilinear), channel order (RGB, BGR), layout (NCHW, NHWC),
+// element type (uint8, float32) and normalisation, written in C (pass.c)
+// so that gcc vectorises its inner loops, and callable from Go (Run) or
+// from a C frame engine with no call into Go (gstpp_run, preprocess.h).
+// It imports package tensor (element types) and tensor/decode (the
+// Transform it reports), never GStreamer. It also reads GStreamer 1.28's
+// .modelinfo files (modelinfo.go) and maps an input tensor's entry onto
+// a Config.
+//
+//	p, err := preprocess.NewPlan(preprocess.Config{
+//		SrcFormat: preprocess.NV12, SrcWidth: 1920, SrcHeight: 1080,
+//		DstWidth: 640, DstHeight: 640, DstType: tensor.F32, DstLayout: preprocess.NCHW,
+//		ChannelOrder: preprocess.OrderRGB, Resize: preprocess.ResizeLetterbox, PadValue: 114,
+//		Mean: [3]float32{0.485, 0.456, 0.406}, Std: [3]float32{0.229, 0.224, 0.225},
+//	})
+//	defer p.Close()
+//	err = p.Run(tensorBytes, frameBytes) // per frame: no allocation
+//	boxesTransform := p.Transform()       // for package decode
+//
+// # Ownership
+//
+// A [Plan] owns one block of C memory: the GstppPlan (plan.h), its
+// tables (built once, in Go, by [NewPlan]) and the row scratch of a
+// pass. [Plan.Close] frees it — idempotent, and it waits for a Run in
+// progress; a Plan dropped without Close is freed by a cleanup
+// (runtime.AddCleanup, holding only the C pointer). Because the scratch
+// is the plan's, a plan runs one frame at a time: concurrent Runs take
+// turns on the plan's mutex. [Plan.Run] reads at most [Plan.SrcSize]
+// bytes of the frame and writes exactly [Plan.DstSize] bytes of the
+// tensor, after checking both lengths (and a float32 tensor's 4-byte
+// alignment): slices shorter than the plan needs are an error, never an
+// out-of-bounds access.
+//
+// A C engine gets the plan's address from [Plan.CPlan] and the entry
+// point's from [CRunFunc] (a C file of another Go package cannot link
+// this package's C symbols by name) and calls
+//
+//	int gstpp_run(const GstppPlan *plan, const uint8_t *src, size_t src_len, void *dst, size_t dst_len);
+//
+// with the same checks. The pointer is valid until Close; the Go side
+// must keep the Plan reachable (runtime.KeepAlive) while C calls it, and
+// must not Run it from Go at the same time.
+//
+// # Arithmetic
+//
+// Every output value is defined exactly; reference_test.go recomputes
+// it pixel by pixel and the tests require uint8 tensors bit for bit and
+// float32 tensors within 1e-6 × (1 + |value|).
+//
+// Source pixels. Packed formats give R, G, B at their byte positions
+// (x and A bytes are skipped). NV12 and I420 are BT.601 limited range
+// with the chroma of pixel (x, y) at (x/2, y/2) (nearest, no chroma
+// filter; odd widths and heights have (w+1)/2 × (h+1)/2 chroma), in
+// 12-bit fixed point (1.164383, 1.596027, 0.391762, 0.812968, 2.017232
+// rounded to 4096ths):
+//
+//	Y' = 4769*(Y-16) + 2048
+//	R  = clamp((Y' + 6537*(V-128)) >> 12, 0, 255)
+//	G  = clamp((Y' - 1605*(U-128) - 3330*(V-128)) >> 12, 0, 255)
+//	B  = clamp((Y' + 8263*(U-128)) >> 12, 0, 255)
+//
+// (>> floors). The frame is converted to RGB first, then resampled.
+//
+// Geometry. Resize none: the frame fills the tensor (sizes must be
+// equal). Stretch: the resized frame is the tensor's size. Letterbox:
+// s = min(W/w, H/h); the resized frame is round(w*s) × round(h*s)
+// (half up, at least 1), at column (W - round(w*s))/2 and row
+// (H - round(h*s))/2 (integer division: an odd pixel of padding goes
+// right and bottom); everything else is the pad value. 1920×1080 into
+// 640×640: 640×360 at row 140, 140 rows of padding above and below.
+// [Plan.Transform] reports ScaleX = resized width / w, ScaleY = resized
+// height / h and the offsets, so frame_x = (model_x - OffsetX)/ScaleX.
+//
+// Sampling (bilinear, pixel centres). Resized pixel d of n along an
+// axis of src source pixels samples, in float64,
+//
+//	s  = clamp((d + 0.5) * (src / n) - 0.5, 0, src - 1)
+//	i0 = floor(s),  i1 = min(i0 + 1, src - 1)
+//	w1 = floor((s - i0) * 2048 + 0.5),  w0 = 2048 - w1
+//
+// (weights in 1/2048ths, as OpenCV's 8-bit bilinear resize), and the
+// sample of colour c is the exact integer
+//
+//	v = wy0*(wx0*P[y0][x0] + wx1*P[y0][x1]) + wy1*(wx0*P[y1][x0] + wx1*P[y1][x1])
+//
+// in units of 2^-22 of a pixel value. A uint8 tensor holds
+// (v + 2^21) >> 22 (round half up); a float32 tensor holds
+// (v / 2^22) normalised, computed in float32 (the pass blends rows
+// first, exactly, then columns):
+//
+//	Mean/Std:     value = (pixel/255 - Mean[c]) / Std[c]
+//	Scale/Offset: value = pixel*Scale[c] + Offset[c]
+//
+// Mean, Std, Scale and Offset are indexed by colour (R, G, B) whatever
+// ChannelOrder puts in channel 0: a BGR model with ImageNet's mean keeps
+// Mean = {0.485, 0.456, 0.406}. The pad value is in pixel units,
+// normalised the same way (uint8: rounded half up). A uint8 tensor takes
+// no normalisation (setting one is an error, not ignored).
+//
+// Errors wrap [ErrConfig], [ErrFormat], [ErrShort], [ErrAlign],
+// [ErrClosed] or [ErrModelInfo] and name the field or the slice.
+package preprocess

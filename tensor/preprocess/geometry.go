@@ -1,0 +1,81 @@
+package preprocess
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
+)
+
+// Weights are fixed point with wBits fractional bits (plan.h's
+// GSTPP_WBITS): a tap's position is rounded to 1/2048 of a pixel, as
+// OpenCV's bilinear resize of 8-bit images does, so the sum of a
+// sample's four weighted pixels is an exact 32-bit integer.
+const (
+	wBits = 11
+	wOne  = 1 << wBits
+)
+
+// geometry is where the resized frame lies in the tensor: columns
+// [cx, cx+cw), rows [cy, cy+ch); the rest is padding.
+type geometry struct{ cx, cy, cw, ch int }
+
+// contentRect places a sw x sh frame in a dw x dh tensor. Letterbox:
+// s = min(dw/sw, dh/sh), the resized size sw*s x sh*s rounded half up
+// (at least 1, at most the tensor's), centred with the odd pixel of
+// padding at the right and bottom.
+func contentRect(sw, sh, dw, dh int, r Resize) (geometry, error) {
+	switch r {
+	case ResizeNone:
+		if sw != dw || sh != dh {
+			return geometry{}, fmt.Errorf("%w: Resize none: the frame is %dx%d, the tensor %dx%d",
+				ErrConfig, sw, sh, dw, dh)
+		}
+		return geometry{0, 0, dw, dh}, nil
+	case ResizeStretch:
+		return geometry{0, 0, dw, dh}, nil
+	case ResizeLetterbox:
+		s := math.Min(float64(dw)/float64(sw), float64(dh)/float64(sh))
+		cw := min(max(int(math.Floor(float64(float64(sw)*s)+0.5)), 1), dw)
+		ch := min(max(int(math.Floor(float64(float64(sh)*s)+0.5)), 1), dh)
+		return geometry{(dw - cw) / 2, (dh - ch) / 2, cw, ch}, nil
+	}
+	return geometry{}, fmt.Errorf("%w: Resize %v: want ResizeNone, ResizeStretch or ResizeLetterbox", ErrConfig, r)
+}
+
+// transform is the decode.Transform of the geometry: model coordinates
+// of the frame's pixel edges, from the resized size actually used (so
+// that a box maps back exactly as the pass sampled).
+func (g geometry) transform(sw, sh, dw, dh int) decode.Transform {
+	return decode.Transform{
+		InputWidth: dw, InputHeight: dh, FrameWidth: sw, FrameHeight: sh,
+		ScaleX: float64(g.cw) / float64(sw), ScaleY: float64(g.ch) / float64(sh),
+		OffsetX: float64(g.cx), OffsetY: float64(g.cy),
+	}
+}
+
+// taps computes, for each of n resized pixels along an axis of src
+// source pixels, the two source pixels it samples and their fixed-point
+// weights (w0 + w1 = wOne):
+//
+//	s  = clamp((d + 0.5) * src/n - 0.5, 0, src-1)
+//	i0 = floor(s), i1 = min(i0+1, src-1)
+//	w1 = floor((s - i0) * 2048 + 0.5), w0 = 2048 - w1
+//
+// in float64. The explicit float64 conversions keep a compiler from
+// fusing a multiply and an add (Go may on arm64), so every machine
+// computes the same tables.
+func taps(src, n int) (i0, i1, w0, w1 []int32) {
+	i0, i1 = make([]int32, n), make([]int32, n)
+	w0, w1 = make([]int32, n), make([]int32, n)
+	ratio := float64(src) / float64(n)
+	for d := range n {
+		s := float64((float64(d)+0.5)*ratio) - 0.5
+		s = min(max(s, 0), float64(src-1))
+		a := int(math.Floor(s))
+		b := min(a+1, src-1)
+		f := int32(math.Floor(float64((s-float64(a))*wOne) + 0.5))
+		i0[d], i1[d], w0[d], w1[d] = int32(a), int32(b), wOne-f, f
+	}
+	return i0, i1, w0, w1
+}

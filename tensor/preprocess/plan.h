@@ -1,0 +1,85 @@
+/*
+ * plan.h: the fields of a GstppPlan, shared by the kernel (pass.c) and
+ * the Go code that fills them (plan.go). Private to the package: a C
+ * frame engine includes preprocess.h only.
+ */
+#ifndef GSTPP_PLAN_H
+#define GSTPP_PLAN_H
+
+#include "preprocess.h"
+
+/* Weights are fixed point with GSTPP_WBITS fractional bits, one per
+ * axis: a sample is sum(wy * wx * pixel) >> (2 * GSTPP_WBITS), exact in
+ * 32 bits (255 << 22 < 2^31). */
+#define GSTPP_WBITS 11
+#define GSTPP_WONE (1 << GSTPP_WBITS)
+
+enum {
+  GSTPP_SRC_PACKED = 1,         /* one plane, bpp bytes a pixel */
+  GSTPP_SRC_NV12 = 2,           /* Y plane, then interleaved U,V at half size */
+  GSTPP_SRC_I420 = 3,           /* Y, U, V planes, chroma at half size */
+};
+
+enum {
+  GSTPP_DST_U8 = 1,
+  GSTPP_DST_F32 = 2,
+};
+
+struct GstppPlan {
+  /* Source. */
+  int32_t kind;                 /* GSTPP_SRC_* */
+  int32_t src_w, src_h;
+  int32_t bpp;                  /* packed: bytes a pixel (3 or 4) */
+  int64_t stride[3], offset[3]; /* per plane, bytes */
+  size_t src_size;              /* bytes of a frame the pass may read */
+
+  /* Destination: dst_w x dst_h, 3 channels. */
+  int32_t dst_type;             /* GSTPP_DST_* */
+  int32_t nhwc;                 /* 1: NHWC (interleaved), 0: NCHW (planar) */
+  int32_t dst_w, dst_h;
+  size_t dst_size;              /* bytes of the tensor */
+  int32_t cx, cy, cw, ch;       /* the resized frame's rectangle in it; the rest is padding */
+
+  /* The working row: the source row the kernels read, packed bytes as
+   * they are, or for NV12/I420 the row converted to planar R, G, B
+   * (src_w bytes each). A pixel x's colour for destination channel c is
+   * element x * ebpp + coff[c]. */
+  int32_t ebpp;
+  int32_t coff[3];
+  int32_t row_elems;            /* elements in a working row */
+
+  /* Destination channel c of a float tensor is v * k[c] + o[c], v the
+   * resampled value in pixel units; padding is padf[c] (uint8: padu). */
+  float k[3], o[3];
+  float padf[3];
+  uint8_t padu;
+
+  /* Tables, built once per plan (plan.go): for content column x, taps
+   * at working-row elements xi0[x], xi1[x] (x0 * ebpp, x1 * ebpp) with
+   * weights wxi0[x] + wxi1[x] = GSTPP_WONE (wxf: the same / GSTPP_WONE,
+   * exact in float); for content row y, source rows yi0[y], yi1[y]. */
+  int32_t *xi0, *xi1, *wxi0, *wxi1;
+  float *wxf0, *wxf1;
+  int32_t *yi0, *yi1, *wyi0, *wyi1;
+  float *wyf0, *wyf1;
+
+  /* Scratch of one pass (a plan runs one frame at a time). */
+  float *vrowf;                 /* row_elems: vertical pass, float */
+  int32_t *vrowi;               /* row_elems: vertical pass, uint8 path */
+  uint8_t *rgb[2];              /* NV12/I420: two converted rows, row_elems bytes each */
+  int32_t *rgb_row;             /* [2]: the source row each holds, -1 none */
+  uint8_t *uvs;                 /* NV12/I420: a row's chroma spread to a value a pixel: U, then V (src_w each) */
+};
+
+/* gstpp_plan_alloc returns a zeroed plan whose table and scratch
+ * pointers point into the same block (one free), or NULL. */
+GstppPlan *gstpp_plan_alloc (int32_t cw, int32_t ch, int32_t row_elems,
+    int yuv);
+void gstpp_plan_free (GstppPlan * plan);
+
+/* gstpp_call runs fn (a GstppRunFunc) — the tests' way to call the
+ * entry point through the pointer CRunFunc gives, as a C engine does. */
+int gstpp_call (void *fn, const GstppPlan * plan, const uint8_t * src,
+    size_t src_len, void *dst, size_t dst_len);
+
+#endif /* GSTPP_PLAN_H */
