@@ -22,9 +22,19 @@ import (
 func (e *element) TransformCaps(self *base.GstBaseTransform, dir gst.PadDirection, caps, filter *gst.Caps) (ret *gst.Caps) {
 	defer e.guard("transform-caps", func() { ret = nil })
 	var out *gst.Caps
-	if dir == gst.PadDirectionSource {
+	video := e.readSettings().output == outputVideo
+	switch {
+	case video && dir == gst.PadDirectionSource:
+		// The video goes through: what the model takes, of what
+		// downstream takes.
+		sink := e.sinkCaps()
+		out = sink.IntersectFull(caps, gst.CapsIntersectFirst)
+		gstc.ReleaseCaps(sink)
+	case video:
+		out = caps.Copy()
+	case dir == gst.PadDirectionSource:
 		out = e.sinkCaps()
-	} else {
+	default:
 		out = e.outputCaps(self, caps)
 	}
 	if filter != nil && filter.Unsafe() != nil && out != nil {
@@ -159,7 +169,7 @@ func capsDim(d int64) string {
 func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Caps {
 	st := e.current()
 	if st == nil {
-		return srcTemplate()
+		return gst.NewCapsFromString(tensorsTemplate())
 	}
 	var layout *tensor.Layout
 	if in != nil && in.Unsafe() != nil && in.IsFixed() {
@@ -176,7 +186,7 @@ func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Cap
 	}
 	outs, err := e.outputsFor(st, layout)
 	if errors.Is(err, errFreeDims) {
-		return srcTemplate() // fixed when the input caps are
+		return gst.NewCapsFromString(tensorsTemplate()) // fixed when the input caps are
 	}
 	if err != nil {
 		if in != nil && in.Unsafe() != nil && in.IsFixed() {

@@ -39,7 +39,18 @@ type settings struct {
 	syncTimeout   uint
 	onSyncTimeout string
 	proposePool   bool
+	// output: "tensors" (the outputs as other/tensors) or "video" (the
+	// input video with the outputs in a GstTensorPinMeta); interval: run
+	// every interval-th frame (video), the others get the last result.
+	output   string
+	interval uint
 }
+
+// Output choices.
+const (
+	outputTensors = "tensors"
+	outputVideo   = "video"
+)
 
 // On-sync-timeout choices.
 const (
@@ -75,6 +86,14 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.String("on-sync-timeout", "On sync timeout",
 		"What an input frame whose fences did not signal within sync-timeout becomes: \"drop\" (dropped and counted) or \"error\".",
 		onTimeoutError, proptable.WritableInReady, func(e *element) *string { return &e.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
+	proptable.String("output", "Output",
+		"What the src pad carries: \"tensors\" (the model's outputs as other/tensors, one fd memory each) or \"video\" "+
+			"(the input video unchanged, no pixel copied, each buffer with its frame's outputs in a GstTensorPinMeta "+
+			"— gsttensorpinmeta.h — that holds them until the buffer is freed, and the frame-to-model transform).",
+		outputTensors, proptable.WritableInReady, func(e *element) *string { return &e.settings.output }, outputTensors, outputVideo),
+	proptable.Uint("interval", "Interval",
+		"With output=video, run the model on every interval-th frame and give the frames between the last result (1: every frame).",
+		1, 1000, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.interval }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
@@ -163,8 +182,14 @@ func sinkTemplate() *gst.Caps {
 		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
 }
 
+// srcTemplate: the outputs as other/tensors (output=tensors), or the input
+// video passed on (output=video).
 func srcTemplate() *gst.Caps {
-	return gst.NewCapsFromString(capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplate().String())
+}
+
+func tensorsTemplate() string {
+	return capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors)
 }
 
 // InstanceInit binds e to the instance for gstc's trampolines. (Each

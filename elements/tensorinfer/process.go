@@ -9,7 +9,6 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
@@ -209,7 +208,6 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	if err != nil {
 		return gstc.RawBuffer{}, err
 	}
-	v := fi.view
 	// The output's write bracket, open from before the run until its
 	// memory comes back from downstream (C's ring leaves it then).
 	r := st.ring
@@ -223,23 +221,13 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)
 	}
 	// The run no longer needs the input: leave its bracket; the same cgo
-	// call tells its producer and makes the output buffer.
+	// call tells its producer and makes the output buffer (the C frame's
+	// own: gstc_transform_finish_frame).
 	e.endRead(fi.bracket)
-	seq := st.steady.NextSeq()
-	pts := v.PTS()
-	var rest [gstc.MaxOutTensors - 1]gstc.RawMemory
-	first, n := r.c.Push(sl.idx, &rest)
-	ot0 := sl.tensors[0]
 	buf, announced, sent, stale := gstc.TransformFinishFrame(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset,
-		first, pts, v.DTS(), v.Duration(), seq, tensorsync.Info{
-			Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
-			Dev: ot0.id.Dev, Ino: ot0.id.Ino, Offset: uint64(ot0.t.Offset()), PTS: pts, Seqnum: uint32(seq),
-		})
+		r.c, sl.idx, in, st.steady.NextSeq())
 	e.countEnd(announced, sent, stale)
 	fi.ent.Release()
-	for _, m := range rest[:n-1] {
-		gstc.AppendRawMemory(buf, m)
-	}
 	return buf, nil
 }
 
@@ -457,10 +445,12 @@ func (e *element) SinkEOS(self gstc.RawElement) {
 }
 
 // SinkFlushStop forgets the pending begins (their buffers were
-// flushed) and lets the streaming thread wait for a free slot again.
+// flushed) and the last result output=video reuses, and lets the
+// streaming thread wait for a free slot again.
 func (e *element) SinkFlushStop(self gstc.RawElement) {
 	e.wake.setFlushing(false)
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
+		st.video.Reset()
 	}
 }

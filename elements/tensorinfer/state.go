@@ -47,6 +47,8 @@ type streamState struct {
 	qkey  gstc.QdataKey
 	// pools: the pool proposed upstream, reused for identical queries.
 	pools *gstc.PoolCache
+	// video: output=video's state in C (the frame paths read it there).
+	video gstc.VideoOut
 
 	haveFormat bool
 	format     capslayout.Format
@@ -151,6 +153,15 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	}
 	st.begins = gstc.PendingBeginsOf(e.raw())
 	st.begins.Clear()
+	st.video = gstc.VideoOutOf(e.raw())
+	st.video.ClearReused()
+	st.video.Set(set.output == outputVideo, int(set.interval), nil, gstc.Transform{})
+	if perFrame && set.output == outputVideo {
+		st.video.Set(false, 1, nil, gstc.Transform{})
+		st.close()
+		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) pushes copied tensors: it does not take output=video", "")
+		return false
+	}
 	if !perFrame {
 		st.steady = gstc.NewSteady(nil, st.cc)
 		st.steadyDirty = true
@@ -376,6 +387,8 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 		return true
 	}
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
+	e.stats.framesReused.Store(st.video.Reused())
+	st.video.Set(false, 1, nil, gstc.Transform{}) // the last result goes
 	gstc.UninstallSteady(e.raw())
 	st.close()
 	cat.LogInfo("stopped")
@@ -446,12 +459,35 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	st.format, st.inLayout, st.transpose, st.haveFormat = f, l, plan.transpose, true
 	st.geomOK = false // inputGeometry: the shape may have changed
 	st.steadyDirty = true
+	if st.set.output == outputVideo {
+		if err := e.setVideoOut(st, f, l); err != nil {
+			e.refuse(self, st, incaps, err)
+			return false
+		}
+	}
 	if conv != "" {
 		perf.LogInfo(fmt.Sprintf("tensorinfer: every frame of caps %v is converted before the run (%s): counted in conversions; "+
 			"a model that takes the frame as it is avoids it (docs/design-notes.md)", incaps, conv))
 	}
 	cat.LogInfo(fmt.Sprintf("caps %v → %v", incaps, outcaps))
 	return true
+}
+
+// setVideoOut gives output=video the caps of the tensors it attaches and
+// the frame-to-model transform (the frame is the model's input as it is:
+// the identity), for frames of format f whose input tensor is l.
+func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Layout) error {
+	if f.Media != capslayout.MediaVideo {
+		return fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s (use output=tensors)", f.Media)
+	}
+	caps := gst.NewCapsFromString(tensorsCaps(st.sess.Outputs()))
+	defer gstc.ReleaseCaps(caps)
+	w, h := 0, 0
+	if len(l.Shape) >= 2 {
+		h, w = l.Shape[0], l.Shape[1]
+	}
+	st.video.Set(true, int(st.set.interval), caps, gstc.Transform{ModelWidth: w, ModelHeight: h, ScaleX: 1, ScaleY: 1})
+	return nil
 }
 
 // ProposeAllocation offers upstream the pinned pool (as tensorpinsink
@@ -486,7 +522,14 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 		}
 		return true
 	}
-	reused, err := st.pools.Propose(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, proposedPoolMax, mem, true)
+	// output=video: the buffers also go downstream, which holds its
+	// min-buffers of them.
+	minBuf, maxBuf := 2, proposedPoolMax
+	if set.output == outputVideo {
+		minBuf += int(e.stats.downstreamMin.Load())
+		maxBuf = max(maxBuf, minBuf+6)
+	}
+	reused, err := st.pools.Propose(query, f.Media == capslayout.MediaVideo, f.FrameSize, minBuf, maxBuf, mem, true)
 	switch {
 	case err != nil:
 		cat.LogWarning("no pool proposed: " + err.Error())

@@ -28,7 +28,10 @@ type counters struct {
 	// poolsProposed: new pools proposed upstream; poolsReused: proposals
 	// that gave the pool an identical earlier query got.
 	poolsProposed, poolsReused atomic.Uint64
-	fences                     tensor.FenceWaitCounter
+	// framesReused: output=video frames given an earlier run's result
+	// (interval), kept at Stop (live: the C state's).
+	framesReused atomic.Uint64
+	fences       tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -77,7 +80,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused} {
+		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused, &c.framesReused} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -126,6 +129,9 @@ type Stats struct {
 	// 8 buffers each); PoolsReused the allocation queries answered with
 	// the pool an identical earlier query got.
 	PoolsProposed, PoolsReused uint64
+	// FramesReused counts the frames output=video gave an earlier run's
+	// result (interval > 1): they are not in Frames.
+	FramesReused uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -136,6 +142,10 @@ func (e *element) snapshot() Stats {
 		sess = e.state.sess
 	}
 	eng := c.engineNow(sess)
+	reused := c.framesReused.Load()
+	if e.state != nil {
+		reused = e.state.video.Reused()
+	}
 	e.stateMu.Unlock()
 	// What frames done in C counted (steady.go), and the output rings.
 	cc := gstc.InferCountersOf(e.raw())
@@ -159,7 +169,7 @@ func (e *element) snapshot() Stats {
 		DownstreamMinBuffers: c.downstreamMin.Load(),
 		SteadyFrames:         cc.Load(gstc.InferFrames),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
-		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(),
+		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
 	}
 }
 
@@ -204,6 +214,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"inputs-bound", s.InputsBound},
 		{"pools-proposed", s.PoolsProposed},
 		{"pools-reused", s.PoolsReused},
+		{"frames-reused", s.FramesReused},
 	} {
 		st.SetValue(f.k, f.v)
 	}

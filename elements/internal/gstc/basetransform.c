@@ -6,6 +6,9 @@
 #include "element.h"
 #include "schedtick.h"
 #include "steady.h"
+#include "videoout.h"
+#include "pending.h"
+#include <sys/stat.h>
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcTransformEventFunc) (GstBaseTransform * t,
@@ -19,12 +22,53 @@ prev_sink_event_quark (void)
   return gstc_quark (&q, "gstc-prev-transform-sink-event");
 }
 
+/* A frame output=video does not run (interval): its input's begin, if
+ * announced, is answered as a run's would be. */
+static void
+skipped_input_end (GstBaseTransform * t, GstBuffer * in)
+{
+  GstcPending *p = gstc_pending_of (t);
+  GstMemory *mem;
+  GstVideoMeta *vm;
+  struct stat sb;
+  guint64 offset;
+  GstcInferCounters *c;
+  int end;
+
+  if (p == NULL || gst_buffer_n_memory (in) != 1)
+    return;
+  mem = gst_buffer_peek_memory (in, 0);
+  if (!gst_is_fd_memory (mem) || fstat (gst_fd_memory_get_fd (mem), &sb) != 0)
+    return;
+  offset = mem->offset;
+  vm = gst_buffer_get_video_meta (in);
+  if (vm != NULL && vm->n_planes > 0)
+    offset += vm->offset[0];
+  end = gstc_transform_end_input (t, p, sb.st_dev, sb.st_ino, offset,
+      GST_BUFFER_OFFSET (in));
+  c = gstc_infer_counters_of (GST_ELEMENT (t));
+  if (c == NULL)
+    return;
+  if (end & 1)
+    gstc_infer_count (c, GSTC_INFER_BEGINS_MATCHED, 1);
+  if (end & 2)
+    gstc_infer_count (c, GSTC_INFER_END_EVENTS_SENT, 1);
+  if (end >> 2)
+    gstc_infer_count (c, GSTC_INFER_BEGINS_EXPIRED, end >> 2);
+}
+
 static GstFlowReturn
 transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
   GstBuffer *buf = NULL;
   GstFlowReturn ret;
+  GstcVideoOut *vo = gstc_video_out_of (t);
 
+  /* output=video with interval: the last result on this frame. */
+  if (vo != NULL && gstc_video_out_skip (vo, in, out)) {
+    skipped_input_end (t, in);
+    return GST_FLOW_OK;
+  }
   /* A steady frame needs no Go (steady.h). */
   if (gstc_steady_frame (t, in, out))
     return GST_FLOW_OK;
@@ -103,8 +147,18 @@ transform_query (GstBaseTransform * t, GstPadDirection dir, GstQuery * q)
   GstBaseTransformClass *k = GST_BASE_TRANSFORM_GET_CLASS (t);
   gboolean (*prev) (GstBaseTransform *, GstPadDirection, GstQuery *);
 
+  GstcVideoOut *vo = gstc_video_out_of (t);
+  gboolean video = FALSE;
+
+  if (vo != NULL) {
+    g_mutex_lock (&vo->lock);
+    video = vo->on;
+    g_mutex_unlock (&vo->lock);
+  }
+  /* output=video passes the video on: downstream's caps are the default's
+   * to weigh. */
   if (dir == GST_PAD_SINK && GST_QUERY_TYPE (q) == GST_QUERY_CAPS
-      && k->transform_caps != NULL) {
+      && k->transform_caps != NULL && !video) {
     GstCaps *filter, *src_templ, *sink_templ, *caps, *res;
 
     gst_query_parse_caps (q, &filter);
@@ -167,19 +221,37 @@ gstc_transform_end_input (GstBaseTransform * t, GstcPending * p,
 GstcFinishedFrame
 gstc_transform_finish_frame (GstBaseTransform * t, GstcPending * p,
     guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset,
-    GstMemory * mem, guint64 pts, guint64 dts, guint64 duration,
-    guint64 frame_offset, int phase, int access, guint64 out_dev,
-    guint64 out_ino, guint64 out_offset, guint seqnum)
+    GstcOutRing * ring, int slot, GstBuffer * in, guint64 seq)
 {
   GstcFinishedFrame f;
-  GstTensorSyncInfo ts = { phase, access, out_dev, out_ino, out_offset, pts,
-    seqnum
+  GstMemory *first, *rest[GSTC_OUT_MAX_TENSORS];
+  GstcOutTensor *t0 = &ring->slots[slot].t[0];
+  GstcVideoOut *vo = gstc_video_out_of (t);
+  gboolean video = FALSE;
+  int n, k;
+  GstTensorSyncInfo ts = { GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE,
+    t0->dev, t0->ino, t0->offset, GST_BUFFER_PTS (in), (guint) seq
   };
 
   f.end = gstc_transform_end_input (t, p, dev, ino, offset, buf_offset);
-  f.buf = gstc_ring_frame_new (mem, pts, duration, frame_offset, FALSE, phase,
-      access, out_dev, out_ino, out_offset, seqnum);
-  GST_BUFFER_DTS (f.buf) = dts;
+  first = gstc_out_ring_push (ring, slot, &n, rest);
+  f.buf = gstc_ring_frame_new (first, ts.pts, GST_BUFFER_DURATION (in), seq,
+      FALSE, ts.phase, ts.access, ts.dev, ts.ino, ts.offset, ts.seqnum);
+  GST_BUFFER_DTS (f.buf) = GST_BUFFER_DTS (in);
+  for (k = 1; k < n; k++)
+    gst_buffer_append_memory (f.buf, rest[k - 1]);
+  if (vo != NULL) {
+    g_mutex_lock (&vo->lock);
+    video = vo->on;
+    g_mutex_unlock (&vo->lock);
+  }
+  if (video) {
+    /* The input goes on with the tensors in its meta; their write
+     * bracket ends when the meta's last holder drops them. Nobody reads
+     * them as the buffer: no announcement. */
+    f.buf = gstc_video_out_frame (vo, in, f.buf, seq);
+    return f;
+  }
   /* The frame's announcement, right before its buffer: GstBaseTransform
    * pushes the buffer prepare_output_buffer returns as soon as the
    * (empty) transform is done — its QoS drop comes before prepare — and a

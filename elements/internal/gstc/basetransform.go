@@ -45,8 +45,6 @@ import (
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
-
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // FlowDropped is GST_BASE_TRANSFORM_FLOW_DROPPED: a prepared frame that
@@ -121,20 +119,19 @@ func TransformEndInput(self RawElement, b PendingBegins, dev, ino, offset, bufOf
 	return r&1 != 0, r&2 != 0, int(r >> 2)
 }
 
-// TransformFinishFrame is TransformEndInput for a frame's input followed
-// by NewFrameBuffer(m, pts, duration, frameOffset, out, false) with DTS
-// dts for its output and the push of out (the frame's GstTensorSync
-// begin) downstream from self's src pad, in one cgo call. The end goes
-// upstream before the buffer is made; the begin goes downstream right
-// before GstBaseTransform pushes buf (the buffer prepare_output_buffer
-// returns), after the pad's pending sticky events. buf is the caller's,
-// as NewFrameBuffer's.
+// TransformFinishFrame ends a frame's input (TransformEndInput's
+// arguments) and makes its output from output slot slot of r, in one cgo
+// call (gstc_transform_finish_frame): the slot's memories pushed into a
+// frame buffer with in's PTS, DTS and duration and offset seq, announced
+// downstream by its GstTensorSync begin (seqnum seq) — or, with
+// output=video (VideoOut on), in's video with those tensors in a
+// GstTensorPinMeta. The end goes upstream before the buffer is made; buf
+// is the caller's to return from prepare_output_buffer. in is borrowed.
 func TransformFinishFrame(self RawElement, b PendingBegins, dev, ino, offset, bufOffset uint64,
-	m RawMemory, pts, dts, duration, frameOffset uint64, out tensorsync.Info) (buf RawBuffer, announced, sent bool, expired int) {
+	r *OutRing, slot int, in RawBuffer, seq uint64) (buf RawBuffer, announced, sent bool, expired int) {
 	f := C.gstc_transform_finish_frame((*C.GstBaseTransform)(unsafe.Pointer(self.p)), b.p,
 		C.guint64(dev), C.guint64(ino), C.guint64(offset), C.guint64(bufOffset),
-		m.p, C.guint64(pts), C.guint64(dts), C.guint64(duration), C.guint64(frameOffset),
-		C.int(out.Phase), C.int(out.Access), C.guint64(out.Dev), C.guint64(out.Ino), C.guint64(out.Offset), C.guint(out.Seqnum))
+		r.p, C.int(slot), in.p, C.guint64(seq))
 	return RawBuffer{f.buf}, f.end&1 != 0, f.end&2 != 0, int(f.end >> 2)
 }
 

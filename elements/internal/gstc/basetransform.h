@@ -10,6 +10,7 @@
 #include "cgo.h"
 #include "gsttensorsync.h"
 #include "pending.h"
+#include "outring.h"
 
 /* Replace prepare_output_buffer and transform of klass (a
  * GstBaseTransformClass), and its sink_event: serialized GstTensorSync
@@ -38,17 +39,19 @@ typedef struct
   int end;
 } GstcFinishedFrame;
 
-/* gstc_transform_end_input, then gstc_ring_frame_new (mem and the
- * output frame's fields; no announcement pending) with DTS dts, then the
- * frame's begin (phase ... seqnum) pushed downstream from t's src pad:
- * the end of a frame's input, its output buffer and its announcement in
- * one call, from prepare_output_buffer (GstBaseTransform pushes the
- * buffer next). */
+/* The end of a frame's input (gstc_transform_end_input with dev ... 
+ * buf_offset), then its output from output slot slot of ring: the slot's
+ * memories pushed (gstc_out_ring_push) into a frame buffer with in's PTS,
+ * DTS and duration and offset seq, and either — output=video (the
+ * element's GstcVideoOut on) — in's video with those tensors in a
+ * GstTensorPinMeta, or that buffer itself, its begin (the slot's first
+ * tensor, seqnum seq) pushed downstream from t's src pad first. One call
+ * for both of tensorinfer's frame paths (the steady frame in C, Go's);
+ * GstBaseTransform pushes the returned buffer next. in is borrowed. */
 GstcFinishedFrame gstc_transform_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
-    guint64 buf_offset, GstMemory * mem, guint64 pts, guint64 dts,
-    guint64 duration, guint64 frame_offset, int phase, int access,
-    guint64 out_dev, guint64 out_ino, guint64 out_offset, guint seqnum);
+    guint64 buf_offset, GstcOutRing * ring, int slot, GstBuffer * in,
+    guint64 seq);
 
 /* Answers the sink pad's CAPS query of klass's instances with what
  * their transform_caps gives for the src pad's template (intersected

@@ -76,6 +76,9 @@ func LeaseBuffer(b RawBuffer) Lease {
 	return Lease{p: C.gst_buffer_ref(b.p)}
 }
 
+// AdoptLease makes the caller's reference of b a Lease (no new one).
+func AdoptLease(b RawBuffer) Lease { return Lease{p: b.p} }
+
 // Buffer returns a go-gst wrapper with its own reference (the caller owns
 // it; it allocates, so it is not for the per-frame path), or nil.
 func (l Lease) Buffer() *gst.Buffer {
@@ -92,6 +95,9 @@ func (l Lease) Release() {
 		C.gst_buffer_unref(l.p)
 	}
 }
+
+// BufferPTS returns b's PTS (ClockTimeNone if unset).
+func BufferPTS(b RawBuffer) uint64 { return uint64(b.p.pts) }
 
 // PeekMemory borrows memory idx of b (gst_buffer_peek_memory): no
 // reference is taken and b keeps ownership. It returns the nil RawMemory

@@ -37,6 +37,8 @@
 //	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
 //	roimeta.go, roimeta.[ch]    GstVideoRegionOfInterestMeta with a "detection" structure:
 //	                            added to a buffer, read back
+//	videoout.go, videoout.[ch]  tensorinfer's output=video: GstTensorPinMeta registered and
+//	                            attached, the element's state both frame paths read in C
 //	message.go, message.[ch]    error codes, PostError/PostErrorRaw, ParseErrorMessage, element messages
 //	signals.go, signals.[ch]    NewSignal/EmitSignal with typed arguments
 //	property.go, property.[ch]  GstStructure properties, GstFraction param specs and values

@@ -36,6 +36,11 @@ func BorrowMemory(m *gst.Memory) RawMemory {
 // IsNil reports whether m points at no memory.
 func (m RawMemory) IsNil() bool { return m.p == nil }
 
+// Identity is the memory's address: the same GstMemory object has the
+// same one (for tests that check a buffer carries on the memory another
+// held).
+func (m RawMemory) Identity() uintptr { return uintptr(unsafe.Pointer(m.p)) }
+
 // IsFd reports whether m was allocated by a GstFdAllocator (including a
 // GstDmaBufAllocator), i.e. whether FD returns its fd.
 func (m RawMemory) IsFd() bool { return m.p != nil && gobool(C.gst_is_fd_memory(m.p)) }

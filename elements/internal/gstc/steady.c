@@ -147,14 +147,13 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
 {
   GstcSteady *s = steady_of (t);
   GstcSteadyInput *rec;
-  GstMemory *mem, *first, *rest[GSTC_OUT_MAX_TENSORS];
+  GstMemory *mem;
   GstVideoMeta *vm;
   guint64 offset;
   gint stride;
   gboolean joined, closed;
   GstcFinishedFrame f;
-  GstTensorSyncInfo ts;
-  int slot, n, k, err;
+  int slot, err;
   void *io;
 
   if (s == NULL || !s->enabled || s->ring == NULL
@@ -203,26 +202,11 @@ gstc_steady_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
   if (!gstc_bracket_leave (&rec->bracket, &closed, &err) && err != 0)
     GST_WARNING_OBJECT (t, "ending CPU access to the input: %s",
         g_strerror (err));
-  first = gstc_out_ring_push (s->ring, slot, &n, rest);
-  {
-    GstcOutTensor *t0 = &s->ring->slots[slot].t[0];
-
-    ts.phase = GST_TENSOR_SYNC_BEGIN;
-    ts.access = GST_TENSOR_SYNC_READWRITE;
-    ts.dev = t0->dev;
-    ts.ino = t0->ino;
-    ts.offset = t0->offset;
-  }
-  ts.pts = GST_BUFFER_PTS (in);
-  ts.seqnum = (guint) s->seq;
   f = gstc_transform_finish_frame (t, s->begins, rec->dev, rec->ino,
-      mem->offset + offset, GST_BUFFER_OFFSET (in), first, ts.pts,
-      GST_BUFFER_DTS (in), GST_BUFFER_DURATION (in), s->seq, ts.phase,
-      ts.access, ts.dev, ts.ino, ts.offset, ts.seqnum);
+      mem->offset + offset, GST_BUFFER_OFFSET (in), s->ring, slot, in,
+      s->seq);
   s->seq++;
   rec->used = ++s->uses;
-  for (k = 1; k < n; k++)
-    gst_buffer_append_memory (f.buf, rest[k - 1]);
   gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);
   gstc_infer_count (s->counters, GSTC_INFER_HITS, 1);
   gstc_infer_count (s->counters, GSTC_INFER_IN_SYNCS, 2);

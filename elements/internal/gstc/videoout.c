@@ -1,0 +1,196 @@
+/* videoout.c: C definitions of videoout.go (see there for ownership). */
+#include "videoout.h"
+
+static GQuark
+video_out_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-video-out");
+}
+
+static gpointer
+video_out_new (void)
+{
+  GstcVideoOut *vo = g_new0 (GstcVideoOut, 1);
+
+  g_mutex_init (&vo->lock);
+  vo->interval = 1;
+  vo->scale_x = vo->scale_y = 1;
+  return vo;
+}
+
+static void
+video_out_free (gpointer data)
+{
+  GstcVideoOut *vo = data;
+
+  gst_clear_buffer (&vo->last);
+  gst_clear_caps (&vo->caps);
+  g_mutex_clear (&vo->lock);
+  g_free (vo);
+}
+
+GstcVideoOut *
+gstc_video_out_attach (GstElement * element)
+{
+  return gstc_qdata_attach (element, video_out_quark (), video_out_new,
+      video_out_free);
+}
+
+GstcVideoOut *
+gstc_video_out_of (gpointer obj)
+{
+  return g_object_get_qdata (G_OBJECT (obj), video_out_quark ());
+}
+
+static gboolean
+meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GstTensorPinMeta *m = (GstTensorPinMeta *) meta;
+
+  m->tensors = NULL;
+  m->caps = NULL;
+  m->model_width = m->model_height = 0;
+  m->scale_x = m->scale_y = 1;
+  m->offset_x = m->offset_y = 0;
+  m->run = 0;
+  return TRUE;
+}
+
+static void
+meta_free (GstMeta * meta, GstBuffer * buffer)
+{
+  GstTensorPinMeta *m = (GstTensorPinMeta *) meta;
+
+  gst_clear_buffer (&m->tensors);
+  gst_clear_caps (&m->caps);
+}
+
+static GstTensorPinMeta *
+meta_add (GstBuffer * buf, const GstTensorPinMeta * from, GstBuffer * tensors)
+{
+  GstTensorPinMeta *m = (GstTensorPinMeta *) gst_buffer_add_meta (buf,
+      gstc_tensor_pin_meta_get_info (), NULL);
+
+  m->tensors = tensors;
+  m->caps = from->caps != NULL ? gst_caps_ref (from->caps) : NULL;
+  m->model_width = from->model_width;
+  m->model_height = from->model_height;
+  m->scale_x = from->scale_x;
+  m->scale_y = from->scale_y;
+  m->offset_x = from->offset_x;
+  m->offset_y = from->offset_y;
+  m->run = from->run;
+  return m;
+}
+
+/* A copy of the video buffer keeps the tensors (a reference each); any
+ * other transform (a scale, a crop) would need the coordinates mapped,
+ * so the meta is not carried over. */
+static gboolean
+meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * src,
+    GQuark type, gpointer data)
+{
+  GstTensorPinMeta *m = (GstTensorPinMeta *) meta;
+
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  meta_add (dest, m, m->tensors != NULL ? gst_buffer_ref (m->tensors) : NULL);
+  return TRUE;
+}
+
+static GType
+meta_api_get_type (void)
+{
+  static GType type;
+  static const gchar *tags[] = { NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register (GST_TENSOR_PIN_META_API_NAME, tags);
+
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+const GstMetaInfo *
+gstc_tensor_pin_meta_get_info (void)
+{
+  static const GstMetaInfo *info;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (meta_api_get_type (),
+        GST_TENSOR_PIN_META_INFO_NAME, sizeof (GstTensorPinMeta),
+        meta_init, meta_free, meta_transform);
+
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+/* Under vo->lock. */
+static GstBuffer *
+video_frame_locked (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,
+    guint64 run)
+{
+  GstTensorPinMeta from = { {0}, NULL, vo->caps, vo->model_width,
+    vo->model_height, vo->scale_x, vo->scale_y, vo->offset_x, vo->offset_y,
+    run
+  };
+  /* The same memories (referenced, not copied), timestamps and metas. */
+  GstBuffer *out = gst_buffer_copy (in);
+
+  meta_add (out, &from, tensors);
+  return out;
+}
+
+GstBuffer *
+gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,
+    guint64 run)
+{
+  GstBuffer *out;
+
+  g_mutex_lock (&vo->lock);
+  if (vo->interval > 1) {
+    gst_clear_buffer (&vo->last);
+    vo->last = gst_buffer_ref (tensors);
+    vo->last_run = run;
+  }
+  out = video_frame_locked (vo, in, tensors, run);
+  g_mutex_unlock (&vo->lock);
+  return out;
+}
+
+gboolean
+gstc_video_out_skip (GstcVideoOut * vo, GstBuffer * in, GstBuffer ** out)
+{
+  gboolean skip;
+
+  g_mutex_lock (&vo->lock);
+  skip = vo->on && vo->interval > 1 && vo->count % vo->interval != 0
+      && vo->last != NULL;
+  vo->count++;
+  if (skip) {
+    *out = video_frame_locked (vo, in, gst_buffer_ref (vo->last),
+        vo->last_run);
+    vo->reused++;
+  }
+  g_mutex_unlock (&vo->lock);
+  return skip;
+}
+
+void
+gstc_video_out_reset (GstcVideoOut * vo)
+{
+  GstBuffer *last;
+
+  g_mutex_lock (&vo->lock);
+  last = vo->last;
+  vo->last = NULL;
+  vo->count = 0;
+  g_mutex_unlock (&vo->lock);
+  /* Outside the lock: the last reference returns the ring slot. */
+  if (last != NULL)
+    gst_buffer_unref (last);
+}

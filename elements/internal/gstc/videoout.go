@@ -1,0 +1,113 @@
+package gstc
+
+// videoout.go: tensorinfer's output=video — the input video pushed on
+// with the frame's output tensors in a GstTensorPinMeta
+// (elements/tensormeta/gsttensorpinmeta.h) — as state on the element that
+// both of its frame paths read in C (gstc_transform_finish_frame), and
+// interval's reuse of the last result, decided in C before any frame
+// path runs.
+
+/*
+#include "videoout.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/go-gst/go-gst/gst"
+)
+
+// VideoOut is an element's output=video state (C memory on the element,
+// freed with it). The zero value is none.
+type VideoOut struct{ p *C.GstcVideoOut }
+
+// VideoOutOf returns self's state, attaching it on the first call.
+func VideoOutOf(self RawElement) VideoOut {
+	return VideoOut{C.gstc_video_out_attach(self.p)}
+}
+
+// Transform is how a frame was mapped into the model's input: frame pixel
+// (x, y) was read at model-input pixel (x*ScaleX+OffsetX, y*ScaleY+OffsetY).
+type Transform struct {
+	ModelWidth, ModelHeight int
+	ScaleX, ScaleY          float64
+	OffsetX, OffsetY        float64
+}
+
+// Set switches output=video on or off, with interval (≥ 1: run every
+// interval-th frame, the others get the last result), the tensors' caps
+// (other/tensors, describing the output frame's memories; nil: none) and
+// the transform. It forgets the last result. Any thread.
+func (v VideoOut) Set(on bool, interval int, tensorCaps *gst.Caps, t Transform) {
+	var caps *C.GstCaps
+	if tensorCaps != nil && tensorCaps.Unsafe() != nil {
+		caps = C.gst_caps_ref((*C.GstCaps)(tensorCaps.Unsafe()))
+	}
+	C.g_mutex_lock(&v.p.lock)
+	old := v.p.caps
+	v.p.on = cbool(on)
+	v.p.interval = C.gint(max(interval, 1))
+	v.p.caps = caps
+	v.p.model_width, v.p.model_height = C.guint(t.ModelWidth), C.guint(t.ModelHeight)
+	v.p.scale_x, v.p.scale_y = C.gdouble(t.ScaleX), C.gdouble(t.ScaleY)
+	v.p.offset_x, v.p.offset_y = C.gdouble(t.OffsetX), C.gdouble(t.OffsetY)
+	C.g_mutex_unlock(&v.p.lock)
+	if old != nil {
+		C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(old)))
+	}
+	v.Reset()
+}
+
+// Reset forgets the last result (its ring slot returns when its other
+// holders drop it) and the frame count: flush, stop, new caps.
+func (v VideoOut) Reset() { C.gstc_video_out_reset(v.p) }
+
+// Reused counts the frames given an earlier run's result (interval).
+func (v VideoOut) Reused() uint64 {
+	C.g_mutex_lock(&v.p.lock)
+	defer C.g_mutex_unlock(&v.p.lock)
+	return uint64(v.p.reused)
+}
+
+// ClearReused zeroes Reused (a new run's count).
+func (v VideoOut) ClearReused() {
+	C.g_mutex_lock(&v.p.lock)
+	v.p.reused = 0
+	C.g_mutex_unlock(&v.p.lock)
+}
+
+// TensorPinMeta is a copy of a buffer's GstTensorPinMeta.
+type TensorPinMeta struct {
+	// Tensors is the output frame (a reference the caller owns: unref it
+	// with UnrefRawBuffer), one memory per tensor.
+	Tensors RawBuffer
+	// Caps describes Tensors (other/tensors), as a string.
+	Caps      string
+	Transform Transform
+	Run       uint64
+}
+
+// ReadTensorPinMeta returns buf's GstTensorPinMeta (buf borrowed), with a
+// reference of its tensors for the caller.
+func ReadTensorPinMeta(buf RawBuffer) (TensorPinMeta, bool) {
+	C.gstc_tensor_pin_meta_get_info()
+	m := C.gst_buffer_get_tensor_pin_meta(buf.p)
+	if m == nil {
+		return TensorPinMeta{}, false
+	}
+	out := TensorPinMeta{
+		Transform: Transform{ModelWidth: int(m.model_width), ModelHeight: int(m.model_height),
+			ScaleX: float64(m.scale_x), ScaleY: float64(m.scale_y), OffsetX: float64(m.offset_x), OffsetY: float64(m.offset_y)},
+		Run: uint64(m.run),
+	}
+	if m.tensors != nil {
+		out.Tensors = RawBuffer{C.gst_buffer_ref(m.tensors)}
+	}
+	if m.caps != nil {
+		s := C.gst_caps_to_string(m.caps)
+		out.Caps = C.GoString(s)
+		C.g_free(C.gpointer(s))
+	}
+	return out, true
+}

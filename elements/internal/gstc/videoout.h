@@ -1,0 +1,50 @@
+/* videoout.h: C side of videoout.go — tensorinfer's output=video: the
+ * GstTensorPinMeta (gsttensorpinmeta.h) registered and attached, and the
+ * element's video-out state its frames read. */
+#ifndef GSTC_VIDEOOUT_H
+#define GSTC_VIDEOOUT_H
+
+#include "cgo.h"
+#include "gsttensorpinmeta.h"
+
+/* An element's output=video state: qdata of the element
+ * (gstc_video_out_attach), freed with it. lock guards every field; it is
+ * never held across a call out. */
+typedef struct
+{
+  GMutex lock;
+  gboolean on;                  /* output=video */
+  gint interval;                /* run every interval-th frame (>= 1) */
+  guint64 count;                /* frames seen since the last reset */
+  GstBuffer *last;              /* the last run's tensors (a reference), or NULL */
+  guint64 last_run;
+  GstCaps *caps;                /* the tensors' caps (a reference), or NULL */
+  guint model_width, model_height;
+  gdouble scale_x, scale_y, offset_x, offset_y;
+  guint64 reused;               /* frames given the last result (interval) */
+} GstcVideoOut;
+
+/* The state of element (attached on the first call). */
+GstcVideoOut *gstc_video_out_attach (GstElement * element);
+/* The state of obj, or NULL if none is attached. */
+GstcVideoOut *gstc_video_out_of (gpointer obj);
+
+/* Registers GstTensorPinMeta (once per process) and returns its info. */
+const GstMetaInfo *gstc_tensor_pin_meta_get_info (void);
+
+/* out: a new buffer (the caller's) with in's memories, timestamps and
+ * metas (no pixel copied) and a GstTensorPinMeta holding tensors (its
+ * reference is taken over) described by vo. */
+GstBuffer *gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in,
+    GstBuffer * tensors, guint64 run);
+
+/* With interval > 1, a frame that is not the interval-th: *out is in's
+ * video with the last run's tensors, and TRUE; FALSE when the frame must
+ * run (and is counted). */
+gboolean gstc_video_out_skip (GstcVideoOut * vo, GstBuffer * in,
+    GstBuffer ** out);
+
+/* Forgets the last result and the count (flush, stop, new caps). */
+void gstc_video_out_reset (GstcVideoOut * vo);
+
+#endif /* GSTC_VIDEOOUT_H */
