@@ -190,8 +190,9 @@ type Decoder struct {
 	kept    []int32      // boxes-yolo: the candidates NMS kept
 	best    []float32    // boxes-yolo v8: each candidate's best score so far
 	bestCls []int32      // and its class
-	comp    []int32      // map-boxes: each cell's component (0: none)
-	stack   []int32      // map-boxes: cells to visit
+	runs    [2][]run     // map-boxes: the previous row's runs and this one's
+	parent  []int32      // map-boxes: each label's parent (union-find)
+	comps   []component  // map-boxes: each label's cells
 }
 
 // tensorKey is what a plan depends on of a tensor.

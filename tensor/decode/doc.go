@@ -34,8 +34,9 @@
 //     non-maximum suppression.
 //   - map-boxes: a probability map [1 1 H W] (text detectors such as
 //     DBNet, segmenters): cells over the map threshold, their 4- or
-//     8-connected components (an iterative fill, no recursion), one
-//     bounding box each, optionally expanded as DBNet's "unclip" does;
+//     8-connected components (labelled by runs with a union-find, in one
+//     iterative pass over the map: no recursion), one bounding box
+//     each, optionally expanded as DBNet's "unclip" does;
 //     the map may be smaller than the input: its cells are scaled by
 //     input size / map size.
 //

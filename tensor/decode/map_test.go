@@ -167,16 +167,23 @@ func TestMapBoxesMatchReference(t *testing.T) {
 	}
 }
 
-// One big component (every cell) does not recurse: a 2000×2000 map of
-// ones is one box.
+// Large components: a 2000×2000 map of ones, and a comb — 1000 teeth a
+// column wide, 4-connected only through its last row, so the labels of
+// every tooth join there, last — are one box each.
 func TestMapBoxesLargeComponent(t *testing.T) {
-	v := make([]float32, 2000*2000)
-	for i := range v {
-		v[i] = 1
+	const s = 2000
+	ones, comb := make([]float32, s*s), make([]float32, s*s)
+	for i := range ones {
+		ones[i] = 1
+		if y, x := i/s, i%s; y == s-1 || x%2 == 0 {
+			comb[i] = 0.5
+		}
 	}
-	d := newDecoder(t, decode.Config{Mode: decode.MapBoxes, MapThreshold: 0.5})
-	checkObjects(t, "all ones", decodeOK(t, d, decode.Identity(2000, 2000), f32("m", []int{1, 1, 2000, 2000}, v)),
-		[]decode.Object{obj(0, 0, 2000, 2000, 0, "", 1)})
+	d := newDecoder(t, decode.Config{Mode: decode.MapBoxes, MapThreshold: 0.25, Connectivity: 4})
+	checkObjects(t, "all ones", decodeOK(t, d, decode.Identity(s, s), f32("m", []int{1, 1, s, s}, ones)),
+		[]decode.Object{obj(0, 0, s, s, 0, "", 1)})
+	checkObjects(t, "comb", decodeOK(t, d, decode.Identity(s, s), f32("m", []int{1, 1, s, s}, comb)),
+		[]decode.Object{obj(0, 0, s, s, 0, "", 0.5)})
 }
 
 // Layouts map-boxes does not read are errors naming the dims.

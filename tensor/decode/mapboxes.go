@@ -34,58 +34,81 @@ func planMap(ts []Tensor) (plan, error) {
 // come best first (ties: the component met first in raster order), at
 // most MaxDetections.
 //
-// Components are found by an iterative fill with an explicit stack,
-// each cell marked when pushed, so each is pushed once: O(H×W) time, no
-// recursion, and the label and stack buffers are the decoder's.
+// Components are labelled by runs, iteratively, in one pass over the
+// map in memory order: each row's runs of foreground cells get a label,
+// joined (union-find) with the labels of the previous row's runs they
+// touch — sharing a column (4-connectivity) or a corner too (8) — and
+// each label carries its bounding box, cell count and probability sum,
+// merged on a join. The root of a component is its first label in
+// raster order. The run, label and statistics buffers are the decoder's.
 func (d *Decoder) mapBoxes(ts []Tensor, p *plan, tr Transform) {
 	h, w := p.h, p.w
 	v := floats(&ts[0], p.elems[roleMain], &d.scratch[roleMain])
 	thr := floor32(d.cfg.MapThreshold)
-	comp := grow(&d.comp, h*w)
-	clear(comp)
-	stack := d.stack[:0]
-	eight := d.cfg.Connectivity != 4
-	sx, sy := float64(tr.InputWidth)/float64(w), float64(tr.InputHeight)/float64(h)
-	var id int32
-	for start, sv := range v {
-		if comp[start] != 0 || !(sv > thr) {
-			continue
+	ext := int32(1) // 8-connectivity: runs touching at a corner join
+	if d.cfg.Connectivity == 4 {
+		ext = 0
+	}
+	parent, comps := d.parent[:0], d.comps[:0]
+	// find returns a's root, halving the path as it goes.
+	find := func(a int32) int32 {
+		for parent[a] != a {
+			parent[a] = parent[parent[a]]
+			a = parent[a]
 		}
-		id++
-		comp[start] = id
-		stack = append(stack, int32(start))
-		x0, y0, x1, y1 := w, h, -1, -1
-		area, sum := 0, 0.0
-		for len(stack) > 0 {
-			q := int(stack[len(stack)-1])
-			stack = stack[:len(stack)-1]
-			y, x := q/w, q%w
-			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
-			area++
-			sum += float64(v[q])
-			for dy := -1; dy <= 1; dy++ {
-				ny := y + dy
-				if ny < 0 || ny >= h {
+		return a
+	}
+	prev, cur := d.runs[0][:0], d.runs[1][:0]
+	for y := range h {
+		row := v[y*w : (y+1)*w : (y+1)*w]
+		cur = cur[:0]
+		j := 0 // the first run of prev that may touch the runs to come
+		for x := 0; x < w; {
+			if !(row[x] > thr) {
+				x++
+				continue
+			}
+			xs, sum := x, 0.0
+			for ; x < w && row[x] > thr; x++ {
+				sum += float64(row[x])
+			}
+			x0, x1 := int32(xs), int32(x) // the run is [x0, x1)
+			lab := int32(len(parent))
+			parent = append(parent, lab)
+			comps = append(comps, component{x0: x0, y0: int32(y), x1: x1, y1: int32(y) + 1, area: x - xs, sum: sum})
+			for j < len(prev) && prev[j].x1+ext <= x0 {
+				j++
+			}
+			for k := j; k < len(prev) && prev[k].x0 < x1+ext; k++ {
+				a, b := find(lab), find(prev[k].label)
+				if a == b {
 					continue
 				}
-				for dx := -1; dx <= 1; dx++ {
-					nx := x + dx
-					if nx < 0 || nx >= w || (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
-						continue
-					}
-					if r := ny*w + nx; comp[r] == 0 && v[r] > thr {
-						comp[r] = id
-						stack = append(stack, int32(r))
-					}
+				if b < a {
+					a, b = b, a
 				}
+				parent[b] = a
+				comps[a].merge(&comps[b])
+				lab = a
 			}
+			cur = append(cur, run{x0: x0, x1: x1, label: lab})
 		}
-		mean := sum / float64(area)
-		if area < d.cfg.MinArea || !(mean > d.cfg.ScoreThreshold) {
+		prev, cur = cur, prev
+	}
+	d.runs[0], d.runs[1], d.parent, d.comps = prev, cur, parent, comps
+
+	sx, sy := float64(tr.InputWidth)/float64(w), float64(tr.InputHeight)/float64(h)
+	for i := range comps {
+		c := &comps[i]
+		if parent[i] != int32(i) {
+			continue
+		}
+		mean := c.sum / float64(c.area)
+		if c.area < d.cfg.MinArea || !(mean > d.cfg.ScoreThreshold) {
 			continue
 		}
 		// Cell edges: cell x covers [x, x+1).
-		bx0, by0, bx1, by1 := float64(x0), float64(y0), float64(x1+1), float64(y1+1)
+		bx0, by0, bx1, by1 := float64(c.x0), float64(c.y0), float64(c.x1), float64(c.y1)
 		if r := d.cfg.UnclipRatio; r > 0 {
 			bw, bh := bx1-bx0, by1-by0
 			e := bw * bh * r / (2 * (bw + bh))
@@ -97,10 +120,30 @@ func (d *Decoder) mapBoxes(ts []Tensor, p *plan, tr Transform) {
 		}
 		d.objs = append(d.objs, Object{Box: b, ClassID: 0, Label: d.cfg.label(0), Confidence: mean})
 	}
-	d.stack = stack
 	// Stable: equal confidences stay in raster order.
 	slices.SortStableFunc(d.objs, func(a, b Object) int { return cmp.Compare(b.Confidence, a.Confidence) })
 	if m := d.cfg.MaxDetections; m > 0 && len(d.objs) > m {
 		d.objs = d.objs[:m]
 	}
+}
+
+// run is a row's run of foreground cells, [x0, x1), and a label of its
+// component.
+type run struct {
+	x0, x1, label int32
+}
+
+// component is what a label knows of its cells: their bounding box
+// [x0, x1) × [y0, y1), count and probability sum.
+type component struct {
+	x0, y0, x1, y1 int32
+	area           int
+	sum            float64
+}
+
+// merge adds o's cells to c.
+func (c *component) merge(o *component) {
+	c.x0, c.y0, c.x1, c.y1 = min(c.x0, o.x0), min(c.y0, o.y0), max(c.x1, o.x1), max(c.y1, o.y1)
+	c.area += o.area
+	c.sum += o.sum
 }
