@@ -58,6 +58,9 @@ func (e *element) sinkCaps() *gst.Caps {
 		return sinkTemplate()
 	}
 	s := modelSinkCaps(st.info, st.set)
+	if st.set.preprocessing() {
+		s = preprocessSinkCaps(st.info, st.set)
+	}
 	if s == "" {
 		return sinkTemplate()
 	}
@@ -172,9 +175,13 @@ func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Cap
 		return gst.NewCapsFromString(tensorsTemplate())
 	}
 	var layout *tensor.Layout
+	var outs []infer.TensorInfo
 	if in != nil && in.Unsafe() != nil && in.IsFixed() {
 		f, err := capslayout.FromCaps(in)
-		if err == nil {
+		switch {
+		case err == nil && st.set.preprocessing():
+			outs, err = e.preprocessOutputs(st, f)
+		case err == nil:
 			var l tensor.Layout
 			l, err = inputLayout(st, f)
 			layout = &l
@@ -184,7 +191,10 @@ func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Cap
 			return gst.NewEmptyCaps()
 		}
 	}
-	outs, err := e.outputsFor(st, layout)
+	var err error
+	if outs == nil {
+		outs, err = e.outputsFor(st, layout)
+	}
 	if errors.Is(err, errFreeDims) {
 		return gst.NewCapsFromString(tensorsTemplate()) // fixed when the input caps are
 	}
@@ -271,6 +281,11 @@ func planFrames(info infer.ModelInfo, set settings, l tensor.Layout) (framePlan,
 		p.shapes = map[string][]int64{in.Name: shape}
 	}
 	return p, nil
+}
+
+// tensorsCapsOf is tensorsCaps as new caps (the caller's).
+func tensorsCapsOf(outs []infer.TensorInfo) *gst.Caps {
+	return gst.NewCapsFromString(tensorsCaps(outs))
 }
 
 // tensorsCaps describes outputs as static other/tensors: NNStreamer's

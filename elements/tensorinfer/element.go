@@ -44,6 +44,11 @@ type settings struct {
 	// every interval-th frame (video), the others get the last result.
 	output   string
 	interval uint
+	// Pre-processing (preprocess.go): resize is none, stretch or
+	// letterbox; mean, std, scale and offset are "v" or "r,g,b".
+	resize, channelOrder     string
+	padValue                 float64
+	mean, std, scale, offset string
 }
 
 // Output choices.
@@ -94,6 +99,29 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("interval", "Interval",
 		"With output=video, run the model on every interval-th frame and give the frames between the last result (1: every frame).",
 		1, 1000, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.interval }),
+	proptable.String("resize", "Resize",
+		"How a frame becomes the model's input size: \"none\" (the frame must be the model's size), \"stretch\" or \"letterbox\" "+
+			"(aspect kept, the rest pad-value). Anything but none (or mean, std, scale, offset, channel-order=bgr) runs the fused "+
+			"pre-processing pass: any frame size, RGB/BGR/RGBx/BGRx/xRGB/xBGR/RGBA/BGRA/ARGB/ABGR/NV12/I420.",
+		"none", proptable.WritableInReady, func(e *element) *string { return &e.settings.resize }, "none", "stretch", "letterbox"),
+	proptable.String("channel-order", "Channel order",
+		"Channel order of the model's input: \"rgb\" or \"bgr\".",
+		"rgb", proptable.WritableInReady, func(e *element) *string { return &e.settings.channelOrder }, "rgb", "bgr"),
+	proptable.Double("pad-value", "Pad value",
+		"Letterbox padding, in pixel units (0-255), normalised as a pixel.",
+		0, 255, 0, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.padValue }),
+	proptable.String("mean", "Mean",
+		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): \"v\" or \"r,g,b\" (e.g. 0.485,0.456,0.406).",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.mean }),
+	proptable.String("std", "Standard deviation",
+		"Per-colour divisor after the mean (float32 models): \"v\" or \"r,g,b\" (e.g. 0.229,0.224,0.225).",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.std }),
+	proptable.String("scale", "Scale",
+		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): \"v\" or \"r,g,b\".",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.scale }),
+	proptable.String("offset", "Offset",
+		"Per-colour value added after scale (float32 models): \"v\" or \"r,g,b\".",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.offset }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+

@@ -104,7 +104,8 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 	fi.view = v
 	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
 	l := st.inLayout
-	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 {
+	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && st.pre == nil {
+		// (Pre-processing reads the memory whole and the meta itself.)
 		l.Offset, l.RowStride = vm.Offsets[0], vm.Strides[0]
 	}
 	fi.layout = l
@@ -131,7 +132,7 @@ func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput,
 	// The lookup's reference is held for the frame (the run reads the
 	// entry's memory) and dropped by endInput.
 	ent := fi.ent
-	if !st.perFrame {
+	if !st.perFrame && st.pre == nil {
 		if fi.slot, err = e.bindOnce(st, ent, l); err != nil {
 			ent.Release()
 			return fi, err
@@ -208,6 +209,7 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 	if err != nil {
 		return gstc.RawBuffer{}, err
 	}
+	v := fi.view
 	// The output's write bracket, open from before the run until its
 	// memory comes back from downstream (C's ring leaves it then).
 	r := st.ring
@@ -215,7 +217,17 @@ func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, 
 		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
 	}
-	if err := st.sess.Run(fi.slot, sl.idx); err != nil {
+	slot := fi.slot
+	if st.pre != nil {
+		b := fi.ent.Pin().Bytes()
+		if err := e.preprocessFrame(st, v, b[fi.layout.Offset:]); err != nil {
+			e.endInput(self, st, &fi)
+			r.c.CloseWrites(sl.idx)
+			return gstc.RawBuffer{}, err
+		}
+		slot = preInputSlot
+	}
+	if err := st.sess.Run(slot, sl.idx); err != nil {
 		e.endInput(self, st, &fi)
 		r.c.CloseWrites(sl.idx)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)

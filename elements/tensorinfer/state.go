@@ -49,6 +49,9 @@ type streamState struct {
 	pools *gstc.PoolCache
 	// video: output=video's state in C (the frame paths read it there).
 	video gstc.VideoOut
+	// pre: pre-processing's pass and bound input (nil: frames feed the
+	// model as they are).
+	pre *preState
 
 	haveFormat bool
 	format     capslayout.Format
@@ -156,10 +159,10 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	st.video = gstc.VideoOutOf(e.raw())
 	st.video.ClearReused()
 	st.video.Set(set.output == outputVideo, int(set.interval), nil, gstc.Transform{})
-	if perFrame && set.output == outputVideo {
+	if perFrame && (set.output == outputVideo || set.preprocessing()) {
 		st.video.Set(false, 1, nil, gstc.Transform{})
 		st.close()
-		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) pushes copied tensors: it does not take output=video", "")
+		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
 		return false
 	}
 	if !perFrame {
@@ -279,6 +282,8 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
 		st.forgetSteady()
 		st.cache.Clear()
+		st.pre.close() // bound to the old session
+		st.pre = nil
 		// The old session's Close destroys every binding it has.
 		e.stats.inputUnbinds.Add(uint64(st.binds.count()))
 		e.stats.inputsBound.Store(0)
@@ -367,6 +372,7 @@ func (st *streamState) close() {
 	if st.pools != nil {
 		st.pools.Free()
 	}
+	st.pre.close()
 	if st.env != nil {
 		st.env.Close()
 	}
@@ -428,6 +434,9 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 		return false
 	}
 	f, err := capslayout.FromCaps(incaps)
+	if st.set.preprocessing() {
+		return e.setPreprocessCaps(self, st, f, err, incaps, outcaps)
+	}
 	var l tensor.Layout
 	if err == nil {
 		l, err = inputLayout(st, f)
@@ -473,6 +482,31 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	return true
 }
 
+// setPreprocessCaps is SetCaps with pre-processing: the pass for the new
+// caps (a new session when they fix the model's free dimensions
+// otherwise), the frames' memory read whole.
+func (e *element) setPreprocessCaps(self *base.GstBaseTransform, st *streamState, f capslayout.Format, err error, incaps, outcaps *gst.Caps) bool {
+	if err == nil {
+		if st.set.output == outputVideo && f.Media != capslayout.MediaVideo {
+			err = fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s", f.Media)
+		} else {
+			err = e.setupPreprocess(st, f)
+		}
+	}
+	if err != nil {
+		e.refuse(self, st, incaps, err)
+		return false
+	}
+	st.forgetSteady()
+	st.cache.Clear()
+	e.unbindEvicted(st)
+	st.format, st.haveFormat = f, true
+	st.geomOK = false
+	st.steadyDirty = true
+	cat.LogInfo(fmt.Sprintf("caps %v → %v (pre-processed)", incaps, outcaps))
+	return true
+}
+
 // setVideoOut gives output=video the caps of the tensors it attaches and
 // the frame-to-model transform (the frame is the model's input as it is:
 // the identity), for frames of format f whose input tensor is l.
@@ -480,7 +514,7 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 	if f.Media != capslayout.MediaVideo {
 		return fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s (use output=tensors)", f.Media)
 	}
-	caps := gst.NewCapsFromString(tensorsCaps(st.sess.Outputs()))
+	caps := tensorsCapsOf(st.sess.Outputs())
 	defer gstc.ReleaseCaps(caps)
 	w, h := 0, 0
 	if len(l.Shape) >= 2 {

@@ -31,7 +31,9 @@ type counters struct {
 	// framesReused: output=video frames given an earlier run's result
 	// (interval), kept at Stop (live: the C state's).
 	framesReused atomic.Uint64
-	fences       tensor.FenceWaitCounter
+	// preprocessed frames and the pass's wall time.
+	preprocessed, preprocessNs atomic.Uint64
+	fences                     tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -80,7 +82,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused, &c.framesReused} {
+		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused, &c.framesReused, &c.preprocessed, &c.preprocessNs} {
 		a.Store(0)
 	}
 	c.fences.Reset()
@@ -132,6 +134,9 @@ type Stats struct {
 	// FramesReused counts the frames output=video gave an earlier run's
 	// result (interval > 1): they are not in Frames.
 	FramesReused uint64
+	// Preprocessed counts the frames the fused pre-processing pass wrote
+	// into the model's input; PreprocessNsTotal is its wall time, summed.
+	Preprocessed, PreprocessNsTotal uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -170,6 +175,7 @@ func (e *element) snapshot() Stats {
 		SteadyFrames:         cc.Load(gstc.InferFrames),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
+		Preprocessed: c.preprocessed.Load(), PreprocessNsTotal: c.preprocessNs.Load(),
 	}
 }
 
@@ -215,6 +221,8 @@ func (e *element) statsStructure() *gst.Structure {
 		{"pools-proposed", s.PoolsProposed},
 		{"pools-reused", s.PoolsReused},
 		{"frames-reused", s.FramesReused},
+		{"preprocessed", s.Preprocessed},
+		{"preprocess-ns-total", s.PreprocessNsTotal},
 	} {
 		st.SetValue(f.k, f.v)
 	}

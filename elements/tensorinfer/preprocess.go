@@ -1,0 +1,305 @@
+package tensorinfer
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/pin"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
+)
+
+// Pre-processing: the frame (packed RGB formats, NV12, I420, at any
+// size) goes through package preprocess's fused pass — scale or
+// letterbox, channel order, normalisation, HWC→CHW — straight into the
+// model's input, a pinned tensor of the element's own bound once as the
+// session's input slot. It is on when any of resize, mean, std, scale,
+// offset or channel-order=bgr is set; otherwise frames feed the model as
+// they are (today's way, converted only where the model needs it).
+
+// preInputSlot is the session input slot of the pre-processed tensor
+// (the frames' own memories are not bound then).
+const preInputSlot = 0
+
+// preState is pre-processing's state: the plan for the caps' layout, and
+// the tensor it writes, bound as preInputSlot.
+type preState struct {
+	plan    *preprocess.Plan
+	cfg     preprocess.Config
+	t       *tensor.Tensor
+	pin     pin.HostPin
+	strides []int // the layout the plan was made for (a video meta may differ)
+	offsets []int
+}
+
+func (p *preState) close() {
+	if p == nil {
+		return
+	}
+	if p.plan != nil {
+		p.plan.Close()
+	}
+	p.pin.Release()
+	if p.t != nil {
+		p.t.Close()
+	}
+}
+
+// preprocessing reports whether the settings ask for the pass.
+func (s settings) preprocessing() bool {
+	return s.resize != "none" || s.mean != "" || s.std != "" || s.scale != "" || s.offset != "" || s.channelOrder == "bgr"
+}
+
+// perColour parses "v" or "r,g,b".
+func perColour(name, s string, def float32) ([3]float32, error) {
+	out := [3]float32{def, def, def}
+	if s == "" {
+		return out, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 1 && len(parts) != 3 {
+		return out, fmt.Errorf("%s %q: one value or three (red, green, blue)", name, s)
+	}
+	for i := range out {
+		v, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
+		if err != nil {
+			return out, fmt.Errorf("%s %q: %v", name, s, err)
+		}
+		out[i] = float32(v)
+	}
+	return out, nil
+}
+
+// errPreModel: the model's input is not an image the pass can write.
+var errPreModel = errors.New("pre-processing writes 3-channel images")
+
+// preConfig is the pass's configuration for frames of f into the
+// model's input m (its shape fixed from the frame when it is free and
+// resize is none), and the input's fixed shape.
+func preConfig(set settings, f capslayout.Format, m infer.TensorInfo) (preprocess.Config, []int64, error) {
+	var c preprocess.Config
+	ms := m.ModelShape
+	if len(ms) != 4 || (m.DType != tensor.U8 && m.DType != tensor.F32) {
+		return c, nil, fmt.Errorf("%w (uint8 or float32, NCHW or NHWC); input %q declares %s %s",
+			errPreModel, m.Name, m.ElementType, infer.Declared(ms))
+	}
+	c.DstType = m.DType
+	var hi, wi int
+	switch {
+	case ms[1] == 3:
+		c.DstLayout, hi, wi = preprocess.NCHW, 2, 3
+	case ms[3] == 3:
+		c.DstLayout, hi, wi = preprocess.NHWC, 1, 2
+	default:
+		return c, nil, fmt.Errorf("%w: input %q declares %s %s, with no dimension of 3 channels at NCHW's or NHWC's place",
+			errPreModel, m.Name, m.ElementType, infer.Declared(ms))
+	}
+	c.SrcFormat = preprocess.Format(f.VideoFormat)
+	c.SrcWidth, c.SrcHeight = f.Width, f.Height
+	var err error
+	if c.Resize, err = preprocess.ParseResize(set.resize); err != nil {
+		return c, nil, err
+	}
+	if c.ChannelOrder, err = preprocess.ParseChannelOrder(set.channelOrder); err != nil {
+		return c, nil, err
+	}
+	shape := append([]int64(nil), ms...)
+	shape[0] = 1
+	for _, d := range []struct {
+		i     int
+		frame int
+	}{{hi, f.Height}, {wi, f.Width}} {
+		if shape[d.i] < 0 {
+			if c.Resize != preprocess.ResizeNone {
+				return c, nil, fmt.Errorf("%w: input %q declares %s: resize=%s needs the model's height and width; "+
+					"with them free, resize=none feeds the frame's", infer.ErrDynamicDims, m.Name, infer.Declared(ms), set.resize)
+			}
+			shape[d.i] = int64(d.frame)
+		}
+	}
+	if c.DstLayout == preprocess.NCHW {
+		shape[1] = 3
+	} else {
+		shape[3] = 3
+	}
+	c.DstHeight, c.DstWidth = int(shape[hi]), int(shape[wi])
+	c.PadValue = float32(set.padValue)
+	if m.DType == tensor.F32 {
+		if set.mean != "" || set.std != "" {
+			if c.Mean, err = perColour("mean", set.mean, 0); err != nil {
+				return c, nil, err
+			}
+			if c.Std, err = perColour("std", set.std, 1); err != nil {
+				return c, nil, err
+			}
+		} else {
+			if c.Scale, err = perColour("scale", set.scale, 1.0/255); err != nil {
+				return c, nil, err
+			}
+			if c.Offset, err = perColour("offset", set.offset, 0); err != nil {
+				return c, nil, err
+			}
+		}
+	}
+	return c, shape, nil
+}
+
+// setupPreprocess makes the pass and its bound tensor for frames of f
+// (a new session first when the model's free dimensions change); the
+// frames' own memory is then read whole, as one uint8 tensor.
+func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
+	if f.Media != capslayout.MediaVideo {
+		return fmt.Errorf("pre-processing reads video frames, not %s", f.Media)
+	}
+	if len(st.info.Inputs) != 1 {
+		return fmt.Errorf("%w: %s: the model has %d inputs; tensorinfer feeds exactly one", infer.ErrInput, st.set.model, len(st.info.Inputs))
+	}
+	m := st.info.Inputs[0]
+	cfg, shape, err := preConfig(st.set, f, m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.set.model, err)
+	}
+	for _, p := range f.Planes {
+		g, err := p.Layout.Geometry()
+		if err != nil {
+			return fmt.Errorf("caps' plane layout %v: %w", p.Layout, err)
+		}
+		cfg.SrcStrides = append(cfg.SrcStrides, g.Stride)
+		cfg.SrcOffsets = append(cfg.SrcOffsets, p.Layout.Offset)
+	}
+	if m.Dynamic() {
+		shapes := map[string][]int64{m.Name: shape}
+		if st.sess == nil || !sameShapes(shapes, st.shapes) {
+			if err := e.reopenSession(st, shapes); err != nil {
+				return err
+			}
+		}
+	}
+	st.pre.close()
+	st.pre = nil
+	pre := &preState{cfg: cfg, strides: cfg.SrcStrides, offsets: cfg.SrcOffsets}
+	if pre.plan, err = preprocess.NewPlan(cfg); err != nil {
+		return fmt.Errorf("%s: pre-processing: %w", st.set.model, err)
+	}
+	in := st.sess.Input()
+	if pre.t, err = tensor.Alloc(in.Layout(), tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorinfer-input"}); err != nil {
+		pre.close()
+		return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate the model's input: %v", err)
+	}
+	if pre.pin, err = pre.t.PinHost(); err != nil {
+		pre.close()
+		return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot pin the model's input: %v", err)
+	}
+	if err := st.sess.BindInput(preInputSlot, infer.Input{Pin: &pre.pin, Layout: in.Layout()}); err != nil {
+		pre.close()
+		return err
+	}
+	st.pre = pre
+	// The frame is read whole: its memory as one uint8 tensor.
+	st.inLayout = tensor.Layout{DType: tensor.U8, Shape: []int{f.FrameSize}}
+	if st.set.output == outputVideo {
+		tr := pre.plan.Transform()
+		caps := tensorsCapsOf(st.sess.Outputs())
+		defer gstc.ReleaseCaps(caps)
+		st.video.Set(true, int(st.set.interval), caps, gstc.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
+			ScaleX: tr.ScaleX, ScaleY: tr.ScaleY, OffsetX: tr.OffsetX, OffsetY: tr.OffsetY})
+	}
+	cat.LogInfo(fmt.Sprintf("pre-processing %s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, cfg.SrcWidth, cfg.SrcHeight,
+		cfg.DstType, cfg.DstLayout, cfg.DstWidth, cfg.DstHeight, cfg.Resize, cfg.ChannelOrder))
+	return nil
+}
+
+// preprocessFrame runs the pass from the frame's pinned bytes (src:
+// from the buffer's start) into the bound model input, for a frame whose
+// video meta (v) may lay its planes out otherwise than the caps.
+func (e *element) preprocessFrame(st *streamState, v *gstc.BufferView, src []byte) error {
+	pre := st.pre
+	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && !sameInts(vm.Strides[:vm.NPlanes], pre.strides, vm.Offsets[:vm.NPlanes], pre.offsets) {
+		cfg := pre.cfg
+		cfg.SrcStrides = append([]int(nil), vm.Strides[:vm.NPlanes]...)
+		cfg.SrcOffsets = append([]int(nil), vm.Offsets[:vm.NPlanes]...)
+		plan, err := preprocess.NewPlan(cfg)
+		if err != nil {
+			return gstc.Fail(gstc.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
+		}
+		pre.plan.Close()
+		pre.plan, pre.cfg, pre.strides, pre.offsets = plan, cfg, cfg.SrcStrides, cfg.SrcOffsets
+	}
+	t0 := time.Now()
+	err := pre.plan.Run(pre.pin.Bytes(), src)
+	e.stats.preprocessNs.Add(uint64(time.Since(t0)))
+	e.stats.preprocessed.Add(1)
+	if err != nil {
+		return gstc.Fail(gstc.StreamFormat, "pre-processing: %v", err)
+	}
+	return nil
+}
+
+func sameInts(a, b, c, d []int) bool {
+	if len(a) != len(b) || len(c) != len(d) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	for i := range c {
+		if c[i] != d[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// preprocessSinkCaps: with pre-processing, every format the pass reads,
+// at any size (resize) or the model's (resize=none with its size fixed).
+func preprocessSinkCaps(info infer.ModelInfo, set settings) string {
+	if len(info.Inputs) != 1 {
+		return ""
+	}
+	m := info.Inputs[0]
+	var formats []string
+	for _, f := range preprocess.Formats() {
+		formats = append(formats, string(f))
+	}
+	w, h := "[1,2147483647]", "[1,2147483647]"
+	if ms := m.ModelShape; set.resize == "none" && len(ms) == 4 {
+		hi, wi := 2, 3
+		if ms[3] == 3 && ms[1] != 3 {
+			hi, wi = 1, 2
+		}
+		w, h = capsDim(ms[wi]), capsDim(ms[hi])
+	}
+	video := fmt.Sprintf("format=(string){ %s }, width=(int)%s, height=(int)%s, framerate=(fraction)[0/1,2147483647/1]",
+		strings.Join(formats, ", "), w, h)
+	return capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video + "; " + capslayout.MediaVideo + ", " + video
+}
+
+// preprocessOutputs returns the outputs for pre-processed frames of f:
+// the session's when the model's input is fixed (or fixed alike), else
+// those of a session made for the shape the frames give it.
+func (e *element) preprocessOutputs(st *streamState, f capslayout.Format) ([]infer.TensorInfo, error) {
+	if f.Media != capslayout.MediaVideo || len(st.info.Inputs) != 1 {
+		return nil, fmt.Errorf("pre-processing reads video frames into a model's one input, not %s", f.Media)
+	}
+	m := st.info.Inputs[0]
+	_, shape, err := preConfig(st.set, f, m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", st.set.model, err)
+	}
+	e.stateMu.Lock()
+	sess, fixed := st.sess, st.shapes
+	e.stateMu.Unlock()
+	shapes := map[string][]int64{m.Name: shape}
+	if sess != nil && (!m.Dynamic() || sameShapes(shapes, fixed)) {
+		return sess.Outputs(), nil
+	}
+	return st.spareOutputs(shapes)
+}
