@@ -77,7 +77,7 @@ func LeaseBuffer(b RawBuffer) Lease {
 }
 
 // AdoptLease makes the caller's reference of b a Lease (no new one).
-func AdoptLease(b RawBuffer) Lease { return Lease{p: b.p} }
+func AdoptLease(b RawBuffer) Lease { return Lease(b) }
 
 // Buffer returns a go-gst wrapper with its own reference (the caller owns
 // it; it allocates, so it is not for the per-frame path), or nil.
