@@ -28,6 +28,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
@@ -43,6 +44,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 	ok = tensorsrc.Register(plugin) && ok
 	ok = tensorinfer.Register(plugin) && ok
 	ok = tensordecode.Register(plugin) && ok
+	ok = tensoroverlay.Register(plugin) && ok
 	if ok {
 		return C.TRUE
 	}

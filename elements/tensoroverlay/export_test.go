@@ -1,0 +1,4 @@
+package tensoroverlay
+
+// GlyphRow is glyphRow, for the tests of the font.
+var GlyphRow = glyphRow
