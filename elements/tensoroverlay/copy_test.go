@@ -23,7 +23,7 @@ func TestTensorOverlayHeldBufferIsCopied(t *testing.T) {
 	in := background(t, caps)
 	frames := make([]frame, n)
 	for i := range frames {
-		frames[i] = frame{in, scene}
+		frames[i] = frame{in, scene, nil}
 	}
 	log := gsttest.CaptureLog(t, "GST_PERFORMANCE", gst.LevelInfo)
 	r := runOverlay(t, chain(""), caps, frames, true)
@@ -55,7 +55,7 @@ func TestTensorOverlayTeeBranchCopies(t *testing.T) {
 	in := background(t, caps)
 	frames := make([]frame, n)
 	for i := range frames {
-		frames[i] = frame{in, scene}
+		frames[i] = frame{in, scene, nil}
 	}
 	desc := "appsrc name=src format=time ! tee name=t " +
 		"t. ! queue ! tensoroverlay name=ov ! appsink name=sink sync=false wait-on-eos=false " +

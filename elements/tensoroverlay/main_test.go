@@ -16,10 +16,12 @@ import (
 
 func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensoroverlay.Register(nil) }) }
 
-// frame is one input buffer: its bytes and the regions added to it.
+// frame is one input buffer: its bytes, the regions added to it, and a
+// GstVideoMeta (nil: none, the caps' default layout).
 type frame struct {
 	data []byte
 	rois []gstc.ROI
+	meta *gstc.VideoMetaLayout
 }
 
 // result is what came out of a run: each appsink's output buffers, in
@@ -77,6 +79,11 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 		buf := gst.NewBufferWithSize(int64(len(f.data)))
 		buf.FillBytes(0, f.data)
 		buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * 33 * time.Millisecond))
+		if f.meta != nil {
+			if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), f.meta); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, roi := range f.rois {
 			if _, err := gstc.AddROI(gstc.BorrowBuffer(buf), roi); err != nil {
 				t.Fatal(err)

@@ -144,9 +144,15 @@ func blend(v, dst, a uint8) float64 {
 }
 
 // yuv converts c with the integer approximations of BT.601 or BT.709
-// (limited range) that video texts give — not the element's formula.
+// (limited range) that video texts give, or JFIF's full-range BT.601
+// ("jpeg") — not the element's formula.
 func yuv(c argb, matrix string) (y, u, v uint8) {
 	r, g, b := int(c.r), int(c.g), int(c.b)
+	if matrix == "jpeg" {
+		fr, fg, fb := float64(r), float64(g), float64(b)
+		f := func(x float64) uint8 { return uint8(math.Round(min(max(x, 0), 255))) }
+		return f(0.299*fr + 0.587*fg + 0.114*fb), f(128 - 0.168736*fr - 0.331264*fg + 0.5*fb), f(128 + 0.5*fr - 0.418688*fg - 0.081312*fb)
+	}
 	k := [3][3]int{{66, 129, 25}, {-38, -74, 112}, {112, -94, -18}} // BT.601
 	if matrix == "bt709" {
 		k = [3][3]int{{47, 157, 16}, {-26, -87, 112}, {112, -102, -10}}
@@ -176,15 +182,28 @@ type expectation struct {
 // pixel at its top-left; matrix names the YUV conversion.
 func expect(t *testing.T, caps string, in []byte, ops []op, matrix string) expectation {
 	t.Helper()
+	l, size := layoutOf(t, caps)
+	if size != len(in) {
+		t.Fatalf("%s: frame of %d bytes, caps say %d", caps, len(in), size)
+	}
+	return expectIn(t, l, in, ops, matrix)
+}
+
+// layoutOf is GStreamer's default layout of caps and its frame size.
+func layoutOf(t *testing.T, caps string) (gstc.VideoMeta, int) {
+	t.Helper()
 	c := gst.NewCapsFromString(caps)
 	defer gstc.ReleaseCaps(c)
 	l, size, err := gstc.CapsVideoLayout(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if size != len(in) {
-		t.Fatalf("%s: frame of %d bytes, caps say %d", caps, len(in), size)
-	}
+	return l, size
+}
+
+// expectIn is expect for a frame of layout l (a GstVideoMeta's).
+func expectIn(t *testing.T, l gstc.VideoMeta, in []byte, ops []op, matrix string) expectation {
+	t.Helper()
 	e := expectation{want: append([]byte(nil), in...), tol: make([]byte, len(in)), what: make([]string, len(in))}
 	paint := func(off int, v uint8, o op, tol byte) {
 		e.want[off] = uint8(blend(v, e.want[off], o.c.a))
@@ -283,15 +302,16 @@ func (e expectation) check(t *testing.T, name string, got []byte) {
 // plane its value.
 func background(t *testing.T, caps string) []byte {
 	t.Helper()
-	c := gst.NewCapsFromString(caps)
-	defer gstc.ReleaseCaps(c)
-	l, size, err := gstc.CapsVideoLayout(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, size := layoutOf(t, caps)
+	return backgroundIn(l, size)
+}
+
+// backgroundIn is background for a frame of size bytes in layout l; the
+// bytes outside its planes are 0xC3.
+func backgroundIn(l gstc.VideoMeta, size int) []byte {
 	b := make([]byte, size)
 	for i := range b {
-		b[i] = 0xC3 // row padding: untouched too
+		b[i] = 0xC3 // row padding, gaps between planes: untouched too
 	}
 	if order, ok := packed[l.Format]; ok {
 		val := map[rune]byte{'R': 0x20, 'G': 0x40, 'B': 0x60, 'A': 0x90, 'x': 0x5A}

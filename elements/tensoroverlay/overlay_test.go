@@ -44,7 +44,7 @@ func TestTensorOverlayEveryFormat(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%dx%d", format, size[0], size[1]), func(t *testing.T) {
 				caps := fmt.Sprintf("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", format, size[0], size[1])
 				in := background(t, caps)
-				frames := []frame{{in, scene}, {in, scene}, {in, scene}}
+				frames := []frame{{in, scene, nil}, {in, scene, nil}, {in, scene, nil}}
 				r := runOverlay(t, chain(""), caps, frames, false)
 				want := expect(t, caps, in, model(scene, defaults, size[0], size[1]), "bt601")
 				for i, out := range r.out["sink"] {
@@ -65,7 +65,7 @@ func TestTensorOverlayEveryFormat(t *testing.T) {
 func TestTensorOverlaySpotPixels(t *testing.T) {
 	caps := "video/x-raw,format=RGBx,width=160,height=120"
 	in := background(t, caps)
-	r := runOverlay(t, chain(""), caps, []frame{{in, scene[:1]}}, false)
+	r := runOverlay(t, chain(""), caps, []frame{{in, scene[:1], nil}}, false)
 	out := r.out["sink"][0]
 	px := func(x, y int) [4]byte { o := (y*160 + x) * 4; return [4]byte(out[o : o+4]) }
 	green, bg, black := [4]byte{0, 255, 0, 0x5A}, [4]byte{0x20, 0x40, 0x60, 0x5A}, [4]byte{0, 0, 0, 0x5A}
@@ -110,7 +110,7 @@ func TestTensorOverlayNoRegionUntouched(t *testing.T) {
 	}
 	off := []gstc.ROI{det(10, 10, 0, 5, "a", 1), det(64, 0, 5, 5, "b", 1), det(0, 48, 5, 5, "c", 1)}
 	for _, hold := range []bool{false, true} {
-		r := runOverlay(t, chain(""), caps, []frame{{in, nil}, {in, off}}, hold)
+		r := runOverlay(t, chain(""), caps, []frame{{in, nil, nil}, {in, off, nil}}, hold)
 		for i, out := range r.out["sink"] {
 			if !bytes.Equal(out, in) {
 				t.Errorf("hold %v, frame %d changed", hold, i)
@@ -125,7 +125,8 @@ func TestTensorOverlayNoRegionUntouched(t *testing.T) {
 // The properties change the drawing: a thicker line, font scale 1, a
 // half-transparent dark colour (blended over the frame, white text; in
 // the alpha formats the alpha is composed over), no labels; each on the
-// same scene, against the reference. BT.709 caps convert with BT.709.
+// same scene, against the reference. YUV caps convert with their
+// colorimetry's matrix and range: BT.709, full-range BT.601.
 func TestTensorOverlayProperties(t *testing.T) {
 	for _, c := range []struct {
 		name, format, colorimetry string
@@ -138,18 +139,55 @@ func TestTensorOverlayProperties(t *testing.T) {
 		{"blend-yuv", "I420", "", params{lineWidth: 3, fontScale: 2, color: 0x80FF8000, drawLabels: true}},
 		{"no-labels", "xBGR", "", params{lineWidth: 2, fontScale: 2, color: tensoroverlay.DefaultColor, drawLabels: false}},
 		{"bt709", "NV12", "bt709", defaults},
+		// Full range, BT.601 matrix (range:matrix:transfer:primaries).
+		{"full-range", "I420", "1:4:0:0", params{lineWidth: 2, fontScale: 2, color: 0xFFFF8000, drawLabels: true}},
 		{"transparent", "RGBA", "", params{lineWidth: 2, fontScale: 2, color: 0x00FF0000, drawLabels: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			caps := "video/x-raw,format=" + c.format + ",width=160,height=120"
 			matrix := "bt601"
 			if c.colorimetry != "" {
-				caps += ",colorimetry=" + c.colorimetry
+				caps += ",colorimetry=(string)" + c.colorimetry
 				matrix = c.colorimetry
+				if matrix == "1:4:0:0" {
+					matrix = "jpeg"
+				}
 			}
 			in := background(t, caps)
-			r := runOverlay(t, chain(c.p.props()), caps, []frame{{in, scene}}, false)
+			r := runOverlay(t, chain(c.p.props()), caps, []frame{{in, scene, nil}}, false)
 			expect(t, caps, in, model(scene, c.p, 160, 120), matrix).check(t, c.name, r.out["sink"][0])
+		})
+	}
+}
+
+// A frame whose GstVideoMeta gives rows longer than the caps' and planes
+// apart from each other (as a pool with padding makes them) is drawn at
+// the meta's offsets and strides: equal to the reference in that layout,
+// the gaps before, between and after the planes untouched.
+func TestTensorOverlayVideoMetaLayout(t *testing.T) {
+	const w, h = 160, 120
+	for _, format := range []string{"RGB", "xBGR", "NV12", "I420"} {
+		t.Run(format, func(t *testing.T) {
+			caps := fmt.Sprintf("video/x-raw,format=%s,width=%d,height=%d", format, w, h)
+			def, _ := layoutOf(t, caps)
+			l := gstc.VideoMeta{Format: format, Width: w, Height: h, NPlanes: def.NPlanes}
+			off := 96 // a header before the first plane
+			for i := range def.NPlanes {
+				rows := h
+				if i > 0 {
+					rows = (h + 1) / 2
+				}
+				stride := def.Strides[i] + 40
+				l.Offsets, l.Strides = append(l.Offsets, off), append(l.Strides, stride)
+				off += rows*stride + 24 // a gap after each plane
+			}
+			meta, err := gstc.PrepareVideoMeta(format, w, h, l.Strides, l.Offsets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := backgroundIn(l, off)
+			r := runOverlay(t, chain(""), caps, []frame{{in, scene, meta}}, false)
+			expectIn(t, l, in, model(scene, defaults, w, h), "bt601").check(t, format, r.out["sink"][0])
 		})
 	}
 }

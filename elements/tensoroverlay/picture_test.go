@@ -58,7 +58,7 @@ func TestTensorOverlayPicture(t *testing.T) {
 		det(330, 150, 230, 120, "car", 0.78),
 		det(560, 8, 140, 110, "dog", 0.64),
 	}
-	r := runOverlay(t, chain(""), caps, []frame{{in, rois}}, false)
+	r := runOverlay(t, chain(""), caps, []frame{{in, rois, nil}}, false)
 	out := r.out["sink"][0]
 	expect(t, caps, in, model(rois, defaults, w, h), "bt601").check(t, "smpte", out)
 	if *pngOut == "" {
