@@ -70,9 +70,8 @@ type element struct {
 	settings   settings
 
 	// self is the GstElement this is the Go side of (borrowed: the Go
-	// instance lives exactly as long). go-gst v1.4.0's GstBaseTransform
-	// trampolines hand the vfuncs a nil *base.GstBaseTransform, so the
-	// methods never use their self argument.
+	// instance lives exactly as long): the settings go to its C state,
+	// the counters come from there.
 	self unsafe.Pointer
 }
 

@@ -84,11 +84,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 				t.Fatal(err)
 			}
 		}
-		for _, roi := range f.rois {
-			if _, err := gstc.AddROI(gstc.BorrowBuffer(buf), roi); err != nil {
-				t.Fatal(err)
-			}
-		}
+		addROIs(t, buf, f.rois)
 		if hold {
 			src.PushBuffer(buf)
 			kept = append(kept, buf)
@@ -133,4 +129,22 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 		gstc.ReleaseBuffer(b)
 	}
 	return r
+}
+
+// addROIs adds rois to buf (writable) as regions of interest, in order. A
+// region without detection params is added as facedetect adds its own:
+// type and rectangle only.
+func addROIs(t *testing.T, buf *gst.Buffer, rois []gstc.ROI) {
+	t.Helper()
+	for _, roi := range rois {
+		var err error
+		if roi.Detection {
+			_, err = gstc.AddROI(gstc.BorrowBuffer(buf), roi)
+		} else {
+			err = overlaytest.AddPlainROI(buf, roi.Type, roi.X, roi.Y, roi.W, roi.H)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -49,7 +49,8 @@ type op struct {
 
 // labelText is the label the element documents for r: the detection's
 // label (its type without one), a space and the confidence with two
-// decimals; a character the font lacks is '?', the name at most 48.
+// decimals (only the type without detection params); a character the
+// font lacks is '?', the name at most 48.
 func labelText(r gstc.ROI) string {
 	name := r.Label
 	if name == "" {
@@ -66,6 +67,9 @@ func labelText(r gstc.ROI) string {
 		}
 		b.WriteRune(c)
 		n++
+	}
+	if !r.Detection {
+		return b.String()
 	}
 	if b.Len() > 0 {
 		b.WriteByte(' ')

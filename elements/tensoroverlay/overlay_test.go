@@ -26,9 +26,11 @@ var scene = []gstc.ROI{
 	det(30, 100, 20, 15, "café\x01", 0.66), // characters the font lacks: "caf?? 0.66"
 	// No label: its type, "bird 0.25".
 	{Type: "bird", X: 60, Y: 80, W: 30, H: 20, ParentID: -1, Detection: true, Confidence: 0.25},
+	// No detection params (facedetect's regions): "face" alone.
+	{Type: "face", X: 110, Y: 60, W: 30, H: 30},
 }
 
-const sceneDrawn = 6 // regions of scene the element draws
+const sceneDrawn = 7 // regions of scene the element draws
 
 // Every format, at an even size and at an odd one (rows padded, chroma
 // rounded up): each frame equals the reference drawing of scene byte for

@@ -83,11 +83,7 @@ func TestTensorOverlayPropertiesWhilePlaying(t *testing.T) {
 		}
 		buf := gst.NewBufferWithSize(int64(len(in)))
 		buf.FillBytes(0, in)
-		for _, roi := range scene {
-			if _, err := gstc.AddROI(gstc.BorrowBuffer(buf), roi); err != nil {
-				t.Fatal(err)
-			}
-		}
+		addROIs(t, buf, scene)
 		overlaytest.PushOwned(src, buf)
 		// A wait for the frame, not a timed assertion: the limit only
 		// keeps a broken element from hanging the test.

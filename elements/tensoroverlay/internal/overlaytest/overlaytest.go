@@ -1,15 +1,19 @@
 // Package overlaytest is what tensoroverlay's tests need from C and
-// go-gst does not give: pushing a buffer into an appsrc without keeping
-// a reference.
+// neither go-gst nor gstc gives: pushing a buffer into an appsrc without
+// keeping a reference, and a region of interest without params (as
+// facedetect adds them).
 package overlaytest
 
 /*
-#cgo pkg-config: gstreamer-1.0 gstreamer-app-1.0
+#cgo pkg-config: gstreamer-1.0 gstreamer-app-1.0 gstreamer-video-1.0
+#include <stdlib.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
 */
 import "C"
 
 import (
+	"errors"
 	"runtime"
 	"unsafe"
 
@@ -29,4 +33,18 @@ func PushOwned(src *app.Source, buf *gst.Buffer) gst.FlowReturn {
 	runtime.SetFinalizer(buf, nil)
 	return gst.FlowReturn(C.gst_app_src_push_buffer((*C.GstAppSrc)(src.Unsafe()),
 		(*C.GstBuffer)(unsafe.Pointer(buf.Instance()))))
+}
+
+// AddPlainROI adds to buf (writable; borrowed) a
+// GstVideoRegionOfInterestMeta of type typ with no params structure: no
+// label, class or confidence, only its type and rectangle.
+func AddPlainROI(buf *gst.Buffer, typ string, x, y, w, h uint) error {
+	b := (*C.GstBuffer)(unsafe.Pointer(buf.Instance()))
+	if C.gst_mini_object_is_writable((*C.GstMiniObject)(unsafe.Pointer(b))) == 0 {
+		return errors.New("overlaytest: buffer is not writable")
+	}
+	ct := C.CString(typ)
+	defer C.free(unsafe.Pointer(ct))
+	C.gst_buffer_add_video_region_of_interest_meta(b, ct, C.guint(x), C.guint(y), C.guint(w), C.guint(h))
+	return nil
 }
