@@ -89,6 +89,7 @@ func NewPlan(c Config) (*Plan, error) {
 	default:
 		cp.kind = C.GSTPP_SRC_PACKED
 	}
+	cp.impl = C.gstpp_best_impl()
 	cp.src_w, cp.src_h, cp.bpp = C.int32_t(cfg.SrcWidth), C.int32_t(cfg.SrcHeight), C.int32_t(fi.bpp)
 	for i := range fi.planes {
 		cp.stride[i], cp.offset[i] = C.int64_t(cfg.SrcStrides[i]), C.int64_t(cfg.SrcOffsets[i])
@@ -141,6 +142,18 @@ func fillTables(cp *C.GstppPlan, cfg Config, g geometry, ebpp int) {
 	for y := range g.ch {
 		cyi0[y], cyi1[y], cwy0[y], cwy1[y] = yi0[y], yi1[y], wy0[y], wy1[y]
 		fwy0[y], fwy1[y] = float32(wy0[y])/wOne, float32(wy1[y])/wOne
+	}
+	// The shortcuts pass.c takes: one tap a column when no column has a
+	// second weight, and no table at all when column x samples x.
+	cp.xtaps, cp.ident = 1, C.int32_t(ebpp)
+	for x := range g.cw {
+		if wx1[x] != 0 {
+			cp.xtaps, cp.ident = 2, 0
+			break
+		}
+		if xi0[x] != int32(x) {
+			cp.ident = 0
+		}
 	}
 }
 
@@ -199,6 +212,34 @@ func (p *Plan) CPlan() unsafe.Pointer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return unsafe.Pointer(p.c)
+}
+
+// useBaseline makes the plan run the kernel compiled for the build's
+// baseline instruction set instead of the CPU's best, so that the tests
+// check both.
+func (p *Plan) useBaseline() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c != nil {
+		p.c.impl = C.GSTPP_IMPL_GENERIC
+	}
+}
+
+// kernel names the kernel the plan runs, for the tests and benchmarks.
+func (p *Plan) kernel() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c != nil && p.c.impl == C.GSTPP_IMPL_AVX2 {
+		return "avx2"
+	}
+	return "baseline"
+}
+
+// runThroughPointer runs the plan as a C engine does: gstpp_run called
+// through the pointer CRunFunc gives, on CPlan's plan.
+func runThroughPointer(plan unsafe.Pointer, dst, src []byte) int {
+	return int(C.gstpp_call(CRunFunc(), (*C.GstppPlan)(plan), (*C.uint8_t)(unsafe.SliceData(src)), C.size_t(len(src)),
+		unsafe.Pointer(unsafe.SliceData(dst)), C.size_t(len(dst))))
 }
 
 // CRunFunc returns the address of gstpp_run, a GstppRunFunc

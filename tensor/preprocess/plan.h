@@ -25,7 +25,15 @@ enum {
   GSTPP_DST_F32 = 2,
 };
 
+/* The instruction sets the pass is compiled for (kernels.h). */
+enum {
+  GSTPP_IMPL_GENERIC = 0,       /* the build's baseline (SSE2 on amd64) */
+  GSTPP_IMPL_AVX2 = 1,          /* amd64 with AVX2 (kernel_avx2_amd64.c) */
+};
+
 struct GstppPlan {
+  int32_t impl;                 /* GSTPP_IMPL_*: the kernel gstpp_run calls */
+
   /* Source. */
   int32_t kind;                 /* GSTPP_SRC_* */
   int32_t src_w, src_h;
@@ -63,19 +71,30 @@ struct GstppPlan {
   int32_t *yi0, *yi1, *wyi0, *wyi1;
   float *wyf0, *wyf1;
 
+  /* Sampling shortcuts, from the tables: xtaps is 1 when every
+   * column's second weight is 0 (an integer downscale, or no resize),
+   * else 2; ident is ebpp when moreover column x samples source column
+   * x (the widths are equal), else 0. */
+  int32_t xtaps, ident;
+
   /* Scratch of one pass (a plan runs one frame at a time). */
   float *vrowf;                 /* row_elems: vertical pass, float */
-  int32_t *vrowi;               /* row_elems: vertical pass, uint8 path */
-  uint8_t *rgb[2];              /* NV12/I420: two converted rows, row_elems bytes each */
+  int32_t *vrowi;               /* row_elems: vertical pass, uint8 tensors */
+  float *rgbf[2];               /* NV12/I420, float tensors: two converted rows */
+  uint8_t *rgb[2];              /* NV12/I420, uint8 tensors: two converted rows */
   int32_t *rgb_row;             /* [2]: the source row each holds, -1 none */
-  uint8_t *uvs;                 /* NV12/I420: a row's chroma spread to a value a pixel: U, then V (src_w each) */
 };
 
 /* gstpp_plan_alloc returns a zeroed plan whose table and scratch
- * pointers point into the same block (one free), or NULL. */
+ * pointers point into the same block (one free), or NULL. yuv: the
+ * conversion rows are needed. */
 GstppPlan *gstpp_plan_alloc (int32_t cw, int32_t ch, int32_t row_elems,
     int yuv);
+
 void gstpp_plan_free (GstppPlan * plan);
+
+/* gstpp_best_impl returns the fastest GSTPP_IMPL_* this CPU runs. */
+int gstpp_best_impl (void);
 
 /* gstpp_call runs fn (a GstppRunFunc) — the tests' way to call the
  * entry point through the pointer CRunFunc gives, as a C engine does. */

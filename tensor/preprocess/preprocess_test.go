@@ -1,6 +1,7 @@
 package preprocess
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -132,17 +133,31 @@ func checkOne(t *testing.T, name string, c Config, pad bool, rng *rand.Rand) {
 		t.Fatalf("%s: %v", name, err)
 	}
 	defer p.Close()
-	buf := make([]byte, p.DstSize()+64)
-	for i := range buf {
-		buf[i] = 0xff
-	}
-	if err := p.Run(buf[:p.DstSize()], src); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	for i, b := range buf[p.DstSize():] {
-		if b != 0xff {
-			t.Fatalf("%s: byte %d after the tensor written", name, p.DstSize()+i)
+	want := refValues(c, src)
+	var first []byte
+	for _, baseline := range []bool{false, true} {
+		if baseline {
+			p.useBaseline()
+		}
+		kname := name + "/" + p.kernel()
+		buf := make([]byte, p.DstSize()+64)
+		for i := range buf {
+			buf[i] = 0xff
+		}
+		if err := p.Run(buf[:p.DstSize()], src); err != nil {
+			t.Fatalf("%s: %v", kname, err)
+		}
+		for i, b := range buf[p.DstSize():] {
+			if b != 0xff {
+				t.Fatalf("%s: byte %d after the tensor written", kname, p.DstSize()+i)
+			}
+		}
+		compare(t, kname, c, buf[:p.DstSize()], want)
+		// Every kernel computes the same tensor, float bits included.
+		if first == nil {
+			first = buf[:p.DstSize()]
+		} else if !bytes.Equal(first, buf[:p.DstSize()]) {
+			t.Errorf("%s: the kernels' tensors differ", name)
 		}
 	}
-	compare(t, name, c, buf[:p.DstSize()], refValues(c, src))
 }
