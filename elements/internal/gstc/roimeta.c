@@ -8,10 +8,19 @@ gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
 {
   GstVideoRegionOfInterestMeta *m;
   GstStructure *s;
+  gpointer state = NULL;
+  gint n = 0;
 
   if (!gst_buffer_is_writable (buf))
     return -1;
+  /* GStreamer leaves every id 0: number them in the buffer, so that a
+   * reader can fetch each by id (gst_buffer_get_video_region_of_interest_meta_id,
+   * which is what Python's bindings offer). */
+  while (gst_buffer_iterate_meta_filtered (buf, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) != NULL)
+    n++;
   m = gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+  m->id = n;
   m->parent_id = parent_id;
   s = gst_structure_new ("detection", "class-id", G_TYPE_INT, class_id,
       "confidence", G_TYPE_DOUBLE, confidence, NULL);

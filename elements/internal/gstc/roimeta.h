@@ -23,7 +23,8 @@ typedef struct
 
 /* Adds a region to buf (borrowed, writable) with a "detection" structure
  * holding label (NULL: none), class-id and confidence; returns the meta's
- * id, or -1 if buf is not writable. */
+ * id — the number of regions buf had, so ids are 0, 1, 2… in a buffer —
+ * or -1 if buf is not writable. */
 gint gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
     guint w, guint h, gint parent_id, const gchar * label, gint class_id,
     gdouble confidence);

@@ -25,6 +25,9 @@ func TestROIRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if id != i {
+			t.Errorf("region %d has id %d: want ids numbered in the buffer", i, id)
+		}
 		r.ID = id
 		want = append(want, r)
 	}
