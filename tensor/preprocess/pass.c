@@ -67,10 +67,21 @@ gstpp_plan_alloc (int32_t cw, int32_t ch, int32_t row_elems, int yuv)
   return p;
 }
 
+/* Plans freed, for the test that a Plan dropped without Close is. */
+static uint64_t plans_freed;
+
 void
 gstpp_plan_free (GstppPlan * p)
 {
+  if (p)
+    __atomic_add_fetch (&plans_freed, 1, __ATOMIC_RELAXED);
   free (p);
+}
+
+uint64_t
+gstpp_plans_freed (void)
+{
+  return __atomic_load_n (&plans_freed, __ATOMIC_RELAXED);
 }
 
 size_t

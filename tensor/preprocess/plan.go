@@ -235,6 +235,9 @@ func (p *Plan) kernel() string {
 	return "baseline"
 }
 
+// plansFreed counts the C plans freed, by Close or by the cleanup.
+func plansFreed() uint64 { return uint64(C.gstpp_plans_freed()) }
+
 // runThroughPointer runs the plan as a C engine does: gstpp_run called
 // through the pointer CRunFunc gives, on CPlan's plan.
 func runThroughPointer(plan unsafe.Pointer, dst, src []byte) int {

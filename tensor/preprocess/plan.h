@@ -92,6 +92,7 @@ GstppPlan *gstpp_plan_alloc (int32_t cw, int32_t ch, int32_t row_elems,
     int yuv);
 
 void gstpp_plan_free (GstppPlan * plan);
+uint64_t gstpp_plans_freed (void);
 
 /* gstpp_best_impl returns the fastest GSTPP_IMPL_* this CPU runs. */
 int gstpp_best_impl (void);
