@@ -13,22 +13,34 @@ import (
 
 var imagenet = struct{ mean, std [3]float32 }{[3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}}
 
+// benchPlan runs the pass on the CPU's best kernel and, where that is
+// not the baseline, on the baseline's (sub-benchmarks named after them).
 func benchPlan(b *testing.B, c Config) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
 	c, src := frameFor(b, c, false, rng)
-	p, err := NewPlan(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close()
-	dst := make([]byte, p.DstSize())
-	b.SetBytes(int64(p.DstSize()))
-	b.ResetTimer()
-	for b.Loop() {
-		if err := p.Run(dst, src); err != nil {
+	for _, baseline := range []bool{false, true} {
+		p, err := NewPlan(c)
+		if err != nil {
 			b.Fatal(err)
 		}
+		if baseline {
+			if p.kernel() == "baseline" {
+				p.Close()
+				return
+			}
+			p.useBaseline()
+		}
+		b.Run(p.kernel(), func(b *testing.B) {
+			dst := make([]byte, p.DstSize())
+			b.SetBytes(int64(p.DstSize()))
+			for b.Loop() {
+				if err := p.Run(dst, src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		p.Close()
 	}
 }
 
