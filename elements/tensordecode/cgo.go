@@ -1,14 +1,29 @@
 package tensordecode
 
 // cgo.go: what the element does in C — each tensor's memory mapped for
-// reading and unmapped, and the tensordecode-objects message built —
-// the few calls gstc does not offer (its memory map is its tests'), kept
-// here, beside their only user.
+// reading and unmapped, the tensordecode-objects message built, and
+// video mode's per-buffer passthrough — the few calls gstc does not
+// offer (its memory map is its tests'), kept here, beside their only
+// user.
 
 /*
-#cgo pkg-config: gstreamer-1.0
+#cgo pkg-config: gstreamer-1.0 gstreamer-base-1.0
 #include <stdlib.h>
 #include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+
+// tdec_set_passthrough sets e's (a GstBaseTransform) passthrough.
+static void
+tdec_set_passthrough (GstElement * e, gboolean on)
+{
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (e), on);
+}
+
+static guint
+tdec_n_memory (GstBuffer * buf)
+{
+  return gst_buffer_n_memory (buf);
+}
 
 // tdec_map maps memories 0..n-1 of buf for reading into maps[0..n-1] and
 // returns how many it mapped: n, or the index of the first that failed
@@ -82,6 +97,21 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
+
+// setPassthrough sets the element's GstBaseTransform passthrough: the
+// buffer pushed as it came (never made writable), transform_ip still
+// called (GstBaseTransform's transform_ip_on_passthrough, TRUE by
+// default).
+func setPassthrough(elem gstc.RawElement, on bool) {
+	v := C.gboolean(0)
+	if on {
+		v = 1
+	}
+	C.tdec_set_passthrough((*C.GstElement)(elem.Unsafe()), v)
+}
+
+// numMemory is buf's number of memories (buf borrowed).
+func numMemory(buf gstc.RawBuffer) int { return int(C.tdec_n_memory((*C.GstBuffer)(buf.Unsafe()))) }
 
 // maps holds the GstMapInfo of each tensor of a frame, in C memory (C
 // writes pointers into it, and Go hands it back to C): one per running

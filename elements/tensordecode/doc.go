@@ -10,11 +10,42 @@
 // or the loader's libonnxruntime.so.1; scripts/fetch-onnxruntime prints
 // a path.) -m prints each frame's tensordecode-objects message.
 //
-// It is an in-place GstBaseTransform. Both pads: static other/tensors —
+// Video mode: what the model saw, drawn on the frame it saw. tensorinfer
+// output=video pushes the video itself on, each frame carrying its
+// outputs in a GstTensorPinMeta; tensordecode decodes them into regions
+// in the frame's pixels and tensoroverlay draws them:
+//
+//	gst-launch-1.0 -m videotestsrc num-buffers=30 ! video/x-raw,format=RGB,width=320,height=240 \
+//	    ! tensorinfer model=examples/pinned-inference/model/model.onnx output=video resize=letterbox \
+//	    ! tensordecode mode=classify softmax=true top-k=2 score-threshold=0 post-messages=true \
+//	    ! tensoroverlay ! videoconvert ! autovideosink
+//
+// (fakesink in place of videoconvert ! autovideosink without a display;
+// whole-frame regions, 320×240: the shipped model classifies; with a
+// detector, ... ! tensorinfer model=yolo.onnx output=video
+// resize=letterbox ! tensordecode mode=boxes-yolo labels=coco.txt !
+// tensoroverlay ! ..., or mode=map-boxes with a probability-map model,
+// the boxes land on the objects in the frame).
+//
+// It is an in-place GstBaseTransform. Both pads take two kinds of caps,
+// the src pad's the sink pad's. Tensors mode: static other/tensors —
 // what tensorinfer pushes: one memory per tensor (fd or system memory),
 // num_tensors, dimensions (NNStreamer's order, innermost first, comma
-// between tensors), types, and this project's names. Buffers pass
-// through, each with a GstVideoRegionOfInterestMeta per object found:
+// between tensors), types, and this project's names. Video mode:
+// video/x-raw, any format and size, with or without memory:DMABuf —
+// what tensorinfer output=video pushes: each buffer's tensors are in its
+// GstTensorPinMeta (elements/tensormeta: the output buffer of one memory
+// per tensor, their other/tensors caps, the frame-to-model transform),
+// read and decoded as in tensors mode — the caps parsed once per caps
+// string, not every frame — and the reference taken on the tensors
+// dropped at once, so the output ring's slot returns with the video
+// buffer as tensorinfer intends. Frames sharing a result (interval) are
+// decoded again and get the same objects. A video buffer without the
+// meta passes through untouched (counted in frames-without-tensors);
+// so does one whose tensors hold no object (counted as decoded): the
+// element is passthrough for that buffer, which is never made writable.
+//
+// In both modes buffers pass through, each with a GstVideoRegionOfInterestMeta per object found:
 // the box in pixels (edges rounded to the nearest), roi_type the label
 // ("class-N" without one; "classification" for classify's whole-frame
 // regions), and a "detection" params structure with label (when there
@@ -29,18 +60,23 @@
 // matched to their roles by their caps names where the mode uses names
 // (boxes-ssd), else by order.
 //
-// Coordinates. The objects are in the frame's pixels. In tensors mode —
-// the only one yet: no frame but the tensors — the frame is the model's
-// input, and the transform the identity on its size: input-width ×
+// Coordinates. The objects are in the frame's pixels. In video mode the
+// transform is the meta's — model input ModelWidth × ModelHeight, frame
+// pixel (x, y) read at model pixel (x × ScaleX + OffsetX, y × ScaleY +
+// OffsetY): resize=letterbox's scale and padding, stretch's scales, or
+// the identity — onto the video caps' width × height, so a box the
+// model found in the letterboxed input is put back where it is in the
+// frame, and clipped to it (a meta without the model's size, an input
+// that is not an image, takes it as tensors mode does, below, and a
+// stretch onto it). In tensors mode — no frame but the tensors — the
+// frame is the model's input, and the transform the identity on its
+// size: input-width ×
 // input-height when both are set, else what the outputs tell (a YOLO
 // output's candidate count, N = (s/8)² + (s/16)² + (s/32)², times 3 for
 // v5, for an s×s input; a probability map's own size); boxes-ssd's
 // normalized boxes need the properties, and without them the caps are
 // refused with an error saying so; classify's regions are the whole
-// frame, 0×0 when its size is not known. (A video mode, where the
-// transform comes from the meta tensorinfer attaches to a video frame,
-// will take the frame's transform from there: the decoding itself takes
-// tensors and a transform from either.)
+// frame, 0×0 when its size is not known.
 //
 // Errors, never crashes: a labels file that cannot be read (at the state
 // change to PAUSED, naming the path); tensors whose layout the mode does
@@ -48,7 +84,9 @@
 // type and dims, outermost first, and the caps' dimensions and types;
 // the stream then fails not-negotiated); a buffer whose memories are not
 // the caps' tensors, or hold fewer bytes than their shapes (a stream
-// error, and a flow error).
+// error, and a flow error); in video mode the same checks on the meta's
+// tensors and caps at the first frame that has them (a stream error
+// naming "the GstTensorPinMeta's tensors").
 //
 // With post-messages, each frame's objects are also posted as the
 // element message tensordecode-objects: pts (guint64) and objects, a
@@ -64,5 +102,6 @@
 //
 // Counters: the read-only stats property (frames, objects,
 // decode-ns-total: the wall time spent decoding, mapping the tensors
-// and adding the regions included).
+// and adding the regions included; frames-without-tensors: video
+// buffers that came without a GstTensorPinMeta).
 package tensordecode

@@ -90,7 +90,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"auto", proptable.WritableInReady, func(e *element) *string { return &e.settings.yoloLayout }, "auto", "v5", "v8"),
 	proptable.Uint("input-width", "Input width",
 		"The model input's width in pixels, the frame's in tensors mode (with input-height; 0 and 0: from the outputs "+
-			"where they tell it — a YOLO output's candidate count, a map's size — else needed by boxes-ssd's normalized boxes).",
+			"where they tell it — a YOLO output's candidate count, a map's size — else needed by boxes-ssd's normalized boxes); "+
+			"in video mode the GstTensorPinMeta's size, these only when it has none.",
 		0, math.MaxInt32, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.inputWidth }),
 	proptable.Uint("input-height", "Input height",
 		"The model input's height in pixels (see input-width).",
@@ -101,7 +102,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.postMessages }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding).",
+			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+
+				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
 		return gstc.TakeStructureValue(e.statsStructure())
@@ -150,17 +152,23 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	ec := gst.ToElementClass(klass)
 	ec.SetMetadata("Tensor decoder", "Filter/Tensor",
 		"Decodes a model's output tensors (classification, SSD or YOLO boxes, probability maps) into "+
-			"GstVideoRegionOfInterestMeta on the buffer, which passes through",
+			"GstVideoRegionOfInterestMeta on the buffer, which passes through: other/tensors, or video with "+
+			"tensorinfer output=video's GstTensorPinMeta",
 		"gst-tensorpin developers")
-	caps := tensorsCaps()
+	caps := padCaps()
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
 	klass.InstallProperties(props.ParamSpecs())
 }
 
-// tensorsCaps are both pads' caps: what tensorinfer pushes.
-func tensorsCaps() *gst.Caps {
-	return gst.NewCapsFromString(capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+// padCaps are both pads' caps: what tensorinfer pushes — other/tensors
+// (tensors mode), or with output=video any raw video, in system or
+// DMA-BUF memory (video mode: the tensors in each buffer's
+// GstTensorPinMeta). The src pad's caps are the sink pad's.
+func padCaps() *gst.Caps {
+	return gst.NewCapsFromString(capslayout.MediaTensors +
+		fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]; ", capslayout.MaxTensors) +
+		capslayout.MediaVideo + "; " + capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + ")")
 }
 
 // InstanceInit binds e to the instance and makes the transform in-place:

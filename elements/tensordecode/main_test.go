@@ -6,11 +6,13 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
 
 func TestMain(m *testing.M) {
 	gsttest.Main(m, func() bool {
-		return tensordecode.Register(nil) && tensorinfer.Register(nil) && tensorsrc.Register(nil)
+		return tensordecode.Register(nil) && tensorinfer.Register(nil) && tensorsrc.Register(nil) &&
+			tensoroverlay.Register(nil)
 	})
 }

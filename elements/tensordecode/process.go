@@ -16,7 +16,10 @@ import (
 // per object to it (GstBaseTransform has made it writable). A frame that
 // cannot be decoded — memories that are not the caps' tensors, data
 // shorter than a tensor, a memory that cannot be mapped — is an error
-// naming it, and the stream's end.
+// naming it, and the stream's end. In video mode the decoding was done
+// by BeforeTransform, on the buffer as it came; here the regions are
+// added (a frame without objects, or without tensors, was passed
+// through: not made writable, untouched).
 func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret gst.FlowReturn) {
 	defer e.guard("transform", func() { ret = gst.FlowError })
 	st := e.current()
@@ -26,7 +29,26 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 	}
 	raw := gstc.BorrowBuffer(buf)
 	start := time.Now()
-	objs, err := e.decodeBuffer(st, raw, int(buf.NumMemoryBlocks()))
+	var objs []decode.Object
+	var err error
+	var spent time.Duration
+	if st.video {
+		p := st.pend
+		st.pend = pending{}
+		if !p.valid {
+			// No BeforeTransform for this buffer (GstBaseTransform calls
+			// it before every transform): decode the buffer in hand, which
+			// carries the meta too (it is copied with the buffer).
+			p = e.decodeVideo(st, raw)
+		}
+		if p.noMeta {
+			e.stats.noTensors.Add(1)
+			return gst.FlowOK
+		}
+		objs, err, spent = p.objs, p.err, p.ns
+	} else {
+		objs, err = e.decodeTensors(st, raw, int(buf.NumMemoryBlocks()), &st.lay, st.tr)
+	}
 	if err != nil {
 		gstc.PostErrorRaw(e.raw(), gstc.CodeOf(err, gstc.StreamFormat), "tensordecode: "+err.Error(), "")
 		return gst.FlowError
@@ -37,51 +59,91 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 	}
 	e.stats.frames.Add(1)
 	e.stats.objects.Add(uint64(len(objs)))
-	e.stats.decodeNs.Add(uint64(time.Since(start)))
+	e.stats.decodeNs.Add(uint64(spent + time.Since(start)))
 	if st.set.postMessages {
 		e.post(st, uint64(buf.PresentationTimestamp()), objs)
 	}
 	return gst.FlowOK
 }
 
-// decodeBuffer maps the buffer's tensors and decodes them with the
-// frame's transform. The objects are the decoder's, valid until the next
-// frame.
-func (e *element) decodeBuffer(st *streamState, buf gstc.RawBuffer, have int) ([]decode.Object, error) {
-	n := len(st.tensors)
+// BeforeTransform, in video mode, decodes the tensors of the buffer's
+// GstTensorPinMeta before GstBaseTransform decides what to do with the
+// buffer, and makes the element passthrough for this buffer unless
+// regions are to be added: a frame without the meta, or whose tensors
+// hold no object, goes on as it came (never copied, even when others
+// hold it); one with objects is made writable first (a shallow copy when
+// shared) and gets its regions in TransformIP. In tensors mode it does
+// nothing.
+func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) {
+	defer e.guard("before-transform", func() {})
+	st := e.current()
+	if st == nil || !st.haveCaps || !st.video {
+		return
+	}
+	st.pend = e.decodeVideo(st, gstc.BorrowBuffer(buf))
+	if pass := st.pend.noMeta || (st.pend.err == nil && len(st.pend.objs) == 0); pass != st.passthrough {
+		setPassthrough(e.raw(), pass)
+		st.passthrough = pass
+	}
+}
+
+// decodeVideo decodes a video buffer's GstTensorPinMeta: its tensors
+// (their caps parsed once per caps string) with the meta's transform onto
+// the frame's size. The tensors' reference is dropped before it returns
+// (the objects are the decoder's copies).
+func (e *element) decodeVideo(st *streamState, buf gstc.RawBuffer) pending {
+	start := time.Now()
+	m, ok := gstc.ReadTensorPinMeta(buf)
+	if !ok || m.Tensors.IsNil() {
+		if ok {
+			gstc.UnrefRawBuffer(m.Tensors)
+		}
+		return pending{valid: true, noMeta: true}
+	}
+	defer gstc.UnrefRawBuffer(m.Tensors)
+	p := pending{valid: true}
+	lay, err := st.metaLayout(m.Caps)
+	var tr decode.Transform
+	if err == nil {
+		tr, err = st.videoTransform(m.Transform, lay)
+		if err != nil {
+			err = fmt.Errorf("%w (caps %s)", err, lay.dims)
+		}
+	}
+	if err == nil {
+		p.objs, err = e.decodeTensors(st, m.Tensors, numMemory(m.Tensors), &st.metaLay, tr)
+	}
+	p.err = err
+	p.ns = time.Since(start)
+	return p
+}
+
+// decodeTensors maps buf's memories — one per tensor of lay — and
+// decodes them with the transform tr. The objects are the decoder's,
+// valid until the next frame.
+func (e *element) decodeTensors(st *streamState, buf gstc.RawBuffer, have int, lay *layout, tr decode.Transform) ([]decode.Object, error) {
+	n := len(lay.tensors)
 	if have != n {
-		return nil, fmt.Errorf("a buffer of %d memories, but the caps say %d tensors (%s): one memory per tensor", have, n, st.dims)
+		return nil, fmt.Errorf("a buffer of %d memories, but the caps say %d tensors (%s): one memory per tensor", have, n, lay.dims)
 	}
 	mapped := st.maps.mapAll(buf, n)
 	defer func() {
 		st.maps.unmap(mapped)
-		for i := range st.tensors {
-			st.tensors[i].Data = nil
+		for i := range lay.tensors {
+			lay.tensors[i].Data = nil
 		}
 	}()
 	if mapped < n {
-		return nil, gstc.Fail(gstc.ResourceRead, "memory %d of the buffer (tensor %v) cannot be mapped for reading", mapped, st.tensors[mapped])
+		return nil, gstc.Fail(gstc.ResourceRead, "memory %d of the buffer (tensor %v) cannot be mapped for reading", mapped, lay.tensors[mapped])
 	}
-	for i := range st.tensors {
-		st.tensors[i].Data = st.maps.bytes(i)
+	for i := range lay.tensors {
+		lay.tensors[i].Data = st.maps.bytes(i)
 	}
-	tr, err := st.transformFor(buf)
+	objs, err := st.dec.Decode(lay.tensors, tr)
 	if err != nil {
-		return nil, err
-	}
-	objs, err := st.dec.Decode(st.tensors, tr)
-	if err != nil {
-		return nil, fmt.Errorf("%w (caps %s)", err, st.dims)
+		return nil, fmt.Errorf("%w (caps %s)", err, lay.dims)
 	}
 	return objs, nil
-}
-
-// transformFor is how buf's frame became the model's input. In tensors
-// mode, the only one yet, it is fixed by the caps and the properties; a
-// video mode will read it from the meta tensorinfer attaches to the
-// frame, here, and decodeBuffer stays as it is.
-func (st *streamState) transformFor(gstc.RawBuffer) (decode.Transform, error) {
-	return st.tr, nil
 }
 
 // attach adds one GstVideoRegionOfInterestMeta per object, its box

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -15,7 +16,8 @@ import (
 )
 
 // streamState exists between Start and Stop. Its per-frame fields belong
-// to the streaming thread (TransformIP and SetCaps run there).
+// to the streaming thread (BeforeTransform, TransformIP and SetCaps run
+// there).
 type streamState struct {
 	set     settings
 	mode    decode.Mode
@@ -24,12 +26,46 @@ type streamState struct {
 	maps    maps
 	msg     message
 
-	// From the caps: the tensors (names, types, shapes; Data set per
-	// frame, and cleared after), and the transform of tensors mode.
+	// From the caps. Tensors mode: the tensors (names, types, shapes;
+	// Data set per frame, and cleared after) and the transform, fixed
+	// by the caps and the properties. Video mode (video): the frame's
+	// size; each frame's tensors and transform come with its meta.
 	haveCaps bool
-	tensors  []decode.Tensor
-	dims     string // the caps' dimensions and types, for error texts
+	video    bool
+	lay      layout
 	tr       decode.Transform
+	frameW   int
+	frameH   int
+
+	// metaCaps is the caps string of the last meta's tensors, parsed
+	// into metaLay (or refused: metaErr) once, not every frame.
+	metaParsed bool
+	metaCaps   string
+	metaLay    layout
+	metaErr    error
+
+	// pend is video mode's result for the buffer in hand, made in
+	// BeforeTransform (from the buffer as it came: the passthrough is
+	// decided before GstBaseTransform makes it writable) and consumed by
+	// TransformIP. passthrough mirrors GstBaseTransform's.
+	pend        pending
+	passthrough bool
+}
+
+// layout is the tensors a buffer carries, as caps describe them.
+type layout struct {
+	tensors []decode.Tensor
+	dims    string // the caps' dimensions and types, for error texts
+}
+
+// pending is a video buffer's decoding, between BeforeTransform and
+// TransformIP.
+type pending struct {
+	valid  bool
+	noMeta bool            // no GstTensorPinMeta (or one without tensors)
+	objs   []decode.Object // the decoder's, valid until the next Decode
+	err    error           // the frame cannot be decoded
+	ns     time.Duration   // time spent so far
 }
 
 // config is the decoder's configuration the settings ask for, with the
@@ -99,41 +135,130 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	return true
 }
 
-// SetCaps reads the tensors the caps describe and checks them against the
-// mode: a layout the mode does not read is a negotiation error quoting
-// the tensors' dims (the decoder's text) and the caps' dimensions and
-// types; in tensors mode, a model input size neither set nor told by the
-// outputs is an error asking for input-width and input-height.
+// SetCaps reads the caps. other/tensors (tensors mode): the tensors they
+// describe, checked against the mode — a layout the mode does not read
+// is a negotiation error quoting the tensors' dims (the decoder's text)
+// and the caps' dimensions and types; a model input size neither set nor
+// told by the outputs is an error asking for input-width and
+// input-height. video/x-raw (video mode): the frame's size, which each
+// frame's transform maps back into.
 func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps) (ret bool) {
 	defer e.guard("set-caps", func() { ret = false })
 	st := e.current()
 	if st == nil {
 		return false
 	}
-	f, err := capslayout.FromCaps(incaps)
-	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, fmt.Sprintf("tensordecode: caps %v: %v", incaps, err), "")
-		return false
-	}
 	st.haveCaps = false
-	st.tensors = st.tensors[:0]
-	names := capsNames(incaps, len(f.Planes))
-	for i, p := range f.Planes {
-		st.tensors = append(st.tensors, decode.Tensor{Name: names[i], DType: p.Layout.DType, Shape: p.Layout.Shape})
+	st.pend = pending{}
+	if st.passthrough {
+		setPassthrough(e.raw(), false)
+		st.passthrough = false
 	}
-	st.dims = capsDims(incaps)
-	if err := st.dec.Check(st.tensors); err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, fmt.Sprintf("tensordecode: %v (caps %s)", err, st.dims), "")
+	if incaps.GetSize() == 1 && incaps.GetStructureAt(0).Name() == capslayout.MediaVideo {
+		w, h, err := videoSize(incaps)
+		if err != nil {
+			gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, fmt.Sprintf("tensordecode: caps %v: %v", incaps, err), "")
+			return false
+		}
+		st.video, st.frameW, st.frameH, st.haveCaps = true, w, h, true
+		cat.LogInfo(fmt.Sprintf("caps %v: video mode, %d×%d frames", incaps, w, h))
+		return true
+	}
+	st.video = false
+	lay, err := st.parseTensors(incaps)
+	if err != nil {
+		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, "tensordecode: "+err.Error(), "")
 		return false
 	}
-	tr, err := tensorsTransform(st.set, st.dec.Config(), st.tensors)
+	st.lay = lay
+	tr, err := tensorsTransform(st.set, st.dec.Config(), st.lay.tensors)
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.StreamFormat, fmt.Sprintf("tensordecode: %v (caps %s)", err, st.dims), "")
+		gstc.PostErrorRaw(e.raw(), gstc.StreamFormat, fmt.Sprintf("tensordecode: %v (caps %s)", err, st.lay.dims), "")
 		return false
 	}
 	st.tr, st.haveCaps = tr, true
 	cat.LogInfo(fmt.Sprintf("caps %v: transform %+v", incaps, tr))
 	return true
+}
+
+// parseTensors reads the tensors other/tensors caps describe and checks
+// them against the mode. Errors quote the caps (caps that are not such
+// tensors) or are the decoder's, with the caps' dimensions and types.
+func (st *streamState) parseTensors(caps *gst.Caps) (layout, error) {
+	f, err := capslayout.FromCaps(caps)
+	if err == nil && f.Media != capslayout.MediaTensors {
+		err = fmt.Errorf("%s, want %s", f.Media, capslayout.MediaTensors)
+	}
+	if err != nil {
+		return layout{}, fmt.Errorf("caps %v: %w", caps, err)
+	}
+	names := capsNames(caps, len(f.Planes))
+	lay := layout{tensors: make([]decode.Tensor, 0, len(f.Planes)), dims: capsDims(caps)}
+	for i, p := range f.Planes {
+		lay.tensors = append(lay.tensors, decode.Tensor{Name: names[i], DType: p.Layout.DType, Shape: p.Layout.Shape})
+	}
+	if err := st.dec.Check(lay.tensors); err != nil {
+		return layout{}, fmt.Errorf("%w (caps %s)", err, lay.dims)
+	}
+	return lay, nil
+}
+
+// metaLayout is the layout of a meta's tensors from their caps string:
+// parsed on the first frame with that string, then reused.
+func (st *streamState) metaLayout(caps string) (layout, error) {
+	if st.metaParsed && caps == st.metaCaps {
+		return st.metaLay, st.metaErr
+	}
+	st.metaParsed, st.metaCaps, st.metaLay, st.metaErr = true, caps, layout{}, nil
+	c := gst.NewCapsFromString(caps)
+	if c == nil {
+		st.metaErr = fmt.Errorf("the tensors' caps %q do not parse", caps)
+	} else {
+		st.metaLay, st.metaErr = st.parseTensors(c)
+		gstc.ReleaseCaps(c)
+	}
+	if st.metaErr != nil {
+		st.metaErr = fmt.Errorf("the GstTensorPinMeta's tensors: %w", st.metaErr)
+	} else {
+		cat.LogInfo(fmt.Sprintf("video mode: tensors %s", caps))
+	}
+	return st.metaLay, st.metaErr
+}
+
+// videoSize reads video caps' width and height (any format).
+func videoSize(caps *gst.Caps) (w, h int, err error) {
+	s := caps.GetStructureAt(0)
+	wv, err1 := s.GetValue("width")
+	hv, err2 := s.GetValue("height")
+	w, ok1 := wv.(int)
+	h, ok2 := hv.(int)
+	if err1 != nil || err2 != nil || !ok1 || !ok2 || w <= 0 || h <= 0 {
+		return 0, 0, errors.New("video caps without a fixed positive width and height")
+	}
+	return w, h, nil
+}
+
+// videoTransform is a video frame's transform: the meta's (how the frame
+// became the model's input) onto the frame's size. A meta without the
+// model input's size (an input that is not an image) takes it from
+// input-width × input-height, else from the outputs, and a scale that is
+// not positive is the stretch onto it.
+func (st *streamState) videoTransform(t gstc.Transform, lay layout) (decode.Transform, error) {
+	tr := decode.Transform{InputWidth: t.ModelWidth, InputHeight: t.ModelHeight, FrameWidth: st.frameW, FrameHeight: st.frameH,
+		ScaleX: t.ScaleX, ScaleY: t.ScaleY, OffsetX: t.OffsetX, OffsetY: t.OffsetY}
+	if tr.InputWidth <= 0 || tr.InputHeight <= 0 {
+		it, err := tensorsTransform(st.set, st.dec.Config(), lay.tensors)
+		if err != nil {
+			return decode.Transform{}, err
+		}
+		tr.InputWidth, tr.InputHeight = it.InputWidth, it.InputHeight
+	}
+	if !(tr.ScaleX > 0) || !(tr.ScaleY > 0) {
+		if tr.InputWidth > 0 && tr.InputHeight > 0 {
+			tr = decode.Stretch(st.frameW, st.frameH, tr.InputWidth, tr.InputHeight)
+		}
+	}
+	return tr, nil
 }
 
 // errInputSize: tensors mode without the model input's size.

@@ -10,12 +10,14 @@ import (
 // Start).
 type counters struct {
 	frames, objects, decodeNs atomic.Uint64
+	noTensors                 atomic.Uint64
 }
 
 func (c *counters) reset() {
 	c.frames.Store(0)
 	c.objects.Store(0)
 	c.decodeNs.Store(0)
+	c.noTensors.Store(0)
 }
 
 // Stats is a snapshot of the counters (for Go tests and programs).
@@ -26,11 +28,15 @@ type Stats struct {
 	// DecodeNsTotal is the wall time spent decoding frames (mapping the
 	// tensors, decoding, adding the regions), summed.
 	DecodeNsTotal uint64
+	// FramesWithoutTensors counts the video buffers (video mode) that
+	// came without a GstTensorPinMeta and passed through untouched.
+	FramesWithoutTensors uint64
 }
 
 func (e *element) snapshot() Stats {
 	c := &e.stats
-	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load()}
+	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load(),
+		FramesWithoutTensors: c.noTensors.Load()}
 }
 
 // statsStructure returns the counters as a new "tensordecode-stats"
@@ -41,5 +47,6 @@ func (e *element) statsStructure() *gst.Structure {
 	st.SetValue("frames", s.Frames)
 	st.SetValue("objects", s.Objects)
 	st.SetValue("decode-ns-total", s.DecodeNsTotal)
+	st.SetValue("frames-without-tensors", s.FramesWithoutTensors)
 	return st
 }
