@@ -78,6 +78,7 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzSourceCaps -fuzztime $(FUZZTIME) ./elements/tensorsrc
 	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzSinkEvents -fuzztime $(FUZZTIME) ./elements/tensorpinsink
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./tensor/decode
 	@# A tensorinfer input costs tens of ms (a pipeline and an ONNX Runtime
 	@# session): Go's default minimization of each new input (60 s) would
 	@# take the whole fuzz time.

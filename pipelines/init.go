@@ -7,7 +7,9 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
@@ -18,10 +20,11 @@ var (
 )
 
 // Init initialises GStreamer (gst_init; harmless if the program did it
-// already) and registers the project's elements, tensorsrc and
-// tensorpinsink, statically in this process — once, however often it is
-// called. Parse, ParseLaunch and New call it; call it yourself before
-// building pipelines with go-gst directly.
+// already) and registers the project's elements (tensorsrc,
+// tensorpinsink, tensorinfer, tensordecode, tensoroverlay) statically in
+// this process — once, however often it is called. Parse, ParseLaunch
+// and New call it; call it yourself before building pipelines with
+// go-gst directly.
 //
 // The elements are this process's own Go code, so a Go program must NOT
 // also load libgsttensorpin.so (the plugin .so carries a second Go
@@ -34,7 +37,10 @@ func Init() error {
 		for _, el := range []struct {
 			name     string
 			register func(*gst.Plugin) bool
-		}{{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register}} {
+		}{
+			{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register},
+			{tensordecode.Name, tensordecode.Register}, {tensoroverlay.Name, tensoroverlay.Register},
+		} {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would
 			// fail.

@@ -34,6 +34,6 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, tensorpin,
-    "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc, tensorinfer",
+    "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc, tensorinfer, tensordecode, tensoroverlay",
     plugin_init, VERSION, "LGPL", PACKAGE,
     "https://github.com/gst-tensorpin/gst-tensorpin")
