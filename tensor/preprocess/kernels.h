@@ -78,7 +78,7 @@ luma (uint8_t y)
 AI void
 yuv_row (const uint8_t * restrict y, const uint8_t * restrict u,
     const uint8_t * restrict v, const int uvstep, int32_t w,
-    const int u8, void *restrict r, void *restrict g, void *restrict b)
+    const int u8, void *r, void *g, void *b)
 {
   float *restrict rf = r, *restrict gf = g, *restrict bf = b;
   uint8_t *restrict rb = r, *restrict gb = g, *restrict bb = b;
@@ -119,7 +119,6 @@ yuv_row (const uint8_t * restrict y, const uint8_t * restrict u,
     }
   }
 }
-
 
 /* ---- source rows --------------------------------------------------- */
 
@@ -178,7 +177,7 @@ source_row (const GstppPlan * p, const uint8_t * src, int32_t sy, int *keep)
 /* Float: the blend of two values of 8 bits (or floats holding them)
  * with weights in 1/2048ths is exact in float. */
 AI void
-vert_f32 (const void *restrict a, const void *restrict b, const int u8,
+vert_f32 (const void *a, const void *b, const int u8,
     float wa, float wb, int32_t n, float *restrict out)
 {
   const uint8_t *restrict ab = a, *restrict bb = b;
@@ -323,9 +322,10 @@ pick_hf32 (const GstppPlan * p, int u8)
 /* ---- horizontal pass, uint8 tensors -------------------------------- */
 
 /* hu8 samples one content row into uint8 channels. From a vertical
- * blend (i32: 2^-11 pixel units) the sum of the column's taps is v
- * itself, rounded (v + 2^21) >> 22; from a row that needed no blend
- * (bytes) it is v / 2048, rounded (t + 2^10) >> 11 — the same value. */
+ * blend (i32: integers in 1/2048ths of a pixel) the sum of the column's
+ * taps is doc.go's v, rounded (v + 2^21) >> 22; from a row that needed
+ * no blend (bytes: its weight is 2048) the sum t is v / 2048, and
+ * (t + 2^10) >> 11 rounds it to the same value. */
 AI void
 hu8 (const GstppPlan * restrict p, const void *restrict v, const int i32,
     const int taps, const int ident, const int step, uint8_t * restrict d0,
