@@ -37,7 +37,7 @@ func gstPerFrame(b *testing.B, format, elements string) {
 	base := run(src + " ! fakesink")
 	b.StartTimer()
 	full := run(src + " ! " + elements + " ! fakesink")
-	b.ReportMetric(float64((full - base).Nanoseconds())/float64(b.N), "ns/op")
+	b.ReportMetric(float64((full-base).Nanoseconds())/float64(b.N), "ns/op")
 }
 
 // The brief's pipeline: RGBx → videoconvert → videoscale (letterbox
