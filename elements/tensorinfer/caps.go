@@ -58,7 +58,7 @@ func (e *element) sinkCaps() *gst.Caps {
 		return sinkTemplate()
 	}
 	s := modelSinkCaps(st.info, st.set)
-	if st.set.preprocessing() {
+	if st.preprocessing() {
 		s = preprocessSinkCaps(st.info, st.set)
 	}
 	if s == "" {
@@ -179,7 +179,7 @@ func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Cap
 	if in != nil && in.Unsafe() != nil && in.IsFixed() {
 		f, err := capslayout.FromCaps(in)
 		switch {
-		case err == nil && st.set.preprocessing():
+		case err == nil && st.preprocessing():
 			outs, err = e.preprocessOutputs(st, f)
 		case err == nil:
 			var l tensor.Layout

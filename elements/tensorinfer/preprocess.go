@@ -3,6 +3,7 @@ package tensorinfer
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +54,39 @@ func (p *preState) close() {
 
 // preprocessing reports whether the settings ask for the pass.
 func (s settings) preprocessing() bool {
-	return s.resize != "none" || s.mean != "" || s.std != "" || s.scale != "" || s.offset != "" || s.channelOrder == "bgr"
+	return s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
+}
+
+// normalising: a normalisation property is set (it overrides the
+// modelinfo file's).
+func (s settings) normalising() bool {
+	return s.mean != "" || s.std != "" || s.scale != "" || s.offset != ""
+}
+
+// preprocessing reports whether the stream runs the pass: asked by the
+// settings, or a .modelinfo file beside the model describes its input.
+func (st *streamState) preprocessing() bool {
+	return st.set.preprocessing() || st.modelInfo != nil
+}
+
+// loadModelInfo reads the model's .modelinfo file (GStreamer 1.28's, beside
+// the model), if there is one, and keeps its input's entry: its
+// normalisation applies unless a property sets one.
+func (st *streamState) loadModelInfo() error {
+	mi, path, err := preprocess.LoadModelInfo(st.set.model)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", infer.ErrModel, err)
+	}
+	in, err := mi.Input(st.set.input)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", infer.ErrModel, path, err)
+	}
+	st.modelInfo, st.modelInfoPath = in, path
+	cat.LogInfo("pre-processing from " + path)
+	return nil
 }
 
 // perColour parses "v" or "r,g,b".
@@ -82,7 +115,7 @@ var errPreModel = errors.New("pre-processing writes 3-channel images")
 // preConfig is the pass's configuration for frames of f into the
 // model's input m (its shape fixed from the frame when it is free and
 // resize is none), and the input's fixed shape.
-func preConfig(set settings, f capslayout.Format, m infer.TensorInfo) (preprocess.Config, []int64, error) {
+func preConfig(set settings, mi *preprocess.TensorInfo, f capslayout.Format, m infer.TensorInfo) (preprocess.Config, []int64, error) {
 	var c preprocess.Config
 	ms := m.ModelShape
 	if len(ms) != 4 || (m.DType != tensor.U8 && m.DType != tensor.F32) {
@@ -147,6 +180,15 @@ func preConfig(set settings, f capslayout.Format, m infer.TensorInfo) (preproces
 			}
 		}
 	}
+	if mi != nil && !set.normalising() && m.DType == tensor.F32 {
+		// The file's ranges (or mean and stddev), applied to a copy:
+		// the model itself says the type, layout and size.
+		fc := c
+		if _, err := mi.Apply(&fc); err != nil {
+			return c, nil, err
+		}
+		c.Scale, c.Offset, c.Mean, c.Std = fc.Scale, fc.Offset, fc.Mean, fc.Std
+	}
 	return c, shape, nil
 }
 
@@ -161,7 +203,7 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 		return fmt.Errorf("%w: %s: the model has %d inputs; tensorinfer feeds exactly one", infer.ErrInput, st.set.model, len(st.info.Inputs))
 	}
 	m := st.info.Inputs[0]
-	cfg, shape, err := preConfig(st.set, f, m)
+	cfg, shape, err := preConfig(st.set, st.modelInfo, f, m)
 	if err != nil {
 		return fmt.Errorf("%s: %w", st.set.model, err)
 	}
@@ -290,7 +332,7 @@ func (e *element) preprocessOutputs(st *streamState, f capslayout.Format) ([]inf
 		return nil, fmt.Errorf("pre-processing reads video frames into a model's one input, not %s", f.Media)
 	}
 	m := st.info.Inputs[0]
-	_, shape, err := preConfig(st.set, f, m)
+	_, shape, err := preConfig(st.set, st.modelInfo, f, m)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", st.set.model, err)
 	}

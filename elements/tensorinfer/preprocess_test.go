@@ -2,6 +2,7 @@ package tensorinfer_test
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 
@@ -128,5 +129,67 @@ func TestTensorInferPreprocessVideoTransform(t *testing.T) {
 		if tr != want {
 			t.Errorf("transform %+v, want %+v", tr, want)
 		}
+	}
+}
+
+// A .modelinfo file beside the model (GStreamer 1.28's format) turns the
+// pass on with its normalisation — ranges -1..1 are scale 2/255, offset
+// -1 — and a normalisation property overrides it.
+func TestTensorInferPreprocessModelInfo(t *testing.T) {
+	lib := infertest.Lib(t)
+	m := infertest.Means{NCHW: true, H: 24, W: 32, C: 3, Scale: 1}
+	model := writeModel(t, "nchw.onnx", m.ONNX())
+	info := "[image]\ndir=input\ntype=float32\ndims=1,3,24,32\nranges=-1.0,1.0\n[modelinfo]\nversion=1.0\n"
+	if err := os.WriteFile(model+".modelinfo", []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, props   string
+		scale, offset float32
+	}{
+		{"from the file", "", 2.0 / 255, -1},
+		{"scale property overrides it", "scale=1", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := preprocess.NewPlan(preprocess.Config{SrcFormat: preprocess.RGB, SrcWidth: 32, SrcHeight: 24,
+				DstWidth: 32, DstHeight: 24, DstType: tensor.F32, DstLayout: preprocess.NCHW, ChannelOrder: preprocess.OrderRGB,
+				Resize: preprocess.ResizeNone, Scale: [3]float32{tc.scale, tc.scale, tc.scale}, Offset: [3]float32{tc.offset, tc.offset, tc.offset}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plan.Close()
+			var mu sync.Mutex
+			inputs := map[uint64][]byte{}
+			bad, outs := 0, 0
+			desc := fmt.Sprintf("tensorsrc num-buffers=4 pattern=counter ! video/x-raw,format=RGB,width=32,height=24 ! "+
+				"tensorinfer name=infer %s ort-library=%s model=%s ! fakesink", tc.props, lib, model)
+			s := videoRun(t, desc, func(b gstc.RawBuffer) {
+				buf := make([]byte, plan.SrcSize())
+				gstc.ExtractBuffer(b, buf)
+				mu.Lock()
+				inputs[gstc.BufferPTS(b)] = buf
+				mu.Unlock()
+			}, func(b gstc.RawBuffer) {
+				mu.Lock()
+				defer mu.Unlock()
+				got := make([]byte, 12)
+				gstc.ExtractBuffer(b, got)
+				dst := make([]byte, plan.DstSize())
+				plan.Run(dst, inputs[gstc.BufferPTS(b)])
+				img := floats(dst)
+				want := m.Reference(func(y, x, c int) float64 { return float64(img[(c*24+y)*32+x]) })[0]
+				for i, v := range floats(got) {
+					if !within(v, want[i]) {
+						bad++
+						t.Logf("scores %v, want %v", floats(got), want)
+						break
+					}
+				}
+				outs++
+			})
+			if bad != 0 || outs != 4 || s.Preprocessed != 4 {
+				t.Errorf("%d of %d outputs wrong; stats %+v", bad, outs, s)
+			}
+		})
 	}
 }

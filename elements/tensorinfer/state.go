@@ -17,6 +17,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
 )
 
 // streamState exists between Start and Stop. The streaming thread owns
@@ -52,6 +53,10 @@ type streamState struct {
 	// pre: pre-processing's pass and bound input (nil: frames feed the
 	// model as they are).
 	pre *preState
+	// modelInfo: the input's entry of the .modelinfo file beside the
+	// model (nil: none), read at start.
+	modelInfo     *preprocess.TensorInfo
+	modelInfoPath string
 
 	haveFormat bool
 	format     capslayout.Format
@@ -159,7 +164,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	st.video = gstc.VideoOutOf(e.raw())
 	st.video.ClearReused()
 	st.video.Set(set.output == outputVideo, int(set.interval), nil, gstc.Transform{})
-	if perFrame && (set.output == outputVideo || set.preprocessing()) {
+	if perFrame && (set.output == outputVideo || st.preprocessing()) {
 		st.video.Set(false, 1, nil, gstc.Transform{})
 		st.close()
 		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
@@ -194,6 +199,9 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 	st = s
 	if st.info, err = env.Inspect(set.model); err != nil {
 		return nil, modelCode(err), fmt.Errorf("tensorinfer: model: %w", err)
+	}
+	if err = st.loadModelInfo(); err != nil {
+		return nil, modelCode(err), fmt.Errorf("tensorinfer: model info: %w", err)
 	}
 	if !dynamicInput(st.info) {
 		if err := st.openSession(nil, &e.stats); err != nil {
@@ -434,7 +442,7 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 		return false
 	}
 	f, err := capslayout.FromCaps(incaps)
-	if st.set.preprocessing() {
+	if st.preprocessing() {
 		return e.setPreprocessCaps(self, st, f, err, incaps, outcaps)
 	}
 	var l tensor.Layout
