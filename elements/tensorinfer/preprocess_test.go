@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
@@ -61,44 +62,9 @@ func TestTensorInferPreprocess(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer plan.Close()
-			var mu sync.Mutex
-			inputs := map[uint64][]byte{}
-			var problems []string
-			outs := 0
 			desc := fmt.Sprintf("%s num-buffers=%d ! video/x-raw,format=%s,width=%d,height=%d ! tensorinfer name=infer %s ort-library=%s model=%s ! fakesink",
 				tc.src, frames, tc.format, tc.w, tc.h, tc.props, lib, model)
-			s := videoRun(t, desc, func(b gstc.RawBuffer) {
-				buf := make([]byte, plan.SrcSize())
-				gstc.ExtractBuffer(b, buf)
-				mu.Lock()
-				inputs[gstc.BufferPTS(b)] = buf
-				mu.Unlock()
-			}, func(b gstc.RawBuffer) {
-				mu.Lock()
-				defer mu.Unlock()
-				got := make([]byte, 12)
-				gstc.ExtractBuffer(b, got)
-				dst := make([]byte, plan.DstSize())
-				if err := plan.Run(dst, inputs[gstc.BufferPTS(b)]); err != nil {
-					problems = append(problems, err.Error())
-					return
-				}
-				img := floats(dst)
-				want := m.Reference(func(y, x, c int) float64 { return float64(img[(c*24+y)*32+x]) })[0]
-				for i, v := range floats(got) {
-					if !within(v, want[i]) {
-						problems = append(problems, fmt.Sprintf("frame at %d: scores %v, want %v", gstc.BufferPTS(b), floats(got), want))
-						break
-					}
-				}
-				outs++
-			})
-			for i, p := range problems {
-				if i == 5 {
-					break
-				}
-				t.Error(p)
-			}
+			s, outs := runPreprocessed(t, desc, plan, m)
 			if outs != frames || s.Preprocessed != frames || s.PreprocessNsTotal == 0 || s.InputBinds != 1 {
 				t.Errorf("%d outputs, stats %+v: want %d frames pre-processed, one input bound (the model's own)", outs, s, frames)
 			}
@@ -158,38 +124,59 @@ func TestTensorInferPreprocessModelInfo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer plan.Close()
-			var mu sync.Mutex
-			inputs := map[uint64][]byte{}
-			bad, outs := 0, 0
 			desc := fmt.Sprintf("tensorsrc num-buffers=4 pattern=counter ! video/x-raw,format=RGB,width=32,height=24 ! "+
 				"tensorinfer name=infer %s ort-library=%s model=%s ! fakesink", tc.props, lib, model)
-			s := videoRun(t, desc, func(b gstc.RawBuffer) {
-				buf := make([]byte, plan.SrcSize())
-				gstc.ExtractBuffer(b, buf)
-				mu.Lock()
-				inputs[gstc.BufferPTS(b)] = buf
-				mu.Unlock()
-			}, func(b gstc.RawBuffer) {
-				mu.Lock()
-				defer mu.Unlock()
-				got := make([]byte, 12)
-				gstc.ExtractBuffer(b, got)
-				dst := make([]byte, plan.DstSize())
-				plan.Run(dst, inputs[gstc.BufferPTS(b)])
-				img := floats(dst)
-				want := m.Reference(func(y, x, c int) float64 { return float64(img[(c*24+y)*32+x]) })[0]
-				for i, v := range floats(got) {
-					if !within(v, want[i]) {
-						bad++
-						t.Logf("scores %v, want %v", floats(got), want)
-						break
-					}
-				}
-				outs++
-			})
-			if bad != 0 || outs != 4 || s.Preprocessed != 4 {
-				t.Errorf("%d of %d outputs wrong; stats %+v", bad, outs, s)
+			s, outs := runPreprocessed(t, desc, plan, m)
+			if outs != 4 || s.Preprocessed != 4 {
+				t.Errorf("%d outputs; stats %+v", outs, s)
 			}
 		})
 	}
+}
+
+// runPreprocessed plays desc (tensorinfer named infer, the model m, a
+// 32×24 NCHW Means) and checks every output against m's reference on the
+// tensor plan makes from that frame's bytes, failing t on a mismatch; it
+// returns the stats and how many outputs it checked.
+func runPreprocessed(t *testing.T, desc string, plan *preprocess.Plan, m infertest.Means) (tensorinfer.Stats, int) {
+	t.Helper()
+	var mu sync.Mutex
+	inputs := map[uint64][]byte{}
+	var problems []string
+	outs := 0
+	s := videoRun(t, desc, func(b gstc.RawBuffer) {
+		buf := make([]byte, plan.SrcSize())
+		gstc.ExtractBuffer(b, buf)
+		mu.Lock()
+		inputs[gstc.BufferPTS(b)] = buf
+		mu.Unlock()
+	}, func(b gstc.RawBuffer) {
+		mu.Lock()
+		defer mu.Unlock()
+		outs++
+		got := make([]byte, 12)
+		gstc.ExtractBuffer(b, got)
+		dst := make([]byte, plan.DstSize())
+		if err := plan.Run(dst, inputs[gstc.BufferPTS(b)]); err != nil {
+			problems = append(problems, err.Error())
+			return
+		}
+		img := floats(dst)
+		want := m.Reference(func(y, x, c int) float64 { return float64(img[(c*m.H+y)*m.W+x]) })[0]
+		for i, v := range floats(got) {
+			if !within(v, want[i]) {
+				problems = append(problems, fmt.Sprintf("frame at %d: scores %v, want %v", gstc.BufferPTS(b), floats(got), want))
+				break
+			}
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for i, p := range problems {
+		if i == 5 {
+			break
+		}
+		t.Error(p)
+	}
+	return s, outs
 }
