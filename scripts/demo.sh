@@ -53,3 +53,16 @@ else
 	echo "   outputs: CHECK FAILED (go test -run TestTensorInfer ./elements/tensorinfer/)"
 	exit 1
 fi
+
+# Detection: a model built in Go whose map marks where a frame's red
+# channel is bright; frames with a red rectangle go through
+# tensorinfer output=video resize=letterbox → tensordecode mode=map-boxes,
+# and Python reads the boxes from GStreamer's own ROI metas and prints
+# them beside the rectangle's true coordinates.
+detmodel=$build/redmap.onnx
+(cd "$top" && go run ./examples/detection -o "$detmodel")
+echo "== appsrc (red rectangles) → tensorinfer output=video resize=letterbox → tensordecode mode=map-boxes → appsink (Python reads the ROI metas)"
+if ! "${PYTHON:-/usr/bin/python3}" "$top/examples/python/boxes.py" "$lib" "$detmodel" | sed 's/^/   /'; then
+	echo "   boxes: CHECK FAILED (examples/python/boxes.py)"
+	exit 1
+fi

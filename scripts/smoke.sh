@@ -88,6 +88,18 @@ else
 			fail "python new_frame.py ${args:+with tensorinfer}:"; echo "$out" | tail -5
 		fi
 	done
+	# Boxes through GStreamer's own ROI metas, read by Python with no code
+	# of this project: tensorinfer output=video → tensordecode, on the
+	# model examples/detection writes (its map marks red rectangles).
+	detmodel=$(mktemp --suffix=.onnx)
+	if ! (cd "$top" && go run ./examples/detection -o "$detmodel"); then
+		fail "python boxes.py: cannot write the detection model"
+	elif out=$(timeout 120 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/boxes.py" "$lib" "$detmodel" 2>&1); then
+		echo "ok   python boxes.py: ${out##*$'\n'}"
+	else
+		fail "python boxes.py:"; echo "$out" | tail -5
+	fi
+	rm -f "$detmodel"
 fi
 
 rm -rf "$registry_dir"

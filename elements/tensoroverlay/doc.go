@@ -13,9 +13,8 @@
 //	gst-launch-1.0 v4l2src ! videoconvert ! facedetect display=false ! tensoroverlay ! videoconvert ! autovideosink
 //
 // In this project the regions come from tensordecode, on the frames
-// tensorinfer output=video pushes on with their outputs attached, once
-// tensordecode reads those (its tensors mode, the only one yet, decodes
-// other/tensors buffers with no frame to draw on):
+// tensorinfer output=video pushes on with their outputs attached
+// (tensordecode's video mode puts the boxes in the frame's pixels):
 //
 //	... ! tensorinfer output=video model=yolo.onnx ! tensordecode mode=boxes-yolo labels=coco.txt ! tensoroverlay ! ...
 //

@@ -17,6 +17,7 @@ GstVideo's bindings (ids 0, 1, 2, ... in each buffer). It exits 1 if a
 frame has no box, or a box is more than 2 pixels off.
 """
 import sys
+import tempfile
 
 import gi
 
@@ -59,11 +60,14 @@ def main(argv):
         print(__doc__)
         return 2
     lib, model = argv[1], argv[2]
+    labels = tempfile.NamedTemporaryFile("w", suffix=".txt")
+    labels.write("red\n")  # class 0: the model's only map
+    labels.flush()
     Gst.init(None)
     pipeline = Gst.parse_launch(
         f"appsrc name=src format=time caps=video/x-raw,format=RGB,width={W},height={H},framerate=30/1 ! "
         f"tensorinfer output=video resize=letterbox scale=1 ort-library={lib} model={model} ! "
-        f"tensordecode mode=map-boxes map-threshold=0.5 ! appsink name=sink sync=false max-buffers={FRAMES} drop=false")
+        f"tensordecode mode=map-boxes map-threshold=0.5 labels={labels.name} ! appsink name=sink sync=false max-buffers={FRAMES} drop=false")
     src, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
     pipeline.set_state(Gst.State.PLAYING)
     for n in range(FRAMES):
