@@ -208,3 +208,18 @@ func TestTensorInferVideoOutputSlotReturnsWithTheVideo(t *testing.T) {
 		t.Errorf("stats %+v: want a wait for a slot while the videos were held, then all %d frames", r.infer, frames)
 	}
 }
+
+// output=video from a producer that takes the proposed pool: the video
+// goes on as the input buffer itself, so its memories come back to the
+// pool writable and stay pinned and bound — a few binds for the stream,
+// not one a frame.
+func TestTensorInferVideoOutputKeepsThePool(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	desc := fmt.Sprintf("videotestsrc num-buffers=60 ! video/x-raw,format=RGB,width=64,height=64 ! "+
+		"tensorinfer name=infer output=video ort-library=%s model=%s ! queue ! fakesink", lib, model)
+	s := videoRun(t, desc, func(gstc.RawBuffer) {}, func(gstc.RawBuffer) {})
+	if s.Frames != 60 || s.Misses > 8 || s.InputBinds > 8 || s.Copies != 0 {
+		t.Errorf("stats %+v: want 60 frames from at most 8 pool buffers, pinned and bound once each, no copy", s)
+	}
+}

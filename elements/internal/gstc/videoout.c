@@ -138,8 +138,12 @@ video_frame_locked (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,
     vo->model_height, vo->scale_x, vo->scale_y, vo->offset_x, vo->offset_y,
     run
   };
-  /* The same memories (referenced, not copied), timestamps and metas. */
-  GstBuffer *out = gst_buffer_copy (in);
+  /* The input itself when no one else holds it: GstBaseTransform's
+   * reference becomes the output's (prepare_output_buffer may return its
+   * input), and the memories go back to their pool writable, so a pooled
+   * producer's buffers stay pinned and bound. Else a copy of it: the same
+   * memories, timestamps and metas. */
+  GstBuffer *out = gst_buffer_is_writable (in) ? in : gst_buffer_copy (in);
 
   meta_add (out, &from, tensors);
   return out;
@@ -151,14 +155,19 @@ gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,
 {
   GstBuffer *out;
 
+  GstBuffer *old = NULL;
+
   g_mutex_lock (&vo->lock);
   if (vo->interval > 1) {
-    gst_clear_buffer (&vo->last);
+    old = vo->last;
     vo->last = gst_buffer_ref (tensors);
     vo->last_run = run;
   }
   out = video_frame_locked (vo, in, tensors, run);
   g_mutex_unlock (&vo->lock);
+  /* Outside the lock: the last reference returns a ring slot. */
+  if (old != NULL)
+    gst_buffer_unref (old);
   return out;
 }
 

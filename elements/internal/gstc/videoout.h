@@ -32,7 +32,8 @@ GstcVideoOut *gstc_video_out_of (gpointer obj);
 /* Registers GstTensorPinMeta (once per process) and returns its info. */
 const GstMetaInfo *gstc_tensor_pin_meta_get_info (void);
 
-/* out: a new buffer (the caller's) with in's memories, timestamps and
+/* out (the caller's): in itself (taking over the reference GstBaseTransform
+ * holds, when in is writable) or a copy with in's memories, timestamps and
  * metas (no pixel copied) and a GstTensorPinMeta holding tensors (its
  * reference is taken over) described by vo. */
 GstBuffer *gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in,
