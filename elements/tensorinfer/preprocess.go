@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,7 +263,7 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 // video meta (v) may lay its planes out otherwise than the caps.
 func (e *element) preprocessFrame(st *streamState, v *gstc.BufferView, src []byte) error {
 	pre := st.pre
-	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && !sameInts(vm.Strides[:vm.NPlanes], pre.strides, vm.Offsets[:vm.NPlanes], pre.offsets) {
+	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && (!slices.Equal(vm.Strides[:vm.NPlanes], pre.strides) || !slices.Equal(vm.Offsets[:vm.NPlanes], pre.offsets)) {
 		cfg := pre.cfg
 		cfg.SrcStrides = append([]int(nil), vm.Strides[:vm.NPlanes]...)
 		cfg.SrcOffsets = append([]int(nil), vm.Offsets[:vm.NPlanes]...)
@@ -281,23 +282,6 @@ func (e *element) preprocessFrame(st *streamState, v *gstc.BufferView, src []byt
 		return gstc.Fail(gstc.StreamFormat, "pre-processing: %v", err)
 	}
 	return nil
-}
-
-func sameInts(a, b, c, d []int) bool {
-	if len(a) != len(b) || len(c) != len(d) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	for i := range c {
-		if c[i] != d[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // preprocessSinkCaps: with pre-processing, every format the pass reads,
