@@ -19,9 +19,12 @@ void tensorpin_log_procs (int from, int to);
 import "C"
 
 import (
+	_ "embed"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
@@ -32,6 +35,23 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
+
+// versionFile is plugin/VERSION, the plugin's one version: meson.build
+// reads the same file as the project's version, and gst-inspect-1.0
+// shows it (plugin.c asks goTensorpinVersion for it).
+//
+//go:embed VERSION
+var versionFile string
+
+// version is the plugin's version, as GStreamer reports it.
+func version() string { return strings.TrimSpace(versionFile) }
+
+// cVersion is version as a C string, made once and kept for the
+// process's life (GStreamer copies it, but the descriptor holds it).
+var cVersion = sync.OnceValue(func() *C.char { return C.CString(version()) })
+
+//export goTensorpinVersion
+func goTensorpinVersion() *C.char { return cVersion() }
 
 //export goTensorpinPluginInit
 func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {

@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestProcsFloorRaisesOnlyAnUnsetSingleP(t *testing.T) {
 	for _, c := range []struct {
@@ -23,5 +27,21 @@ func TestProcsFloorRaisesOnlyAnUnsetSingleP(t *testing.T) {
 		if want != c.want || raise != c.raise {
 			t.Errorf("procsFloor(%q, %d) = %d, %v; want %d, %v", c.env, c.cur, want, raise, c.want, c.raise)
 		}
+	}
+}
+
+func TestVersionIsOneLineOfPluginVERSION(t *testing.T) {
+	v := version()
+	if v == "" || strings.ContainsAny(v, " \t\n") {
+		t.Fatalf("version() = %q: plugin/VERSION must hold one version and nothing else", v)
+	}
+	// meson.build takes the project's version from the same file, so
+	// gst-inspect-1.0, meson and the Go build agree.
+	meson, err := os.ReadFile("../meson.build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(meson), "version : files('plugin/VERSION')") {
+		t.Error("meson.build does not read its version from plugin/VERSION")
 	}
 }
