@@ -86,6 +86,11 @@ func fitInto(model []int64, inner []int) ([]int64, bool) {
 	return out, true
 }
 
+// probeScalar makes a scalar output's value for probeOutputs:
+// perFrameScalar, a variable so that this package's tests can count the
+// values destroyed; production code never reassigns it.
+var probeScalar = perFrameScalar
+
 // probeOutputs fixes the Shape of each output whose free dimensions the
 // caller left open (Shape nil): one run of the session on a zero input
 // of the input's fixed shape, with outputs ONNX Runtime allocates, whose
@@ -105,15 +110,8 @@ func (s *Session) probeOutputs() error {
 	}
 	defer in.Destroy()
 	outs := make([]ort.Value, len(s.outputs)) // nil: ONNX Runtime allocates it
-	for i, t := range s.outputs {
-		// onnxruntime_go cannot wrap a scalar ONNX Runtime allocates:
-		// a scalar output (never free) gets a value of its own.
-		if t.Shape != nil && len(t.Shape) == 0 {
-			if outs[i], _, err = perFrameScalar(t.DType); err != nil {
-				return fmt.Errorf("%s: shaping the outputs: output %q: %w", s.name, t.Name, err)
-			}
-		}
-	}
+	// Every value made is destroyed on every return, a failed scalar's
+	// included: the deferred release comes before the first is made.
 	defer func() {
 		for _, v := range outs {
 			if v != nil {
@@ -121,6 +119,15 @@ func (s *Session) probeOutputs() error {
 			}
 		}
 	}()
+	for i, t := range s.outputs {
+		// onnxruntime_go cannot wrap a scalar ONNX Runtime allocates:
+		// a scalar output (never free) gets a value of its own.
+		if t.Shape != nil && len(t.Shape) == 0 {
+			if outs[i], _, err = probeScalar(t.DType); err != nil {
+				return fmt.Errorf("%s: shaping the outputs: output %q: %w", s.name, t.Name, err)
+			}
+		}
+	}
 	if err := s.sess.Run([]ort.Value{in}, outs); err != nil {
 		return fmt.Errorf("%w: %s: the outputs' free dimensions follow from input %q %v only by a run, which failed: %v",
 			ErrDynamicDims, s.name, s.input.Name, s.input.Shape, err)
