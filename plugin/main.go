@@ -82,7 +82,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 // on one CPU (taskset -c 0) with a 1 ms model run, while tensorsrc still
 // called into Go every frame: 4.1–4.6 context switches a frame with one
 // P, 0.6–0.7 with two, and 30 µs or more of CPU a frame less
-// (docs/design-notes.md, "One P is not enough"). A second P is idle but
+// (docs/performance-log.md, "One P is not enough"). A second P is idle but
 // for the garbage collector's idle mark worker during a cycle, rare here
 // (no allocation a frame).
 const minProcs = 2

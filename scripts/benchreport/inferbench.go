@@ -333,8 +333,8 @@ func maxOrDash(vs []float64) string {
 }
 
 // longRunMissText explains the own cost of a model whose run takes a
-// millisecond (measured in the design notes, "A source with no Go in its
-// frame").
+// millisecond (measured in docs/performance-log.md, "A source with no Go
+// in its frame").
 const longRunMissText = "; a 1 ms run: no Go thread runs during these frames any more (tensorsrc's steady frame and tensorinfer's are C), " +
 	"so what is left is the streaming thread's own path through tensorsrc, tensorinfer, fakesink and GStreamer after a run that " +
 	"streamed 10 MB through a 2 MB L2 — which the floor's 2 µs frames, warm in the caches, do not pay; the upstream way pays the same " +

@@ -36,7 +36,7 @@
 // calls RunWithBinding: no ONNX Runtime value made, no name looked up, no
 // output copied, no Go allocation. (Measured against ONNX Runtime's Run
 // with values made once, which builds its arrays per call, and against
-// rebinding the output per frame: docs/design-notes.md.)
+// rebinding the output per frame: docs/performance-log.md.)
 //
 // Per frame, for measuring only. [Session.RunPerFrame] runs the same
 // session the way an engine that binds nothing does (GStreamer's
