@@ -93,7 +93,7 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 // (the objects are the decoder's copies).
 func (e *element) decodeVideo(st *streamState, buf gstc.RawBuffer) pending {
 	start := time.Now()
-	m, ok := gstc.ReadTensorPinMeta(buf)
+	m, ok := st.metaRead.Read(buf)
 	if !ok || m.Tensors.IsNil() {
 		if ok {
 			gstc.UnrefRawBuffer(m.Tensors)

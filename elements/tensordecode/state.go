@@ -37,6 +37,9 @@ type streamState struct {
 	frameW   int
 	frameH   int
 
+	// metaRead reads each frame's meta, making its caps string only when
+	// the caps change (it holds the last caps: closed at Stop).
+	metaRead gstc.TensorPinMetaReader
 	// metaCaps is the caps string of the last meta's tensors, parsed
 	// into metaLay (or refused: metaErr) once, not every frame.
 	metaParsed bool
@@ -131,6 +134,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	if st != nil {
 		st.maps.free()
 		st.cLabels.free()
+		st.metaRead.Close()
 	}
 	return true
 }

@@ -89,8 +89,31 @@ type TensorPinMeta struct {
 }
 
 // ReadTensorPinMeta returns buf's GstTensorPinMeta (buf borrowed), with a
-// reference of its tensors for the caller.
+// reference of its tensors for the caller. It makes the caps string on
+// every call (an allocation): a per-frame reader uses a
+// TensorPinMetaReader.
 func ReadTensorPinMeta(buf RawBuffer) (TensorPinMeta, bool) {
+	var r TensorPinMetaReader
+	defer r.Close()
+	return r.Read(buf)
+}
+
+// TensorPinMetaReader reads the GstTensorPinMeta of buffer after buffer
+// without allocating: the caps string is made only for caps other than
+// the last ones it read. A stream's metas share one GstCaps (the
+// element's, referenced by each meta) until its caps change; the reader
+// keeps a reference of the last caps, so that their address names them
+// alone (no other caps can be made at it meanwhile) and they stay
+// unchanged (a GstCaps referenced twice is not writable). The zero value
+// is ready; Close drops the reference. Not for concurrent use.
+type TensorPinMetaReader struct {
+	caps *C.GstCaps
+	str  string
+}
+
+// Read returns buf's GstTensorPinMeta (buf borrowed), with a reference of
+// its tensors for the caller, or false when buf has none.
+func (r *TensorPinMetaReader) Read(buf RawBuffer) (TensorPinMeta, bool) {
 	C.gstc_tensor_pin_meta_get_info()
 	m := C.gst_buffer_get_tensor_pin_meta(buf.p)
 	if m == nil {
@@ -105,9 +128,43 @@ func ReadTensorPinMeta(buf RawBuffer) (TensorPinMeta, bool) {
 		out.Tensors = RawBuffer{C.gst_buffer_ref(m.tensors)}
 	}
 	if m.caps != nil {
-		s := C.gst_caps_to_string(m.caps)
-		out.Caps = C.GoString(s)
-		C.g_free(C.gpointer(s))
+		if m.caps != r.caps {
+			r.Close()
+			s := C.gst_caps_to_string(m.caps)
+			r.str = C.GoString(s)
+			C.g_free(C.gpointer(s))
+			r.caps = C.gst_caps_ref(m.caps)
+		}
+		out.Caps = r.str
 	}
 	return out, true
 }
+
+// Close drops the reference of the last caps read (the reader stays
+// usable: the next caps are read anew).
+func (r *TensorPinMetaReader) Close() {
+	if r.caps != nil {
+		C.gst_caps_unref(r.caps)
+		r.caps, r.str = nil, ""
+	}
+}
+
+// AddTensorPinMeta attaches a GstTensorPinMeta to buf (writable, borrowed)
+// as tensorinfer output=video does: tensors (a reference of the caller's,
+// taken over; nil for none), caps (borrowed: the meta takes a reference;
+// nil for none), the transform and the run. For tests of the readers.
+func AddTensorPinMeta(buf RawBuffer, tensors RawBuffer, caps *gst.Caps, t Transform, run uint64) {
+	m := (*C.GstTensorPinMeta)(unsafe.Pointer(C.gst_buffer_add_meta(buf.p, C.gstc_tensor_pin_meta_get_info(), nil)))
+	m.tensors = tensors.p
+	if caps != nil && caps.Unsafe() != nil {
+		m.caps = C.gst_caps_ref((*C.GstCaps)(caps.Unsafe()))
+	}
+	m.model_width, m.model_height = C.guint(t.ModelWidth), C.guint(t.ModelHeight)
+	m.scale_x, m.scale_y = C.gdouble(t.ScaleX), C.gdouble(t.ScaleY)
+	m.offset_x, m.offset_y = C.gdouble(t.OffsetX), C.gdouble(t.OffsetY)
+	m.run = C.guint64(run)
+}
+
+// BufferRefCount returns b's reference count (for tests of the readers'
+// references).
+func BufferRefCount(b RawBuffer) int { return int(b.p.mini_object.refcount) }
