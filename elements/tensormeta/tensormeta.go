@@ -7,12 +7,20 @@
 // gsttensorpinmeta.h beside this file; Go code calls Read.
 //
 // Lifetime: Read returns the tensors with a reference of the caller's;
-// Meta.Release drops it (idempotent). The bytes are valid while it is
-// held; the memory's CPU access is bracketed by whoever maps it (a
-// gst_memory_map of the project's dma-bufs joins the process's bracket).
+// Meta.Release drops it. A Meta may be copied: every copy shares the one
+// reference, and the first Release of any of them drops it (the others'
+// are no-ops). A Meta never released drops it when no copy is reachable
+// any more (a safety net: the buffer's ring slot returns at some garbage
+// collection, not when the application is done). The bytes are valid
+// while it is held; the memory's CPU access is bracketed by whoever maps
+// it (a gst_memory_map of the project's dma-bufs joins the process's
+// bracket).
 package tensormeta
 
 import (
+	"runtime"
+	"sync/atomic"
+
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
@@ -34,7 +42,15 @@ type Meta struct {
 	// Run numbers the model's runs: frames sharing a result (interval)
 	// have the same one.
 	Run   uint64
-	lease gstc.Lease
+	lease *lease
+}
+
+// lease is the reference Read took, shared by a Meta's copies.
+type lease struct {
+	released atomic.Bool
+	raw      gstc.Lease  // the meta's tensors, a reference of the caller's
+	tensors  *gst.Buffer // Meta.Tensors: a wrapper with a reference of its own
+	cleanup  runtime.Cleanup
 }
 
 // Read returns buf's GstTensorPinMeta, or false when it has none.
@@ -45,8 +61,12 @@ func Read(buf *gst.Buffer) (Meta, bool) {
 	}
 	out := Meta{Caps: m.Caps, Transform: m.Transform, Run: m.Run}
 	if !m.Tensors.IsNil() {
-		out.lease = gstc.AdoptLease(m.Tensors)
-		out.Tensors = out.lease.Buffer()
+		l := &lease{raw: gstc.AdoptLease(m.Tensors)}
+		l.tensors = l.raw.Buffer()
+		// The safety net captures the raw reference alone (not l, which
+		// would never become unreachable); the wrapper has go-gst's own.
+		l.cleanup = runtime.AddCleanup(l, gstc.Lease.Release, l.raw)
+		out.lease, out.Tensors = l, l.tensors
 	}
 	return out, true
 }
@@ -63,12 +83,16 @@ func (m Meta) ModelToFrame(x, y float64) (float64, float64) {
 	return (x - t.OffsetX) / t.ScaleX, (y - t.OffsetY) / t.ScaleY
 }
 
-// Release drops the reference Read took on the tensors.
+// Release drops the reference Read took on the tensors, and clears m's
+// Tensors. Only the first Release of a Meta and its copies drops it: the
+// others, and a Release again, do nothing. Safe from any goroutine.
 func (m *Meta) Release() {
-	m.lease.Release()
-	m.lease = gstc.Lease{}
-	if m.Tensors != nil {
-		gstc.ReleaseBuffer(m.Tensors)
-		m.Tensors = nil
+	l := m.lease
+	m.lease, m.Tensors = nil, nil
+	if l == nil || !l.released.CompareAndSwap(false, true) {
+		return
 	}
+	l.cleanup.Stop()
+	l.raw.Release()
+	gstc.ReleaseBuffer(l.tensors)
 }

@@ -1,0 +1,122 @@
+package tensormeta
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+)
+
+func TestMain(m *testing.M) {
+	gst.Init(nil)
+	m.Run()
+}
+
+// metaBuffer returns a video buffer with a GstTensorPinMeta over tensors
+// (borrowed: the meta takes a reference), and the function that frees it.
+func metaBuffer(t *testing.T, tensors *gst.Buffer) (*gst.Buffer, func()) {
+	t.Helper()
+	caps := gst.NewCapsFromString("other/tensors,num_tensors=(int)1,dimensions=(string)3:1,types=(string)float32,names=(string)scores")
+	defer gstc.ReleaseCaps(caps)
+	video := gst.NewBufferWithSize(16)
+	gstc.AddTensorPinMeta(gstc.BorrowBuffer(video), gstc.RawBuffer(gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))), caps,
+		gstc.Transform{ScaleX: 1, ScaleY: 1}, 5)
+	return video, func() { gstc.ReleaseBuffer(video) }
+}
+
+// A Meta's copies share the one reference Read took: the first Release
+// of any copy drops it, the others (and a Release again) do nothing —
+// from any goroutine.
+func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
+	tensors := gst.NewBufferWithSize(12)
+	defer gstc.ReleaseBuffer(tensors)
+	// Two references of the test's own beyond the wrapper's, so that a
+	// reference dropped twice is a count, not a freed buffer.
+	extra := []gstc.Lease{gstc.LeaseBuffer(gstc.BorrowBuffer(tensors)), gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))}
+	defer func() {
+		for _, l := range extra {
+			l.Release()
+		}
+	}()
+	video, free := metaBuffer(t, tensors)
+	defer free()
+	refs := func() int { return gstc.BufferRefCount(gstc.BorrowBuffer(tensors)) }
+	base := refs()
+
+	m, ok := Read(video)
+	if !ok || m.Tensors == nil || m.Run != 5 {
+		t.Fatalf("Read: %+v %v", m, ok)
+	}
+	if refs() <= base {
+		t.Fatal("Read took no reference of the tensors")
+	}
+	m2 := m
+	m.Release()
+	m2.Release()
+	m.Release()
+	if got := refs(); got != base {
+		t.Fatalf("two copies released: the tensors' refcount is %d, %d before Read", got, base)
+	}
+	if m.Tensors != nil || m2.Tensors != nil {
+		t.Error("Release left Tensors set")
+	}
+
+	m, _ = Read(video)
+	var wg sync.WaitGroup
+	for range 8 {
+		c := m
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Release()
+		}()
+	}
+	wg.Wait()
+	if got := refs(); got != base {
+		t.Fatalf("eight copies released at once: refcount %d, %d before Read", got, base)
+	}
+}
+
+// A Meta never released gives its reference back once no copy of it is
+// reachable (the safety net); one released is not released again by it.
+func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
+	tensors := gst.NewBufferWithSize(12)
+	defer gstc.ReleaseBuffer(tensors)
+	extra := gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))
+	defer extra.Release()
+	video, free := metaBuffer(t, tensors)
+	defer free()
+	refs := func() int { return gstc.BufferRefCount(gstc.BorrowBuffer(tensors)) }
+	base := refs()
+
+	func() {
+		m, ok := Read(video)
+		if !ok {
+			t.Fatal("no meta")
+		}
+		runtime.KeepAlive(m)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for refs() != base && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := refs(); got != base {
+		t.Fatalf("a Meta dropped unreleased: refcount %d, %d before Read", got, base)
+	}
+
+	m, _ := Read(video)
+	m.Release()
+	m = Meta{}
+	for range 3 {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := refs(); got != base {
+		t.Fatalf("released, then collected: refcount %d, want %d", got, base)
+	}
+}
