@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
@@ -144,11 +143,6 @@ type element struct {
 
 	stateMu sync.Mutex
 	state   *streamState // nil outside Start..Stop
-
-	// wake ends a wait for a free output slot on a flush or a stop.
-	wake waker
-	// waiting: the streaming thread is inside that wait (for tests).
-	waiting atomic.Bool
 
 	stats counters
 	// slots numbers the pinned input memories for the element's whole

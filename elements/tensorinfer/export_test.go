@@ -2,11 +2,13 @@ package tensorinfer
 
 import (
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
 
-// WaitingForSlot reports whether e's streaming thread is inside its wait
-// for a free output slot (tests only).
+// WaitingForSlot reports whether e's streaming thread is inside the
+// engine's wait for a free output slot (tests only).
 func WaitingForSlot(e *gst.Element) bool {
 	el := fromObject(e.Unsafe())
-	return el != nil && el.waiting.Load()
+	return el != nil && gstc.WakeOf(el.raw()).Waiters() > 0
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
@@ -224,8 +224,6 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 			}
 		}
 	}
-	st.pre.close()
-	st.pre = nil
 	pre := &preState{cfg: cfg, strides: cfg.SrcStrides, offsets: cfg.SrcOffsets}
 	if pre.plan, err = preprocess.NewPlan(cfg); err != nil {
 		return fmt.Errorf("%s: pre-processing: %w", st.set.model, err)
@@ -239,11 +237,16 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 		pre.close()
 		return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot pin the model's input: %v", err)
 	}
+	// The old pass (if any) goes once the new one is bound in its
+	// place: a bind that fails leaves the element as it was.
 	if err := st.sess.BindInput(preInputSlot, infer.Input{Pin: &pre.pin, Layout: in.Layout()}); err != nil {
 		pre.close()
 		return err
 	}
+	old := st.pre
 	st.pre = pre
+	st.setEnginePreprocess()
+	old.close()
 	// The frame is read whole: its memory as one uint8 tensor.
 	st.inLayout = tensor.Layout{DType: tensor.U8, Shape: []int{f.FrameSize}}
 	if st.set.output == outputVideo {
@@ -258,30 +261,44 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 	return nil
 }
 
-// preprocessFrame runs the pass from the frame's pinned bytes (src:
-// from the buffer's start) into the bound model input, for a frame whose
-// video meta (v) may lay its planes out otherwise than the caps.
-func (e *element) preprocessFrame(st *streamState, v *gstc.BufferView, src []byte) error {
+// replanPreprocess makes the pass's plan read a frame laid out as its
+// video meta vm says (when that is not the plan's layout): the engine
+// asks Go for it when a frame's meta differs from the plan's.
+func (e *element) replanPreprocess(st *streamState, vm gstc.VideoMetaPlanes) error {
 	pre := st.pre
-	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && (!slices.Equal(vm.Strides[:vm.NPlanes], pre.strides) || !slices.Equal(vm.Offsets[:vm.NPlanes], pre.offsets)) {
-		cfg := pre.cfg
-		cfg.SrcStrides = append([]int(nil), vm.Strides[:vm.NPlanes]...)
-		cfg.SrcOffsets = append([]int(nil), vm.Offsets[:vm.NPlanes]...)
-		plan, err := preprocess.NewPlan(cfg)
-		if err != nil {
-			return gstc.Fail(gstc.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
-		}
-		pre.plan.Close()
-		pre.plan, pre.cfg, pre.strides, pre.offsets = plan, cfg, cfg.SrcStrides, cfg.SrcOffsets
+	if slices.Equal(vm.Strides[:vm.NPlanes], pre.strides) && slices.Equal(vm.Offsets[:vm.NPlanes], pre.offsets) {
+		return nil
 	}
-	t0 := time.Now()
-	err := pre.plan.Run(pre.pin.Bytes(), src)
-	e.stats.preprocessNs.Add(uint64(time.Since(t0)))
-	e.stats.preprocessed.Add(1)
+	cfg := pre.cfg
+	cfg.SrcStrides = append([]int(nil), vm.Strides[:vm.NPlanes]...)
+	cfg.SrcOffsets = append([]int(nil), vm.Offsets[:vm.NPlanes]...)
+	plan, err := preprocess.NewPlan(cfg)
 	if err != nil {
-		return gstc.Fail(gstc.StreamFormat, "pre-processing: %v", err)
+		return gstc.Fail(gstc.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
 	}
+	old := pre.plan
+	pre.plan, pre.cfg, pre.strides, pre.offsets = plan, cfg, cfg.SrcStrides, cfg.SrcOffsets
+	st.setEnginePreprocess()
+	old.Close() // after the engine let go of it
 	return nil
+}
+
+// setEnginePreprocess gives the engine the pass, its bound input and its
+// IoBindings (none: frames feed the model as they are).
+func (st *streamState) setEnginePreprocess() {
+	if st.engine.IsZero() {
+		return
+	}
+	pre := st.pre
+	if pre == nil || st.sess == nil || st.ring == nil {
+		st.engine.SetPreprocess(gstc.Preprocess{})
+		return
+	}
+	b := pre.pin.Bytes()
+	st.engine.SetPreprocess(gstc.Preprocess{
+		Plan: pre.plan.CPlan(), Run: preprocess.CRunFunc(), Dst: unsafe.Pointer(unsafe.SliceData(b)), DstLen: len(b),
+		Strides: pre.strides, Offsets: pre.offsets, IO: st.engineIO(preInputSlot),
+	})
 }
 
 // preprocessSinkCaps: with pre-processing, every format the pass reads,

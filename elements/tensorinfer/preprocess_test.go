@@ -68,6 +68,11 @@ func TestTensorInferPreprocess(t *testing.T) {
 			if outs != frames || s.Preprocessed != frames || s.PreprocessNsTotal == 0 || s.InputBinds != 1 {
 				t.Errorf("%d outputs, stats %+v: want %d frames pre-processed, one input bound (the model's own)", outs, s, frames)
 			}
+			// The pass runs in the frame engine: Go is called once per
+			// new memory (its pin), not per frame.
+			if s.SteadyFrames+s.Misses < frames {
+				t.Errorf("stats %+v: %d frames made with no call into Go, %d new memories; want every frame but each memory's first", s, s.SteadyFrames, s.Misses)
+			}
 		})
 	}
 }

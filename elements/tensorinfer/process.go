@@ -1,9 +1,8 @@
 package tensorinfer
 
 import (
-	"errors"
 	"fmt"
-	"time"
+	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
 
@@ -13,265 +12,148 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
-// PrepareRaw implements gstc.RawPreparer: the whole frame, on the
-// streaming thread, with no Go allocation once its input slot is bound.
-// It finds the input's pinned slot (pin cache; copied into pinned memory
-// if the input is not fd memory), binds it once, takes a free output
-// slot (waiting while every slot is downstream), opens the output's write
-// bracket and joins the input's read bracket, runs, leaves the input's
-// bracket and tells upstream (GstTensorSync end) if the input was
-// announced, and returns the output slot's memories as a new buffer with
-// the input's PTS, DTS and duration, announced downstream by a begin
-// event pushed right before it. in is borrowed. The wait for a free
-// output slot ends when a slot comes back, or at once on a flush or the
-// change to READY (waker).
-func (e *element) PrepareRaw(self gstc.RawElement, in gstc.RawBuffer) (gst.FlowReturn, gstc.RawBuffer) {
+// InferInput implements gstc.InferFrameHost: the engine's call when a
+// frame's memory is not in its table. It finds the input's pinned entry
+// (importing it, or the element's own memory for an input that is not
+// one fd memory, which the engine copies into), binds it once (the
+// session input slot for its memory and layout), and puts it in the
+// engine's table. Errors are posted here and named as the frame's.
+func (e *element) InferInput(self gstc.RawElement, in gstc.RawBuffer) int {
 	st := e.current()
 	if st == nil {
-		return gst.FlowFlushing, gstc.RawBuffer{}
+		return int(gst.FlowFlushing)
 	}
-	if !st.haveFormat || st.sess == nil {
-		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorinfer received a buffer before caps", "")
-		return gst.FlowNotNegotiated, gstc.RawBuffer{}
-	}
-	var buf gstc.RawBuffer
-	var err error
-	if st.perFrame {
-		buf, err = e.runPerFrame(self, st, in)
-	} else {
-		sl := st.ring.take()
-		for waited := false; sl == nil; {
-			// Armed before the checks: a flush or a stop that comes after
-			// them closes this channel (see waker).
-			wake, stop := e.wake.arm()
-			if stop || gstc.TransformSinkFlushing(self) {
-				return gst.FlowFlushing, gstc.RawBuffer{}
-			}
-			if !waited {
-				waited = true
-				e.stats.waits.Add(1)
-			}
-			// Taken again after the arm; a slot freed after this take
-			// signals freed.
-			if sl = st.ring.takeOrWait(); sl != nil {
-				break
-			}
-			e.waiting.Store(true)
-			select {
-			case <-st.ring.freed:
-			case <-wake:
-			}
-			e.waiting.Store(false)
-		}
-		if buf, err = e.run(self, st, in, sl); err != nil {
-			st.ring.give(sl)
-		}
-	}
-	// What this frame bound or evicted, the steady frame learns before
-	// the next one.
-	e.refreshSteady(st)
+	i, err := e.engineInputFor(st, in)
 	if err != nil {
-		if errors.Is(err, tensor.ErrFenceTimeout) && st.set.onSyncTimeout == onTimeoutDrop {
-			e.stats.dropped.Add(1)
-			return gstc.FlowDropped, gstc.RawBuffer{}
-		}
 		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), "tensorinfer: "+err.Error(), "")
-		return gst.FlowError, gstc.RawBuffer{}
+		return int(gst.FlowError)
 	}
-	e.stats.frames.Add(1)
-	return gst.FlowOK, buf
+	return i
 }
 
-// frameInput is a frame's input from beginInput to endInput: its pinned
-// entry (the lookup's reference), where the model's input is in it, the
-// read bracket it is read in, and what names it to the producer's begin
-// (matched by endInput).
-type frameInput struct {
-	ent     *pincache.Entry
-	slot    int           // the session input slot bound to ent with layout (bound-once mode)
-	layout  tensor.Layout // Offset: where the input starts in ent's memory
-	bracket *tensor.Tensor
-	view    *gstc.BufferView
-	// The buffer at offset of the dma-buf (dev, ino), numbered bufOffset.
-	dev, ino, offset, bufOffset uint64
-}
-
-// beginInput finds the input's pinned entry (copied into pinned memory
-// if it is not one fd memory), binds it once (bound-once mode), and
-// joins or opens its read bracket. On error nothing is held.
-func (e *element) beginInput(st *streamState, in gstc.RawBuffer) (fi frameInput, err error) {
+func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error) {
 	v := &st.view
-	fi.view = v
 	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
 	l := st.inLayout
-	if vm, ok := v.VideoMeta(); ok && vm.NPlanes > 0 && st.pre == nil {
-		// (Pre-processing reads the memory whole and the meta itself.)
+	vm, hasMeta := v.VideoMeta()
+	if hasMeta && vm.NPlanes > 0 && st.pre != nil {
+		// Pre-processing reads the memory whole and the meta itself.
+		if err := e.replanPreprocess(st, vm); err != nil {
+			return 0, err
+		}
+	} else if hasMeta && vm.NPlanes > 0 {
 		l.Offset, l.RowStride = vm.Offsets[0], vm.Strides[0]
 	}
-	fi.layout = l
 	g, err := st.inputGeometry(l)
 	if err != nil {
-		return fi, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
+		return 0, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
 	}
 	off := l.Offset
 	if v.Size() < off+g.Extent {
-		// The copy path would run the model on the bytes this buffer
-		// has and a stale tail: refused, as tensorpinsink refuses it.
-		return fi, gstc.Fail(gstc.StreamFormat, "input buffer of %d bytes is shorter than the frame its caps describe "+
+		// A copy would run the model on the bytes this buffer has and a
+		// stale tail: refused, as tensorpinsink refuses it.
+		return 0, gstc.Fail(gstc.StreamFormat, "input buffer of %d bytes is shorter than the frame its caps describe "+
 			"(%d bytes from byte %d: %v %v, row stride %d)", v.Size(), g.Extent, off, l.DType, l.Shape, g.Stride)
 	}
 	fd := v.NMemory() == 1 && v.MemFD(0) >= 0 && off+g.Extent <= v.MemSize(0)
+	var ent *pincache.Entry
 	if fd {
-		fi.ent, err = e.entryForMemory(st, v, 0)
+		ent, err = e.entryForMemory(st, v, 0)
 	} else {
-		fi.ent, err = e.copyIn(st, in, v.Size())
+		ent, err = e.copyEntry(st, v.Size())
 	}
 	if err != nil {
-		return fi, err
+		return 0, err
 	}
-	// The lookup's reference is held for the frame (the run reads the
-	// entry's memory) and dropped by endInput.
-	ent := fi.ent
-	if !st.perFrame && st.pre == nil {
-		if fi.slot, err = e.bindOnce(st, ent, l); err != nil {
-			ent.Release()
-			return fi, err
-		}
-	}
-	// The input's read bracket: joined when its producer's (tensorsrc)
-	// is open, else opened here after a bounded wait for its fences.
-	if fd {
-		fi.bracket = ent.Tensor()
-		_, waited, err := fi.bracket.BeginCPUAccessTimeout(tensor.AccessRead, time.Duration(st.set.syncTimeout)*time.Millisecond)
-		if waited > 0 {
-			e.stats.fences.Record(waited)
-		}
-		e.stats.inSyncs.Add(1)
-		if err != nil {
-			ent.Release()
-			if errors.Is(err, tensor.ErrFenceTimeout) {
-				e.stats.fences.Timeout()
-				return fi, &gstc.CodedError{Code: gstc.ResourceSync,
-					Err: fmt.Errorf("input: sync-timeout %d ms: %w", st.set.syncTimeout, err)}
-			}
-			return fi, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the input: %v", err)
-		}
-	}
-	id := ent.Tensor().Identity()
-	fi.dev, fi.ino, fi.offset, fi.bufOffset = id.Dev, id.Ino, uint64(v.MemOffset(0)+off), v.Offset()
-	return fi, nil
-}
-
-// inputGeometry is l's geometry (l: the caps' input layout with a
-// frame's offset and row stride), remembered for the last offset and
-// stride: frames of one stream share them, and computing it walks the
-// shape, cold in the cache after a run.
-func (st *streamState) inputGeometry(l tensor.Layout) (tensor.Geometry, error) {
-	if st.geomOK && st.geomOffset == l.Offset && st.geomStride == l.RowStride {
-		return st.geom, nil
-	}
-	g, err := l.Geometry()
-	if err != nil {
-		return g, err
-	}
-	st.geom, st.geomOffset, st.geomStride, st.geomOK = g, l.Offset, l.RowStride, true
-	return g, nil
-}
-
-// endInput is called once the run no longer needs the input: it leaves
-// the input's bracket, tells its producer if the frame was announced (its
-// begin, pending in C since the event, matched and answered in one cgo
-// call) and drops the entry's reference.
-func (e *element) endInput(self gstc.RawElement, st *streamState, fi *frameInput) {
-	e.endRead(fi.bracket)
-	e.countEnd(gstc.TransformEndInput(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset))
-	fi.ent.Release()
-}
-
-// countEnd counts what ending a frame's input did: its begin matched
-// (announced), the end sent upstream, stale begins removed.
-func (e *element) countEnd(announced, sent bool, stale int) {
-	if announced {
-		e.stats.beginsMatched.Add(1)
-	}
-	if sent {
-		e.stats.endEventsSent.Add(1)
-	}
-	if stale > 0 {
-		e.stats.beginsExpired.Add(uint64(stale))
-	}
-}
-
-// run does one frame into output slot sl (taken); on error sl is the
-// caller's to give back and nothing else is held.
-func (e *element) run(self gstc.RawElement, st *streamState, in gstc.RawBuffer, sl *outSlot) (gstc.RawBuffer, error) {
-	fi, err := e.beginInput(st, in)
-	if err != nil {
-		return gstc.RawBuffer{}, err
-	}
-	v := fi.view
-	// The output's write bracket, open from before the run until its
-	// memory comes back from downstream (C's ring leaves it then).
-	r := st.ring
-	if err := r.c.OpenWrites(sl.idx); err != nil {
-		e.endInput(self, st, &fi)
-		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to an output tensor: %v", err)
-	}
-	slot := fi.slot
+	// The lookup's reference; the table takes its own.
+	defer ent.Release()
+	kOff, kStride := l.Offset, l.RowStride
 	if st.pre != nil {
-		b := fi.ent.Pin().Bytes()
-		if err := e.preprocessFrame(st, v, b[fi.layout.Offset:]); err != nil {
-			e.endInput(self, st, &fi)
-			r.c.CloseWrites(sl.idx)
-			return gstc.RawBuffer{}, err
+		kOff, kStride = 0, 0 // the engine reads the memory whole
+	}
+	if i := st.findEngineInput(ent, kOff, kStride); i >= 0 {
+		return i, nil
+	}
+	slot := -1
+	if !st.perFrame && st.pre == nil {
+		if slot, err = e.bindOnce(st, ent, l); err != nil {
+			return 0, err
 		}
-		slot = preInputSlot
 	}
-	if err := st.sess.Run(slot, sl.idx); err != nil {
-		e.endInput(self, st, &fi)
-		r.c.CloseWrites(sl.idx)
-		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", err)
+	key, id := ent.Key(), ent.Tensor().Identity()
+	rec := gstc.InferInput{
+		Tag: ent.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: ent.Tensor(),
+		Dev: id.Dev, Ino: id.Ino, Offset: uint64(kOff), Stride: kStride, Host: unsafe.Pointer(unsafe.SliceData(ent.Pin().Bytes())),
+		Need: uint64(off + g.Extent), Slot: slot, Copy: !fd,
 	}
-	// The run no longer needs the input: leave its bracket; the same cgo
-	// call tells its producer and makes the output buffer (the C frame's
-	// own: gstc_transform_finish_frame).
-	e.endRead(fi.bracket)
-	buf, announced, sent, stale := gstc.TransformFinishFrame(self, st.begins, fi.dev, fi.ino, fi.offset, fi.bufOffset,
-		r.c, sl.idx, in, st.steady.NextSeq())
-	e.countEnd(announced, sent, stale)
-	fi.ent.Release()
-	return buf, nil
+	if !fd {
+		rec.Tag, rec.MemOffset, rec.MemSize = 0, 0, uint64(st.own.Capacity())
+	}
+	if slot >= 0 {
+		rec.IO = st.engineIO(slot)
+	}
+	i, ok := st.addEngineInput(ent, engineInput{offset: kOff, stride: kStride, slot: slot}, rec)
+	if !ok {
+		return 0, gstc.Fail(gstc.CoreFailed, "the input's pinned memory cannot be bracketed from C (no shared bracket)")
+	}
+	return i, nil
 }
 
-// runPerFrame does one frame the upstream way (TENSORPIN_INFER_MODE=
-// per-frame, a benchmark aid): the input is found, pinned and bracketed
-// as in bound-once mode, so that only what the two ways do with ONNX
-// Runtime differs; then the engine's RunPerFrame (a new input value over
-// the frame, a run without IoBinding, every output copied into new
-// memory) and a new buffer of system memories holding a copy of each
-// output, as GStreamer's onnxinference pushes. The output ring is not
-// used.
-func (e *element) runPerFrame(self gstc.RawElement, st *streamState, in gstc.RawBuffer) (gstc.RawBuffer, error) {
-	fi, err := e.beginInput(st, in)
-	if err != nil {
-		return gstc.RawBuffer{}, err
+// InferRun implements gstc.InferFrameHost: the run of an input slot
+// package infer converts before each run (a frame laid out otherwise
+// than the model takes it), which is Go's.
+func (e *element) InferRun(self gstc.RawElement, inSlot, outSlot int) gst.FlowReturn {
+	st := e.current()
+	if st == nil {
+		return gst.FlowFlushing
 	}
-	v := fi.view
-	l := fi.layout
+	if inSlot < 0 {
+		inSlot = preInputSlot
+	}
+	if err := st.sess.Run(inSlot, outSlot); err != nil {
+		gstc.PostErrorRaw(self, gstc.LibraryFailed, "tensorinfer: "+err.Error(), "")
+		return gst.FlowError
+	}
+	return gst.FlowOK
+}
+
+// InferPerFrame implements gstc.InferFrameHost: the run of a frame the
+// upstream way (TENSORPIN_INFER_MODE=per-frame, a benchmark aid) on its
+// input (the engine's table input i, found, pinned and bracketed as in
+// the element's way, so that only what the two ways do with ONNX Runtime
+// differs): the engine's RunPerFrame (a new input value over the frame,
+// a run without IoBinding, every output copied into new memory) and a
+// new buffer of system memories holding a copy of each output, as
+// GStreamer's onnxinference pushes. The output ring is not used.
+func (e *element) InferPerFrame(self gstc.RawElement, in gstc.RawBuffer, i int) (gst.FlowReturn, gstc.RawBuffer) {
+	st := e.current()
+	if st == nil || i < 0 || i >= len(st.engineIns) {
+		return gst.FlowFlushing, gstc.RawBuffer{}
+	}
+	buf, err := e.runPerFrame(st, in, st.engineIns[i])
+	if err != nil {
+		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), "tensorinfer: "+err.Error(), "")
+		return gst.FlowError, gstc.RawBuffer{}
+	}
+	return gst.FlowOK, buf
+}
+
+func (e *element) runPerFrame(st *streamState, in gstc.RawBuffer, ei engineInput) (gstc.RawBuffer, error) {
+	v := &st.view
+	gstc.ReadBufferView(in, st.qkey, v)
+	l := st.inLayout
+	l.Offset, l.RowStride = ei.offset, ei.stride
 	g, err := l.Geometry()
 	if err != nil {
-		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
 	}
-	p, err := fi.ent.Pin().Narrow(l.Offset, g.Extent)
+	p, err := ei.ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		e.endInput(self, st, &fi)
 		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	l.Offset = 0
 	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l, Transpose: st.transpose})
 	p.Release()
-	e.endInput(self, st, &fi)
 	if runErr != nil {
 		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
 	}
@@ -286,14 +168,19 @@ func (e *element) runPerFrame(self gstc.RawElement, st *streamState, in gstc.Raw
 	return buf, nil
 }
 
-func (e *element) endRead(t *tensor.Tensor) {
-	if t == nil {
-		return
+// inputGeometry is l's geometry (l: the caps' input layout with a
+// frame's offset and row stride), remembered for the last offset and
+// stride: frames of one stream share them.
+func (st *streamState) inputGeometry(l tensor.Layout) (tensor.Geometry, error) {
+	if st.geomOK && st.geomOffset == l.Offset && st.geomStride == l.RowStride {
+		return st.geom, nil
 	}
-	if _, err := t.EndCPUAccess(tensor.AccessRead); err != nil {
-		cat.LogWarning("ending CPU access to the input: " + err.Error())
+	g, err := l.Geometry()
+	if err != nil {
+		return g, err
 	}
-	e.stats.inSyncs.Add(1)
+	st.geom, st.geomOffset, st.geomStride, st.geomOK = g, l.Offset, l.RowStride, true
+	return g, nil
 }
 
 // bindOnce returns the session input slot bound to ent's memory with
@@ -325,7 +212,6 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, l tensor.Layout
 	}
 	st.binds.add(slot, k)
 	e.stats.inputsBound.Store(uint64(st.binds.count()))
-	st.steadyDirty = true
 	if b, ok := st.sess.InputBinding(slot); ok && b.Conversion != "" {
 		cat.LogInfo(fmt.Sprintf("input slot %d is converted on every run: %s", slot, b.Conversion))
 	}
@@ -334,11 +220,10 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, l tensor.Layout
 
 // unbind destroys session input slot slot's binding (its ONNX Runtime
 // value, IoBindings and pin clone: the entry's mapping and slot number
-// go when nothing else holds them) and forgets it. The steady frame's
-// table, which holds the slot's IoBindings, is emptied first (rebuilt
-// after the frame).
+// go when nothing else holds them) and forgets it. The engine's inputs
+// that run it (they hold its IoBindings) leave its table first.
 func (e *element) unbind(st *streamState, slot int) {
-	st.forgetSteady()
+	st.removeEngineInputs(func(in engineInput) bool { return in.slot == slot })
 	if err := st.sess.UnbindInput(slot); err != nil {
 		cat.LogWarning(fmt.Sprintf("unbinding input slot %d: %v", slot, err))
 	}
@@ -348,8 +233,10 @@ func (e *element) unbind(st *streamState, slot int) {
 }
 
 // unbindEvicted unbinds the slots bound over entries the pin cache no
-// longer holds: after an insert (which may evict) and a clear.
+// longer holds, and takes the engine's inputs over them out of its
+// table: after an insert (which may evict) and a clear.
 func (e *element) unbindEvicted(st *streamState) {
+	st.removeEngineInputs(func(in engineInput) bool { return !in.ent.Live() })
 	slots := st.binds.evicted(st.unbindScratch[:0])
 	for _, slot := range slots {
 		e.unbind(st, slot)
@@ -379,7 +266,7 @@ func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*p
 		st.qkey.SetShared(v.Memory(i), qdataValue(ent))
 		return ent, nil
 	}
-	st.touchSteady() // the insert may evict: not an entry C runs on
+	st.touchEngineInputs() // the insert may evict: not an entry C runs on
 	ent, err := st.cache.Insert(fd, key)
 	e.unbindEvicted(st)
 	if err != nil {
@@ -402,14 +289,16 @@ func qdataValue(ent *pincache.Entry) gstc.QdataValue {
 
 func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
 
-// copyIn copies an input that is not one fd memory into the element's
-// own pinned memfd tensor (one: the run is done before the next frame),
-// bound as one input slot; counted in copies and bytes-copied, the first
-// logged in GST_PERFORMANCE.
-func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincache.Entry, error) {
+// copyEntry returns the pinned entry of the element's own memfd tensor
+// (one: the run is done before the next frame), at least size bytes,
+// which the engine copies an input that is not one fd memory into —
+// counted in copies and bytes-copied, the first such input logged in
+// GST_PERFORMANCE.
+func (e *element) copyEntry(st *streamState, size int) (*pincache.Entry, error) {
 	own := st.own
 	if own == nil || own.Capacity() < size {
 		if own != nil {
+			// Its entry stays pinned until the cache evicts it.
 			own.Close()
 			st.own = nil
 		}
@@ -425,7 +314,7 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 	ent := st.cache.Lookup(key)
 	if ent == nil {
 		var err error
-		st.touchSteady()
+		st.touchEngineInputs()
 		ent, err = st.cache.Insert(own.FD(), key)
 		e.unbindEvicted(st)
 		if err != nil {
@@ -436,9 +325,6 @@ func (e *element) copyIn(st *streamState, in gstc.RawBuffer, size int) (*pincach
 	} else {
 		e.stats.hits.Add(1)
 	}
-	n := gstc.ExtractBuffer(in, ent.Pin().Bytes()[:size])
-	e.stats.copies.Add(1)
-	e.stats.bytesCopied.Add(uint64(n))
 	if !st.copyLogged {
 		st.copyLogged = true
 		perf.LogInfo(fmt.Sprintf("tensorinfer: copying input buffers (%d bytes each) that are not one fd memory into pinned memory; "+
@@ -457,10 +343,9 @@ func (e *element) SinkEOS(self gstc.RawElement) {
 }
 
 // SinkFlushStop forgets the pending begins (their buffers were
-// flushed) and the last result output=video reuses, and lets the
-// streaming thread wait for a free slot again.
+// flushed) and the last result output=video reuses. (The flush flag
+// that ends the engine's waits is C's: gstc's wake.)
 func (e *element) SinkFlushStop(self gstc.RawElement) {
-	e.wake.setFlushing(false)
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 		st.video.Reset()

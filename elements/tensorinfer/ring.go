@@ -31,7 +31,7 @@ type outSlot struct {
 
 // ring is the output ring of one session. Which slots are free, which
 // memories are downstream and which write brackets are open is kept in C
-// (gstc.OutRing), where a frame done in C takes a slot and a memory's
+// (gstc.OutRing), where the frame engine takes a slot and a memory's
 // return — on any thread — leaves its write bracket and frees its slot,
 // the slot freed last handed out first (most recently freed first keeps
 // the outputs' working set in the CPU cache: when every frame comes back
@@ -49,10 +49,7 @@ type ring struct {
 	c      *gstc.OutRing
 	mring  *gstc.MemRing
 	closed bool
-	// freed is signalled (without blocking) when a slot may have become
-	// free after takeOrWait found none.
-	freed chan struct{}
-	stats *counters
+	stats  *counters
 }
 
 // newRing allocates n output slots for the session's outputs and binds
@@ -62,8 +59,8 @@ func newRing(sess *infer.Session, n int, stats *counters, cc gstc.InferCounters)
 	if len(outs) > capslayout.MaxTensors || len(outs) > gstc.MaxOutTensors {
 		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
 	}
-	r := &ring{freed: make(chan struct{}, 1), stats: stats}
-	r.c = gstc.NewOutRing(cc, r.signal)
+	r := &ring{stats: stats}
+	r.c = gstc.NewOutRing(cc, nil)
 	// Returns are the C ring's; the MemRing only frees memories.
 	r.mring = gstc.NewMemRing(gstc.EndTally{}, func(int, uint32) bool { return false })
 	if err := r.grow(sess, n); err != nil {
@@ -108,7 +105,6 @@ func (r *ring) grow(sess *infer.Session, n int) error {
 		r.slots = append(r.slots, sl)
 		r.mu.Unlock()
 		r.stats.ringSize.Store(uint64(i + 1))
-		r.signal()
 	}
 }
 
@@ -167,32 +163,6 @@ func (sl *outSlot) drop() {
 		gstc.UnrefRingMemory(ot.m)
 	}
 	sl.tensors = nil
-}
-
-// take returns the free slot freed last, or nil.
-func (r *ring) take() *outSlot { return r.slot(r.c.Take()) }
-
-// takeOrWait is take; when it returns nil, freed is signalled once a
-// slot may have become free.
-func (r *ring) takeOrWait() *outSlot { return r.slot(r.c.TakeOrWait()) }
-
-func (r *ring) slot(i int) *outSlot {
-	if i < 0 {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.slots[i]
-}
-
-// give puts back a slot taken but not pushed (a failed run).
-func (r *ring) give(sl *outSlot) { r.c.Give(sl.idx) }
-
-func (r *ring) signal() {
-	select {
-	case r.freed <- struct{}{}:
-	default:
-	}
 }
 
 // close retires the ring: memories it holds are dropped now (their write

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -79,14 +80,13 @@ type streamState struct {
 	// element, where gstc's sink-event trampoline records them (the event
 	// is consumed: the element announces its own output).
 	begins gstc.PendingBegins
-	// steady: the frame done in C (steady.go), bound-once mode only; it
-	// numbers the output frames (Go's too). steadyEnts: the entries its
-	// table holds a reference of; steadyDirty: rebuild the table.
-	steady      gstc.Steady
-	steadyEnts  []*pincache.Entry
-	steadyDirty bool
-	// steadyTouched: the last use stamp touchSteady gave the pin cache.
-	steadyTouched uint64
+	// engine: the frame engine in C (engine.go), made at start, freed at
+	// stop; engineIns: what its table's inputs hold (index for index);
+	// engineTouched: the last use stamp touchEngineInputs gave the pin
+	// cache.
+	engine        gstc.InferFrame
+	engineIns     []engineInput
+	engineTouched uint64
 	cc            gstc.InferCounters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
@@ -170,11 +170,11 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
 		return false
 	}
-	if !perFrame {
-		st.steady = gstc.NewSteady(nil, st.cc)
-		st.steadyDirty = true
-		st.steady.Install(e.raw())
-	}
+	st.engine = gstc.NewInferFrame(e.raw(), st.cc)
+	st.engine.SetPerFrame(perFrame)
+	st.engine.SetSync(time.Duration(set.syncTimeout)*time.Millisecond, set.onSyncTimeout == onTimeoutDrop)
+	st.setEngineSession()
+	st.engine.Install(e.raw())
 	e.stateMu.Lock()
 	e.state = st
 	e.stateMu.Unlock()
@@ -288,7 +288,10 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	e.stateMu.Unlock()
 	if old != nil {
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
-		st.forgetSteady()
+		st.clearEngineInputs()
+		st.engine.SetReady(false)
+		st.engine.SetPreprocess(gstc.Preprocess{})
+		st.engine.SetRing(nil)
 		st.cache.Clear()
 		st.pre.close() // bound to the old session
 		st.pre = nil
@@ -308,6 +311,7 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	e.stateMu.Lock()
 	st.sess, st.ring, st.shapes = sess, r, shapes
 	e.stateMu.Unlock()
+	st.setEngineSession()
 	return nil
 }
 
@@ -357,10 +361,10 @@ func (st *streamState) close() {
 	st.spareMu.Lock()
 	st.closeSpareLocked()
 	st.spareMu.Unlock()
-	st.forgetSteady()
-	if !st.steady.IsZero() {
-		st.steady.Free()
-		st.steady = gstc.Steady{}
+	st.clearEngineInputs()
+	if !st.engine.IsZero() {
+		st.engine.Free() // uninstalled by Stop, or never installed
+		st.engine = gstc.InferFrame{}
 	}
 	if st.ring != nil {
 		st.ring.close()
@@ -403,7 +407,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	e.stats.framesReused.Store(st.video.Reused())
 	st.video.Set(false, 1, nil, gstc.Transform{}) // the last result goes
-	gstc.UninstallSteady(e.raw())
+	gstc.UninstallInferFrame(e.raw())
 	st.close()
 	cat.LogInfo("stopped")
 	return true
@@ -469,13 +473,13 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	if st.haveFormat && (fmt.Sprint(st.inLayout) != fmt.Sprint(l) || st.transpose != plan.transpose) {
 		// Another layout: the bindings of the old one are not reused,
 		// and go with the entries they read.
-		st.forgetSteady()
 		st.cache.Clear()
 		e.unbindEvicted(st)
 	}
 	st.format, st.inLayout, st.transpose, st.haveFormat = f, l, plan.transpose, true
 	st.geomOK = false // inputGeometry: the shape may have changed
-	st.steadyDirty = true
+	st.engine.SetStream(st.qkey, l.Offset, l.RowStride)
+	st.engine.SetReady(true)
 	if st.set.output == outputVideo {
 		if err := e.setVideoOut(st, f, l); err != nil {
 			e.refuse(self, st, incaps, err)
@@ -505,12 +509,12 @@ func (e *element) setPreprocessCaps(self *base.GstBaseTransform, st *streamState
 		e.refuse(self, st, incaps, err)
 		return false
 	}
-	st.forgetSteady()
 	st.cache.Clear()
 	e.unbindEvicted(st)
 	st.format, st.haveFormat = f, true
 	st.geomOK = false
-	st.steadyDirty = true
+	st.engine.SetStream(st.qkey, 0, 0)
+	st.engine.SetReady(true)
 	cat.LogInfo(fmt.Sprintf("caps %v → %v (pre-processed)", incaps, outcaps))
 	return true
 }
@@ -610,7 +614,8 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 		cat.LogWarning(fmt.Sprintf("downstream holds %d output frames at once; the output ring stops at %d", want, maxRing), self.Object)
 		want = maxRing
 	}
-	st.steadyDirty = true // the new slots' bindings
+	from := st.ring.c.Slots()
+	defer st.growEngineIO(from) // the new slots' bindings
 	if err := st.ring.grow(st.sess, want); err != nil {
 		gstc.PostError(self.Element, gstc.CodeOf(err, gstc.ResourceNoSpaceLeft),
 			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")

@@ -7,7 +7,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
@@ -15,12 +14,14 @@ import (
 // Start); the engine's (runs, binds, conversions, run time) are read from
 // the session, and kept at Stop.
 type counters struct {
-	frames, copies, bytesCopied                 atomic.Uint64
-	hits, misses, mmaps                         atomic.Uint64
-	ringSize, waits, dropped                    atomic.Uint64
-	downstreamMin                               atomic.Uint64
-	beginsMatched, beginsExpired, endEventsSent atomic.Uint64
-	inSyncs                                     atomic.Uint64
+	// copies and bytesCopied: the per-frame mode's output copies (the
+	// engine counts its input copies); hits and misses: the pin-cache
+	// lookups of frames the engine asked Go about (it counts its own).
+	copies, bytesCopied atomic.Uint64
+	hits, misses, mmaps atomic.Uint64
+	ringSize            atomic.Uint64
+	downstreamMin       atomic.Uint64
+	beginsExpired       atomic.Uint64
 	// inputUnbinds counts input bindings destroyed while running (their
 	// entry evicted, a layout replaced, a new session); inputsBound is
 	// how many are bound now.
@@ -31,9 +32,6 @@ type counters struct {
 	// framesReused: output=video frames given an earlier run's result
 	// (interval), kept at Stop (live: the C state's).
 	framesReused atomic.Uint64
-	// preprocessed frames and the pass's wall time.
-	preprocessed, preprocessNs atomic.Uint64
-	fences                     tensor.FenceWaitCounter
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -80,12 +78,11 @@ func addEngine(a, b infer.Stats) infer.Stats {
 }
 
 func (c *counters) reset() {
-	for _, a := range []*atomic.Uint64{&c.frames, &c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
-		&c.ringSize, &c.waits, &c.dropped, &c.beginsMatched, &c.beginsExpired, &c.endEventsSent,
-		&c.inSyncs, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound, &c.poolsProposed, &c.poolsReused, &c.framesReused, &c.preprocessed, &c.preprocessNs} {
+	for _, a := range []*atomic.Uint64{&c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
+		&c.ringSize, &c.beginsExpired, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound,
+		&c.poolsProposed, &c.poolsReused, &c.framesReused} {
 		a.Store(0)
 	}
-	c.fences.Reset()
 	c.mu.Lock()
 	c.ended = infer.Stats{}
 	c.mu.Unlock()
@@ -112,10 +109,11 @@ type Stats struct {
 	OutBracketsOpened, OutBracketsClosed  uint64
 	FenceWaits, FenceTimeouts, InputSyncs uint64
 	ConversionBytes                       uint64
-	// SteadyFrames counts the frames done in C with no call into Go (the
-	// steady frame: an input slot bound once with the frame's layout, a
-	// free output slot, a bracket to join or open without waiting); they
-	// are in Frames too.
+	// SteadyFrames counts the frames made with no call into Go: every
+	// frame is made by the frame engine in C, which calls Go only for a
+	// memory it does not know yet (a new pin or binding), a run package
+	// infer converts, or the per-frame benchmark mode's run; they are in
+	// Frames too.
 	SteadyFrames uint64
 	// DownstreamMinBuffers is the min-buffers of downstream's last
 	// allocation answer: the output frames it holds at once (the ring
@@ -152,30 +150,31 @@ func (e *element) snapshot() Stats {
 		reused = e.state.video.Reused()
 	}
 	e.stateMu.Unlock()
-	// What frames done in C counted (steady.go), and the output rings.
+	// What the frame engine counted, and the output rings.
 	cc := gstc.InferCountersOf(e.raw())
 	eng.Runs += cc.Load(gstc.InferRuns)
 	eng.RunNsTotal += cc.Load(gstc.InferRunNs)
 	eng.RunCPUNsSampled += cc.Load(gstc.InferRunCPUNs)
 	eng.RunWallNsSampled += cc.Load(gstc.InferRunWallSampled)
 	eng.RunsCPUSampled += cc.Load(gstc.InferRunsCPUSampled)
-	fw, _, _, ft := c.fences.Read()
+	frames := cc.Load(gstc.InferFrames)
 	return Stats{
-		Frames: c.frames.Load() + cc.Load(gstc.InferFrames), Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
-		Copies: c.copies.Load(), BytesCopied: c.bytesCopied.Load() + eng.BytesCopied, Conversions: eng.Conversions,
+		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
+		Copies:      c.copies.Load() + cc.Load(gstc.InferCopies),
+		BytesCopied: c.bytesCopied.Load() + cc.Load(gstc.InferBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
 		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
-		Hits: c.hits.Load() + cc.Load(gstc.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(), Waits: c.waits.Load(),
-		Dropped: c.dropped.Load(), BeginsMatched: c.beginsMatched.Load() + cc.Load(gstc.InferBeginsMatched),
-		EndEventsSent:     c.endEventsSent.Load() + cc.Load(gstc.InferEndEventsSent),
+		Hits: c.hits.Load() + cc.Load(gstc.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
+		Waits: cc.Load(gstc.InferWaits), Dropped: cc.Load(gstc.InferDropped), BeginsMatched: cc.Load(gstc.InferBeginsMatched),
+		EndEventsSent:     cc.Load(gstc.InferEndEventsSent),
 		BeginsExpired:     c.beginsExpired.Load() + cc.Load(gstc.InferBeginsExpired),
 		OutBracketsOpened: cc.Load(gstc.InferOutOpened), OutBracketsClosed: cc.Load(gstc.InferOutClosed),
-		FenceWaits: fw, FenceTimeouts: ft, InputSyncs: c.inSyncs.Load() + cc.Load(gstc.InferInSyncs),
+		FenceWaits: cc.Load(gstc.InferFenceWaits), FenceTimeouts: cc.Load(gstc.InferFenceTimeouts), InputSyncs: cc.Load(gstc.InferInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
-		SteadyFrames:         cc.Load(gstc.InferFrames),
+		SteadyFrames:         frames - min(frames, cc.Load(gstc.InferGoFrames)),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
-		Preprocessed: c.preprocessed.Load(), PreprocessNsTotal: c.preprocessNs.Load(),
+		Preprocessed: cc.Load(gstc.InferPreprocessed), PreprocessNsTotal: cc.Load(gstc.InferPreprocessNs),
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package ortabi hands C code of this module (elements/internal/gstc's
-// steady frame) what it needs to run a package infer session's bound
+// frame engine) what it needs to run a package infer session's bound
 // pairs itself: ONNX Runtime's session and IoBinding pointers and the C
 // functions that run a binding and release a status. Package infer fills
 // it in at init; nothing outside this module sees it.
@@ -27,6 +27,9 @@ type Runner struct {
 	Run unsafe.Pointer
 	// ReleaseStatus is void (*)(OrtStatus *).
 	ReleaseStatus unsafe.Pointer
+	// ErrorMessage is const char *(*)(OrtStatus *): a status's text,
+	// valid until the status is released.
+	ErrorMessage unsafe.Pointer
 	// SamplePeriod and SampleMax are the run clock's sampling (package
 	// infer's runClock: a run's thread CPU time is read when the runs
 	// since the last sample took SamplePeriod or SampleMax runs).

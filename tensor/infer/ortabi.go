@@ -11,9 +11,11 @@ package infer
 /*
 extern void *RunSessionWithBinding(void *session, void *b);
 extern void ReleaseOrtStatus(void *status);
+extern const char *GetErrorMessage(void *status);
 
 static void *tp_run_with_binding_fn(void) { return (void *) RunSessionWithBinding; }
 static void *tp_release_status_fn(void) { return (void *) ReleaseOrtStatus; }
+static void *tp_error_message_fn(void) { return (void *) GetErrorMessage; }
 */
 import "C"
 
@@ -40,6 +42,7 @@ func init() {
 			Session:       firstField(firstField(unsafe.Pointer(s.sess))),
 			Run:           C.tp_run_with_binding_fn(),
 			ReleaseStatus: C.tp_release_status_fn(),
+			ErrorMessage:  C.tp_error_message_fn(),
 			SamplePeriod:  cpuSamplePeriod,
 			SampleMax:     cpuSampleMax,
 		}, true

@@ -5,7 +5,8 @@
 #include "ringmem.h"
 #include "element.h"
 #include "schedtick.h"
-#include "steady.h"
+#include "inferframe.h"
+#include "wake.h"
 #include "videoout.h"
 #include "pending.h"
 #include <sys/stat.h>
@@ -69,9 +70,10 @@ transform_prepare (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out)
     skipped_input_end (t, in);
     return GST_FLOW_OK;
   }
-  /* A steady frame needs no Go (steady.h). */
-  if (gstc_steady_frame (t, in, out))
-    return GST_FLOW_OK;
+  /* Every frame is the engine's (inferframe.h); Go's prepare runs only
+   * an element with none (tensorinfer's per-frame benchmark mode). */
+  if (gstc_infer_frame (t, in, out, &ret))
+    return ret;
   ret = gstcGoTransformPrepare (t, gstc_instance_handle (t), in, &buf);
 
   gstc_sched_tick ();
@@ -111,7 +113,11 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
   }
   /* FLUSH_START is not serialized: it arrives on the flushing thread,
    * with the sink pad already FLUSHING, while the streaming thread may
-   * be waiting inside prepare_output_buffer; the element wakes it. */
+   * be waiting inside prepare_output_buffer: the wake ends the wait. */
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_START)
+    gstc_wake_set_flushing (gstc_wake_of (GST_ELEMENT (t)), TRUE);
+  else if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
+    gstc_wake_set_flushing (gstc_wake_of (GST_ELEMENT (t)), FALSE);
   if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP
       || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_START)
     gstcGoTransformSerializedEvent (t, gstc_instance_handle (t),

@@ -61,8 +61,10 @@
 //	outring.go, outring.[ch]    an element's ring of output slots in C (tensorinfer's outputs,
 //	                            tensorsrc's built-in patterns): free slots, memories downstream,
 //	                            write brackets; returns handled in C
-//	steady.go, steady.[ch]      tensorinfer's steady frame, done in C inside
-//	                            prepare_output_buffer with no call into Go
+//	inferframe.go, inferframe.[ch] tensorinfer's frame engine: every frame in C inside
+//	                            prepare_output_buffer; Go called for a new input only
+//	wake.go, wake.[ch]          an element's flush and stop flags in C (a condition, an eventfd):
+//	                            what ends the frame engine's waits for a slot or for fences
 //	srcsteady.go, srcsteady.[ch] tensorsrc's steady frame, done in C inside the create
 //	                            trampoline with no call into Go
 //	pending.go, pending.[ch]    the GstTensorSync begins an element received, kept in C (the

@@ -42,6 +42,7 @@ type instanceEntry struct {
 	preparer  RawPreparer
 	sinkBegin TensorSyncBeginHandler
 	srcEnd    TensorSyncEndHandler
+	inferHost InferFrameHost
 }
 
 func (*instanceEntry) release() {}
@@ -61,6 +62,7 @@ func BindInstance(obj unsafe.Pointer, v any) {
 	ie.preparer, _ = v.(RawPreparer)
 	ie.sinkBegin, _ = v.(TensorSyncBeginHandler)
 	ie.srcEnd, _ = v.(TensorSyncEndHandler)
+	ie.inferHost, _ = v.(InferFrameHost)
 	C.gstc_instance_set_handle(C.gpointer(obj), C.uintptr_t(newHandle(ie)))
 }
 

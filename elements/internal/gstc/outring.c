@@ -72,6 +72,7 @@ gstc_out_ring_unref (GstcOutRing * r)
 {
   if (r == NULL || !g_atomic_int_dec_and_test (&r->refs))
     return;
+  gstc_wake_unref (r->wake);
   g_mutex_clear (&r->lock);
   gstc_infer_counters_unref (r->counters);
   g_free (r);
@@ -159,11 +160,21 @@ free_locked (GstcOutRing * r, GstcOutSlot * sl)
   sl->freed_at = ++r->free_clock;
 }
 
-/* Tells a Go wait for a free slot (if any) that one may be free. */
+void
+gstc_out_ring_set_wake (GstcOutRing * r, GstcWake * w)
+{
+  gstc_wake_unref (r->wake);
+  r->wake = gstc_wake_ref (w);
+}
+
+/* Tells a wait for a free slot (if any) that one may be free: the frame
+ * engine's (the wake's), or a Go one. */
 static void
 signal_waiter (GstcOutRing * r)
 {
   gboolean waiting;
+
+  gstc_wake_signal (r->wake);
 
   /* Set under the lock by a take that found no slot: one that came
    * before the free this follows is seen here, one after it found the

@@ -39,6 +39,16 @@ const (
 	InferRunsCPUSampled
 	InferOutEnded      // closes that did the END ioctl
 	InferOutSyncErrors // ENDs that failed, and tensorsrc's C STARTs
+	// tensorinfer's frame engine (inferframe.h)
+	InferWaits      // frames that waited for an output slot
+	InferDropped    // frames dropped at a fence timeout
+	InferFenceWaits // fence waits that blocked
+	InferFenceTimeouts
+	InferCopies // inputs copied into the element's memory
+	InferBytesCopied
+	InferPreprocessed
+	InferPreprocessNs // the pass's wall time
+	InferGoFrames     // frames that called Go (gstcGoInferInput)
 	inferCounterCount
 )
 
@@ -224,3 +234,7 @@ func outRingProbed() (calls int, word uint64, take int) {
 	p := C.gstc_out_ring_probe
 	return int(p.calls), uint64(p.word), int(p.take)
 }
+
+// SetWake makes every free of r signal w (the wake of the element whose
+// frame engine waits for r's slots): before r is shared.
+func (r *OutRing) SetWake(w Wake) { C.gstc_out_ring_set_wake(r.p, w.p) }

@@ -9,6 +9,7 @@
 
 #include "cgo.h"
 #include "cbracket.h"
+#include "wake.h"
 
 #define GSTC_OUT_MAX_SLOTS 64
 #define GSTC_OUT_MAX_TENSORS 16
@@ -18,7 +19,7 @@
  * still counts its write bracket's close. */
 enum
 {
-  GSTC_INFER_FRAMES,            /* frames done in C (gstc_steady_frame) */
+  GSTC_INFER_FRAMES,            /* frames made in C */
   GSTC_INFER_HITS,
   GSTC_INFER_IN_SYNCS,
   GSTC_INFER_BEGINS_MATCHED,
@@ -33,6 +34,16 @@ enum
   GSTC_INFER_RUNS_CPU_SAMPLED,
   GSTC_INFER_OUT_ENDED,         /* closes that did the END ioctl */
   GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed, and tensorsrc's C STARTs */
+  /* tensorinfer's frame engine (inferframe.h) */
+  GSTC_INFER_WAITS,             /* frames that waited for an output slot */
+  GSTC_INFER_DROPPED,           /* frames dropped at a fence timeout */
+  GSTC_INFER_FENCE_WAITS,       /* fence waits that blocked */
+  GSTC_INFER_FENCE_TIMEOUTS,
+  GSTC_INFER_COPIES,            /* inputs copied into the element's memory */
+  GSTC_INFER_BYTES_COPIED,
+  GSTC_INFER_PREPROCESSED,
+  GSTC_INFER_PREPROCESS_NS,
+  GSTC_INFER_GO_FRAMES,         /* frames that called Go (gstcGoInferInput) */
   GSTC_INFER_N
 };
 
@@ -100,10 +111,17 @@ typedef struct
   gboolean waiting;
   uintptr_t owner;
   GstcInferCounters *counters;
+  /* wake: signalled by every free (the frame engine's wait for a slot
+   * sleeps on it); NULL: none. Set before the ring is shared. */
+  GstcWake *wake;
 } GstcOutRing;
 
 GstcOutRing *gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c);
 void gstc_out_ring_unref (GstcOutRing * r);
+
+/* Makes every free of r signal w (the wake of the element whose frames
+ * wait for r's slots): before r is shared. */
+void gstc_out_ring_set_wake (GstcOutRing * r, GstcWake * w);
 
 /* Adds a slot of n tensors (mems: the ring's references; the memories
  * must be ring memories of this ring: gstc_ring_mem_return_to). Its

@@ -1,0 +1,568 @@
+/* inferframe.c: C definitions of inferframe.go (see inferframe.h). */
+#include "inferframe.h"
+#include "basetransform.h"
+#include "message.h"
+#include "element.h"
+
+#include <poll.h>
+#include <stdarg.h>
+#include <time.h>
+#include "_cgo_export.h"
+
+GST_DEBUG_CATEGORY_STATIC (infer_frame_debug);
+#define GST_CAT_DEFAULT infer_frame_debug
+
+static GQuark
+engine_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-infer-frame");
+}
+
+static gint64
+clock_ns (clockid_t id)
+{
+  struct timespec ts;
+
+  if (clock_gettime (id, &ts) != 0)
+    return 0;
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+GstcInferFrame *
+gstc_infer_frame_new (GstElement * element, GstcInferCounters * c)
+{
+  GstcInferFrame *s = g_new0 (GstcInferFrame, 1);
+  int i;
+
+  if (g_once_init_enter (&infer_frame_debug)) {
+    GstDebugCategory *cat = NULL;
+
+    GST_DEBUG_CATEGORY_INIT (cat, "tensorinfer-frame", 0,
+        "tensorinfer's frame engine");
+    g_once_init_leave (&infer_frame_debug, cat);
+  }
+  s->wake = gstc_wake_ref (gstc_wake_of (element));
+  s->begins = gstc_pending_attach (element);
+  s->counters = gstc_infer_counters_ref (c);
+  /* As runclock.go's calibrate: the least of a few back-to-back reads,
+   * and the first run unsampled. */
+  s->pair_ns = -1;
+  for (i = 0; i < 8; i++) {
+    gint64 t0 = clock_ns (CLOCK_THREAD_CPUTIME_ID);
+    gint64 d = clock_ns (CLOCK_THREAD_CPUTIME_ID) - t0;
+
+    if (s->pair_ns < 0 || d < s->pair_ns)
+      s->pair_ns = d;
+  }
+  s->pair_ns = MAX (s->pair_ns, 0);
+  s->until_sample = 1;
+  return s;
+}
+
+void
+gstc_infer_frame_free (GstcInferFrame * s)
+{
+  if (s == NULL)
+    return;
+  gstc_out_ring_unref (s->ring);
+  gstc_infer_counters_unref (s->counters);
+  gstc_wake_unref (s->wake);
+  g_free (s->model);
+  g_free (s);
+}
+
+void
+gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring)
+{
+  if (ring != NULL) {
+    g_atomic_int_inc (&ring->refs);
+    gstc_out_ring_set_wake (ring, s->wake);
+  }
+  gstc_out_ring_unref (s->ring);
+  s->ring = ring;
+}
+
+void
+gstc_infer_frame_remove_input (GstcInferFrame * s, int i)
+{
+  if (i < 0 || i >= s->n_in)
+    return;
+  s->n_in--;
+  if (i != s->n_in)
+    s->in[i] = s->in[s->n_in];
+  memset (&s->in[s->n_in], 0, sizeof s->in[0]);
+}
+
+/* Each streaming thread remembers the last element it found an engine
+ * on (a qdata lookup takes the element's datalist lock), valid while no
+ * gstc_infer_frame_set has happened since. */
+static guint engine_generation;
+static __thread struct
+{
+  GstBaseTransform *t;
+  GstcInferFrame *s;
+  guint generation;
+} last_found;
+
+void
+gstc_infer_frame_set (GstElement * element, GstcInferFrame * s)
+{
+  g_object_set_qdata (G_OBJECT (element), engine_quark (), s);
+  g_atomic_int_inc ((gint *) & engine_generation);
+}
+
+static GstcInferFrame *
+engine_of (GstBaseTransform * t)
+{
+  guint g = (guint) g_atomic_int_get ((gint *) & engine_generation);
+
+  if (last_found.t != t || last_found.generation != g) {
+    last_found.s = g_object_get_qdata (G_OBJECT (t), engine_quark ());
+    last_found.t = t;
+    last_found.generation = g;
+  }
+  return last_found.s;
+}
+
+/* Posts an error message from t (domain: message.h's numbering). */
+static void G_GNUC_PRINTF (6, 7)
+post_error (GstBaseTransform * t, int line, const char *func, int domain,
+    int code, const char *fmt, ...)
+{
+  va_list ap;
+  char *text;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  GST_WARNING_OBJECT (t, "%s", text);
+  gstc_post_message (GST_ELEMENT (t), GST_MESSAGE_ERROR, domain, code, text,
+      NULL, __FILE__, func, line);
+  g_free (text);
+}
+
+#define POST_ERROR(t, domain, code, ...) \
+  post_error (t, __LINE__, G_STRFUNC, domain, code, __VA_ARGS__)
+enum
+{ CORE = 1, LIBRARY, RESOURCE, STREAM };
+
+/* The input the table has for a memory whose qdata is tag, read at
+ * offset with stride: a memory may be in it with more than one layout
+ * (a producer whose video meta alternates). */
+static GstcInferInput *
+find_input (GstcInferFrame * s, uintptr_t tag, GstMemory * mem,
+    guint64 offset, gint stride)
+{
+  int i;
+
+  for (i = 0; i < s->n_in; i++) {
+    GstcInferInput *r = &s->in[i];
+
+    if (r->tag == tag && !r->copy && r->offset == offset && r->stride == stride
+        && r->mem_offset == (guint64) mem->offset
+        && r->mem_size == (guint64) mem->size)
+      return r;
+  }
+  return NULL;
+}
+
+/* The copy input for a buffer of size bytes read at offset with stride. */
+static GstcInferInput *
+find_copy (GstcInferFrame * s, gsize size, guint64 offset, gint stride)
+{
+  int i;
+
+  for (i = 0; i < s->n_in; i++) {
+    GstcInferInput *r = &s->in[i];
+
+    if (r->copy && r->offset == offset && r->stride == stride
+        && size >= r->need && size <= r->mem_size)
+      return r;
+  }
+  return NULL;
+}
+
+/* Whether a video meta lays a frame out as the pre-processing plan
+ * reads it. */
+static gboolean
+pre_layout_matches (GstcInferFrame * s, GstVideoMeta * vm)
+{
+  guint i;
+
+  if (vm == NULL || vm->n_planes == 0)
+    return TRUE;
+  if ((int) vm->n_planes != s->pre_n_planes)
+    return FALSE;
+  for (i = 0; i < vm->n_planes; i++)
+    if (vm->stride[i] != s->pre_strides[i]
+        || (guint64) vm->offset[i] != s->pre_offsets[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* The table's input for in, or NULL when Go must look. */
+static GstcInferInput *
+lookup (GstcInferFrame * s, GstBuffer * in)
+{
+  GstVideoMeta *vm = gst_buffer_get_video_meta (in);
+  guint64 offset = s->default_offset;
+  gint stride = s->default_stride;
+  GstMemory *mem;
+
+  if (s->pre_plan != NULL) {
+    /* Pre-processing reads the memory whole, the meta itself. */
+    if (!pre_layout_matches (s, vm))
+      return NULL;
+    offset = 0;
+    stride = 0;
+  } else if (vm != NULL && vm->n_planes > 0) {
+    offset = vm->offset[0];
+    stride = vm->stride[0];
+  }
+  if (gst_buffer_n_memory (in) == 1
+      && gst_is_fd_memory (mem = gst_buffer_peek_memory (in, 0))) {
+    uintptr_t tag = (uintptr_t) gst_mini_object_get_qdata
+        (GST_MINI_OBJECT_CAST (mem), s->qkey);
+
+    return tag != 0 ? find_input (s, tag, mem, offset, stride) : NULL;
+  }
+  return find_copy (s, gst_buffer_get_size (in), offset, stride);
+}
+
+typedef struct
+{
+  GstcOutRing *ring;
+  int slot;
+} TakeArgs;
+
+static gboolean
+take_ready (gpointer data)
+{
+  TakeArgs *a = data;
+
+  a->slot = gstc_out_ring_take (a->ring);
+  return a->slot >= 0;
+}
+
+/* A free output slot, waiting while every slot is downstream; -1 when a
+ * flush or a stop ended the wait. */
+static int
+take_slot (GstcInferFrame * s, GstBaseTransform * t)
+{
+  TakeArgs a = { s->ring, gstc_out_ring_take (s->ring) };
+
+  if (a.slot >= 0)
+    return a.slot;
+  gstc_infer_count (s->counters, GSTC_INFER_WAITS, 1);
+  if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t))
+      || !gstc_wake_wait_until (s->wake, take_ready, &a))
+    return -1;
+  return a.slot;
+}
+
+/* Joins or opens the input's read bracket, after its fences (a wait
+ * bounded by sync-timeout). GST_FLOW_OK: entered; else nothing held and
+ * an error posted (GST_FLOW_ERROR), or FLUSHING, or DROPPED. */
+static GstFlowReturn
+enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
+{
+  GstcBracket *b = &rec->bracket;
+  int err = 0;
+
+  if (gstc_bracket_try_join (b, GSTC_ACCESS_READ))
+    return GST_FLOW_OK;
+  if (b->ioctl && !gstc_fences_signalled (b->fd, POLLIN)) {
+    gint64 waited = 0;
+    int r = gstc_wake_poll (s->wake, b->fd, POLLIN, s->sync_timeout_ms,
+        &waited);
+
+    if (r == 2)
+      return GST_FLOW_FLUSHING;
+    if (r == 0 || r == 1)
+      gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
+    if (r == 1) {
+      gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
+      if (s->drop_on_timeout) {
+        gstc_infer_count (s->counters, GSTC_INFER_DROPPED, 1);
+        GST_INFO_OBJECT (t, "input fences not signalled within %d ms: "
+            "frame dropped", s->sync_timeout_ms);
+        return GST_BASE_TRANSFORM_FLOW_DROPPED;
+      }
+      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "tensorinfer: input: sync-timeout %d ms: the dma-buf's fences "
+          "were not signalled in time", s->sync_timeout_ms);
+      return GST_FLOW_ERROR;
+    }
+    if (r < 0) {
+      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "tensorinfer: cannot wait for the input's fences: %s",
+          g_strerror (-r));
+      return GST_FLOW_ERROR;
+    }
+  }
+  /* Busy only while another holder's START or END is issued. */
+  while (!gstc_bracket_try_enter (b, GSTC_ACCESS_READ, &err)) {
+    if (err != 0) {
+      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "tensorinfer: cannot begin CPU access to the input: %s",
+          g_strerror (err));
+      return GST_FLOW_ERROR;
+    }
+    g_thread_yield ();
+  }
+  return GST_FLOW_OK;
+}
+
+static void
+leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
+{
+  gboolean closed;
+  int err = 0;
+
+  if (rec->copy)
+    return;
+  if (!gstc_bracket_leave (&rec->bracket, &closed, &err) && err != 0)
+    GST_WARNING_OBJECT (t, "ending CPU access to the input: %s",
+        g_strerror (err));
+  gstc_infer_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
+}
+
+/* The run, timed as runclock.go's timeRun: TRUE when it ran; else the
+ * error is posted. */
+static gboolean
+timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
+    int out_slot)
+{
+  gboolean sample = s->until_sample <= 0;
+  gint64 cpu0 = 0, t0, wall;
+  void *status;
+
+  if (sample)
+    cpu0 = clock_ns (CLOCK_THREAD_CPUTIME_ID);
+  t0 = clock_ns (CLOCK_MONOTONIC);
+  status = s->run (s->session, io);
+  wall = clock_ns (CLOCK_MONOTONIC) - t0;
+  /* As timeRun: a failed run's time counts too. */
+  s->timed++;
+  gstc_infer_count (s->counters, GSTC_INFER_RUN_NS, MAX (wall, 0));
+  if (status != NULL) {
+    const char *msg = s->error_message != NULL ? s->error_message (status) :
+        NULL;
+
+    POST_ERROR (t, LIBRARY, GST_LIBRARY_ERROR_FAILED,
+        "tensorinfer: %s: run (input slot %d, output slot %d): %s",
+        s->model != NULL ? s->model : "model", in_slot, out_slot,
+        msg != NULL ? msg : "ONNX Runtime failed");
+    s->release_status (status);
+    return FALSE;
+  }
+  if (!sample) {
+    s->until_sample--;
+  } else {
+    gint64 cpu = clock_ns (CLOCK_THREAD_CPUTIME_ID) - cpu0 - s->pair_ns;
+    guint64 mean;
+
+    gstc_infer_count (s->counters, GSTC_INFER_RUN_CPU_NS, MAX (cpu, 0));
+    gstc_infer_count (s->counters, GSTC_INFER_RUN_WALL_SAMPLED, MAX (wall, 0));
+    gstc_infer_count (s->counters, GSTC_INFER_RUNS_CPU_SAMPLED, 1);
+    mean = MAX (gstc_infer_load (s->counters, GSTC_INFER_RUN_NS) / s->timed,
+        1);
+    s->until_sample = (int) MIN (s->sample_period_ns / mean,
+        (guint64) s->sample_max - 1);
+  }
+  gstc_infer_count (s->counters, GSTC_INFER_RUNS, 1);
+  return TRUE;
+}
+
+/* What the frame reads: the pre-processing pass into the model's bound
+ * input, or nothing (the input is bound as it is). FALSE: posted. */
+static gboolean
+preprocess (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec,
+    gsize copied)
+{
+  gint64 t0;
+  int rc;
+  size_t len = rec->copy ? copied : rec->mem_size;
+
+  if (s->pre_plan == NULL)
+    return TRUE;
+  t0 = clock_ns (CLOCK_MONOTONIC);
+  rc = s->pre_run (s->pre_plan, rec->host, len, s->pre_dst, s->pre_dst_len);
+  gstc_infer_count (s->counters, GSTC_INFER_PREPROCESS_NS,
+      MAX (clock_ns (CLOCK_MONOTONIC) - t0, 0));
+  gstc_infer_count (s->counters, GSTC_INFER_PREPROCESSED, 1);
+  if (rc != 0) {
+    POST_ERROR (t, STREAM, GST_STREAM_ERROR_FORMAT,
+        "tensorinfer: pre-processing: the frame (%" G_GSIZE_FORMAT
+        " bytes) does not fit the pass's plan (error %d)", len, rc);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Counts what ending a frame's input did (gstc_transform_end_input's
+ * return value). */
+static void
+count_end (GstcInferFrame * s, int end)
+{
+  if (end & 1)
+    gstc_infer_count (s->counters, GSTC_INFER_BEGINS_MATCHED, 1);
+  if (end & 2)
+    gstc_infer_count (s->counters, GSTC_INFER_END_EVENTS_SENT, 1);
+  if (end >> 2)
+    gstc_infer_count (s->counters, GSTC_INFER_BEGINS_EXPIRED, end >> 2);
+}
+
+/* Copies in into the copy input's memory. */
+static gsize
+copy_in (GstcInferFrame * s, GstcInferInput * rec, GstBuffer * in)
+{
+  gsize n = gst_buffer_extract (in, 0, rec->host, rec->mem_size);
+
+  gstc_infer_count (s->counters, GSTC_INFER_COPIES, 1);
+  gstc_infer_count (s->counters, GSTC_INFER_BYTES_COPIED, n);
+  return n;
+}
+
+/* The per-frame benchmark mode's frame: the input found and bracketed
+ * as every frame's, then Go's run the upstream way (a new input value,
+ * a run without IoBinding, a copy of every output into a new buffer). */
+static gboolean
+per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
+    GstcInferInput * rec, GstBuffer ** out, GstFlowReturn * ret)
+{
+  GstBuffer *buf = NULL;
+  GstFlowReturn r;
+
+  if (rec->copy) {
+    copy_in (s, rec, in);
+  } else {
+    r = enter_input (s, t, rec);
+    if (r != GST_FLOW_OK) {
+      *ret = r;
+      return TRUE;
+    }
+    gstc_infer_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
+  }
+  r = gstcGoInferPerFrame (t, gstc_instance_handle (t), in,
+      (int) (rec - s->in), &buf);
+  leave_input (s, t, rec);
+  count_end (s, gstc_transform_end_input (t, s->begins, rec->dev, rec->ino,
+          rec->mem_offset + rec->offset, GST_BUFFER_OFFSET (in)));
+  if (r != GST_FLOW_OK && buf != NULL) {
+    gst_buffer_unref (buf);
+    buf = NULL;
+  }
+  if (r == GST_FLOW_OK) {
+    gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);
+    gstc_infer_count (s->counters, GSTC_INFER_GO_FRAMES, 1);
+  }
+  *out = buf;
+  *ret = r;
+  return TRUE;
+}
+
+gboolean
+gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
+    GstFlowReturn * ret)
+{
+  GstcInferFrame *s = engine_of (t);
+  GstcInferInput *rec;
+  GstcFinishedFrame f;
+  GstFlowReturn r;
+  gboolean went_go = FALSE;
+  gsize copied = 0;
+  int slot, in_slot;
+  void *io;
+
+  if (s == NULL)
+    return FALSE;
+  *out = NULL;
+  if (!s->ready || s->ring == NULL) {
+    POST_ERROR (t, CORE, GST_CORE_ERROR_NEGOTIATION,
+        "tensorinfer received a buffer before caps");
+    *ret = GST_FLOW_NOT_NEGOTIATED;
+    return TRUE;
+  }
+  rec = lookup (s, in);
+  if (rec != NULL)
+    gstc_infer_count (s->counters, GSTC_INFER_HITS, 1);
+  else {
+    /* Only Go can pin, bind or plan: it puts the input in the table
+     * (or posts why it cannot) and says where. */
+    int i = gstcGoInferInput (t, gstc_instance_handle (t), in);
+
+    if (i < 0 || i >= s->n_in) {
+      *ret = i < 0 ? (GstFlowReturn) i : GST_FLOW_ERROR;
+      return TRUE;
+    }
+    rec = &s->in[i];
+    went_go = TRUE;
+  }
+  if (s->per_frame)
+    return per_frame (s, t, in, rec, out, ret);
+  slot = take_slot (s, t);
+  if (slot < 0) {
+    *ret = GST_FLOW_FLUSHING;
+    return TRUE;
+  }
+  if (rec->copy) {
+    copied = copy_in (s, rec, in);
+  } else {
+    r = enter_input (s, t, rec);
+    if (r != GST_FLOW_OK) {
+      gstc_out_ring_give (s->ring, slot);
+      *ret = r;
+      return TRUE;
+    }
+    gstc_infer_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
+  }
+  /* The output's write bracket, open from before the run until its
+   * memory comes back from downstream (the ring leaves it then). */
+  r = gstc_out_ring_open_writes (s->ring, slot, TRUE);
+  if (r != 0) {
+    leave_input (s, t, rec);
+    gstc_out_ring_give (s->ring, slot);
+    POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+        "tensorinfer: cannot begin CPU access to an output tensor: %s",
+        r > 0 ? g_strerror (r) : "busy");
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
+  }
+  in_slot = s->pre_plan != NULL ? -1 : rec->slot;
+  io = s->pre_plan != NULL ? s->pre_io[slot] : rec->io[slot];
+  if (!preprocess (s, t, rec, copied)) {
+    r = GST_FLOW_ERROR;
+  } else if (io == NULL) {
+    /* A slot package infer converts before each run: its run is Go's. */
+    went_go = TRUE;
+    r = gstcGoInferRun (t, gstc_instance_handle (t), in_slot, slot);
+  } else {
+    r = timed_run (s, t, io, in_slot, slot) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  }
+  if (r != GST_FLOW_OK) {
+    gstc_out_ring_close_writes (s->ring, slot);
+    leave_input (s, t, rec);
+    gstc_out_ring_give (s->ring, slot);
+    *ret = r;
+    return TRUE;
+  }
+  /* The run no longer needs the input. */
+  leave_input (s, t, rec);
+  /* Where the producer's begin says the frame is: its memory's offset
+   * and the frame's first plane in it (the layout lookup matched). */
+  f = gstc_transform_finish_frame (t, s->begins, rec->dev, rec->ino,
+      rec->mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
+          rec->offset), GST_BUFFER_OFFSET (in), s->ring, slot, in, s->seq);
+  s->seq++;
+  rec->used = ++s->uses;
+  gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);
+  if (went_go)
+    gstc_infer_count (s->counters, GSTC_INFER_GO_FRAMES, 1);
+  count_end (s, f.end);
+  *out = f.buf;
+  *ret = GST_FLOW_OK;
+  return TRUE;
+}

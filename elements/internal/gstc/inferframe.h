@@ -1,0 +1,135 @@
+/* inferframe.h: C side of inferframe.go — tensorinfer's frame, every
+ * frame, in one place: the input found by its memory's qdata (or copied
+ * into the element's pinned memory), its read bracket joined or opened
+ * after its fences (a poll bounded by sync-timeout that a flush or a stop
+ * ends), a free output slot (a wait that a returned slot, a flush or a
+ * stop ends), the outputs' write brackets opened, the fused
+ * pre-processing, ONNX Runtime's RunWithBinding on the pair's IoBinding,
+ * the input ended, the output buffer made (gstc_transform_finish_frame),
+ * and every error posted where it happens. Go is called only for what
+ * only Go can do, through one call (gstcGoInferInput): a memory the
+ * table does not have yet (a pin-cache import, a binding, a new
+ * pre-processing plan for a frame's video meta), and the run of an input
+ * slot package infer converts before each run (gstcGoInferRun). Go
+ * changes the table on the streaming thread only (those calls, caps,
+ * allocation), and from start to stop. */
+#ifndef GSTC_INFERFRAME_H
+#define GSTC_INFERFRAME_H
+
+#include "cgo.h"
+#include "cbracket.h"
+#include "outring.h"
+#include "pending.h"
+#include "wake.h"
+
+#define GSTC_INFER_MAX_INPUTS 64
+#define GSTC_INFER_MAX_PLANES 4
+
+/* One input the table knows: the pin cache entry whose memories carry
+ * tag as qdata (under the engine's qkey), over the memory region
+ * [mem_offset, mem_offset + mem_size) — the input's bracket and its
+ * identity — read at offset with row stride stride (the caps' or a video
+ * meta's), at host (the region's pinned first byte). need: the bytes a
+ * frame reads from offset (a shorter buffer is refused). slot: the
+ * session input slot bound to it (-1: pre-processing reads it). io[k]:
+ * the OrtIoBinding of slot and output slot k (NULL: the slot is
+ * converted before each run: gstcGoInferRun). copy: the element's own
+ * memory, which a frame that is not one fd memory is copied into (tag
+ * 0, no bracket: nothing else maps it). Go holds a reference of the
+ * entry (its tensor, fd and pin) while the record is in the table. */
+typedef struct
+{
+  uintptr_t tag;
+  guint64 mem_offset, mem_size;
+  GstcBracket bracket;
+  guint64 dev, ino;
+  guint64 offset;
+  gint stride;
+  guint8 *host;
+  guint64 need;
+  int slot;
+  gboolean copy;
+  void *io[GSTC_OUT_MAX_SLOTS];
+  guint64 used;                 /* the engine's frame count at its last frame */
+} GstcInferInput;
+
+typedef void *(*GstcRunFunc) (void *session, void *io);
+typedef void (*GstcReleaseFunc) (void *status);
+typedef const char *(*GstcErrorMessageFunc) (void *status);
+typedef int (*GstcPreRunFunc) (const void *plan, const guint8 * src,
+    size_t src_len, void *dst, size_t dst_len);
+
+/* The engine of one element, from start to stop: Go makes it at start
+ * and frees it at stop (after the streaming thread stopped), and changes
+ * it on the streaming thread only, where gstc_infer_frame reads it; it
+ * has no lock. The ring, the counters, the wake and the pending begins
+ * are references. */
+typedef struct
+{
+  GstcWake *wake;
+  GQuark qkey;
+  GstcPending *begins;
+  GstcOutRing *ring;
+  GstcInferCounters *counters;
+  /* ready: caps set and a session live; per_frame: runs are Go's, the
+   * upstream way (TENSORPIN_INFER_MODE=per-frame, a benchmark aid). */
+  gboolean ready, per_frame;
+  void *session;
+  GstcRunFunc run;
+  GstcReleaseFunc release_status;
+  GstcErrorMessageFunc error_message;
+  char *model;                  /* for error texts */
+  /* The caps' layout of the input when a buffer has no GstVideoMeta. */
+  guint64 default_offset;
+  gint default_stride;
+  /* Fences: wait at most sync_timeout_ms; at the timeout drop the frame
+   * (drop_on_timeout) or fail. */
+  int sync_timeout_ms;
+  gboolean drop_on_timeout;
+  /* Pre-processing (pre_plan non-NULL): a frame's memory read whole into
+   * dst, laid out as the plan's planes (a frame whose video meta says
+   * otherwise goes to Go for a new plan), run on pre_io. */
+  const void *pre_plan;
+  GstcPreRunFunc pre_run;
+  void *pre_dst;
+  size_t pre_dst_len;
+  int pre_n_planes;
+  gint pre_strides[GSTC_INFER_MAX_PLANES];
+  guint64 pre_offsets[GSTC_INFER_MAX_PLANES];
+  void *pre_io[GSTC_OUT_MAX_SLOTS];
+  int n_in;
+  GstcInferInput in[GSTC_INFER_MAX_INPUTS];
+  guint64 seq;                  /* the next output frame's seqnum */
+  guint64 uses;                 /* frames made (GstcInferInput.used) */
+  /* The run clock of package infer (runclock.go): every run's wall
+   * time; the thread's CPU time of a sample. */
+  int until_sample;
+  guint64 timed;
+  gint64 pair_ns;
+  guint64 sample_period_ns;
+  int sample_max;
+} GstcInferFrame;
+
+GstcInferFrame *gstc_infer_frame_new (GstElement * element,
+    GstcInferCounters * c);
+void gstc_infer_frame_free (GstcInferFrame * s);
+
+/* Makes s the engine of element (NULL: none). */
+void gstc_infer_frame_set (GstElement * element, GstcInferFrame * s);
+
+/* Replaces the output ring (a reference; it signals the element's
+ * wake). */
+void gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring);
+
+/* Removes input i (the last one takes its place). */
+void gstc_infer_frame_remove_input (GstcInferFrame * s, int i);
+
+/* The frame of in: TRUE with *ret GST_FLOW_OK and *out the output buffer
+ * (the caller's), or with *ret a flow error (posted),
+ * GST_FLOW_FLUSHING or GST_BASE_TRANSFORM_FLOW_DROPPED and nothing
+ * held; FALSE when element has no engine. With per_frame the run is Go's
+ * (gstcGoInferPerFrame), the rest of the frame the engine's. */
+gboolean gstc_infer_frame (GstBaseTransform * t, GstBuffer * in,
+    GstBuffer ** out, GstFlowReturn * ret);
+
+#endif /* GSTC_INFERFRAME_H */

@@ -1,0 +1,183 @@
+/* wake.c: C definitions of wake.go (see wake.h). */
+#include "wake.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+static GQuark
+wake_quark (void)
+{
+  static GQuark q;
+
+  return gstc_quark (&q, "gstc-wake");
+}
+
+static gpointer
+wake_new (void)
+{
+  GstcWake *w = g_new0 (GstcWake, 1);
+
+  w->refs = 1;
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return w;
+}
+
+GstcWake *
+gstc_wake_ref (GstcWake * w)
+{
+  if (w != NULL)
+    g_atomic_int_inc (&w->refs);
+  return w;
+}
+
+void
+gstc_wake_unref (GstcWake * w)
+{
+  if (w == NULL || !g_atomic_int_dec_and_test (&w->refs))
+    return;
+  if (w->efd >= 0)
+    close (w->efd);
+  g_cond_clear (&w->cond);
+  g_mutex_clear (&w->lock);
+  g_free (w);
+}
+
+GstcWake *
+gstc_wake_of (GstElement * element)
+{
+  return gstc_qdata_attach (element, wake_quark (), wake_new,
+      (GDestroyNotify) gstc_wake_unref);
+}
+
+/* Makes the eventfd readable while a flag is set, drained when none is. */
+static void
+wake_update_efd (GstcWake * w)
+{
+  uint64_t v = 1;
+
+  if (w->efd < 0)
+    return;
+  if (gstc_wake_ended (w)) {
+    if (write (w->efd, &v, sizeof v) < 0) {
+      /* EAGAIN: already readable. */
+    }
+  } else if (read (w->efd, &v, sizeof v) < 0) {
+    /* EAGAIN: already drained. */
+  }
+}
+
+static void
+wake_set (GstcWake * w, gint * flag, gboolean on)
+{
+  g_mutex_lock (&w->lock);
+  g_atomic_int_set (flag, on ? 1 : 0);
+  wake_update_efd (w);
+  if (on)
+    g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+void
+gstc_wake_set_flushing (GstcWake * w, gboolean on)
+{
+  wake_set (w, &w->flushing, on);
+}
+
+void
+gstc_wake_set_stopping (GstcWake * w, gboolean on)
+{
+  wake_set (w, &w->stopping, on);
+}
+
+void
+gstc_wake_signal (GstcWake * w)
+{
+  /* A waiter counts itself before it looks (under the lock): if this
+   * load finds none, its look comes after what the caller freed. */
+  if (w == NULL || g_atomic_int_get (&w->waiters) == 0)
+    return;
+  g_mutex_lock (&w->lock);
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+gboolean
+gstc_wake_wait_until (GstcWake * w, gboolean (*ready) (gpointer),
+    gpointer data)
+{
+  gboolean ok = FALSE;
+
+  g_mutex_lock (&w->lock);
+  g_atomic_int_inc (&w->waiters);
+  while (!gstc_wake_ended (w)) {
+    if (ready (data)) {
+      ok = TRUE;
+      break;
+    }
+    g_cond_wait (&w->cond, &w->lock);
+  }
+  g_atomic_int_dec_and_test (&w->waiters);
+  g_mutex_unlock (&w->lock);
+  return ok;
+}
+
+static gint64
+mono_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int
+gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
+    gint64 * waited)
+{
+  gint64 t0 = mono_ns (), deadline = t0 + (gint64) timeout_ms * 1000000;
+  int r;
+
+  for (;;) {
+    struct pollfd p[2] = { {fd, events, 0}, {w->efd, POLLIN, 0} };
+    int left = -1, n;
+
+    if (gstc_wake_ended (w)) {
+      r = 2;
+      break;
+    }
+    if (timeout_ms >= 0) {
+      gint64 now = mono_ns ();
+
+      if (now >= deadline) {
+        r = 1;
+        break;
+      }
+      /* Rounded up: a poll that returns early polls again. */
+      left = (int) ((deadline - now + 999999) / 1000000);
+    }
+    n = poll (p, w->efd >= 0 ? 2 : 1, left);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      r = -errno;
+      break;
+    }
+    if (n > 0 && (p[0].revents & (POLLERR | POLLNVAL)) != 0) {
+      r = -EBADF;
+      break;
+    }
+    if (n > 0 && (p[0].revents & events) != 0) {
+      r = 0;
+      break;
+    }
+    /* The eventfd or a timeout: the loop's checks say which. */
+  }
+  *waited = mono_ns () - t0;
+  return r;
+}

@@ -1,0 +1,63 @@
+/* wake.h: C side of wake.go — what ends an element's waits on its
+ * streaming thread: a flush (FLUSH_START until FLUSH_STOP) or a stop
+ * (the change to READY until the next start). A frame that waits for a
+ * free output slot sleeps on the wake's condition; one that waits for a
+ * dma-buf's fences polls the wake's eventfd beside the dma-buf. Whoever
+ * frees a slot calls gstc_wake_signal; whoever flushes or stops sets the
+ * flag, which wakes every wait at once. */
+#ifndef GSTC_WAKE_H
+#define GSTC_WAKE_H
+
+#include "cgo.h"
+
+/* One per element, attached for its lifetime (gstc_wake_of): the flags
+ * outlive a start and a stop (a flush may come while the element
+ * starts). lock guards nothing but the condition's wait: the flags and
+ * waiters are atomics, so that a signal with no waiter takes no lock. */
+typedef struct
+{
+  gint refs;                    /* the element's, and each ring's */
+  GMutex lock;
+  GCond cond;
+  gint flushing, stopping;
+  gint waiters;                 /* threads inside gstc_wake_wait_until */
+  int efd;                      /* readable while flushing or stopping */
+} GstcWake;
+
+/* The wake of element, attached on the first call (the element holds a
+ * reference until it is finalized). */
+GstcWake *gstc_wake_of (GstElement * element);
+GstcWake *gstc_wake_ref (GstcWake * w);
+void gstc_wake_unref (GstcWake * w);
+
+/* Sets or clears a flag; setting one wakes every wait. */
+void gstc_wake_set_flushing (GstcWake * w, gboolean on);
+void gstc_wake_set_stopping (GstcWake * w, gboolean on);
+
+/* Whether a flush or a stop is under way. */
+static inline gboolean
+gstc_wake_ended (GstcWake * w)
+{
+  return g_atomic_int_get (&w->flushing) || g_atomic_int_get (&w->stopping);
+}
+
+/* Tells the waits that what they wait for may be there (a slot came
+ * back): a broadcast if anyone waits, nothing else. */
+void gstc_wake_signal (GstcWake * w);
+
+/* Calls ready(data) until it returns TRUE (then TRUE), sleeping between
+ * calls until gstc_wake_signal; FALSE as soon as a flush or a stop is
+ * under way. ready is called with the wake's lock held and this thread
+ * counted as a waiter, so a signal after a ready that returned FALSE is
+ * never lost; it must not block. */
+gboolean gstc_wake_wait_until (GstcWake * w, gboolean (*ready) (gpointer),
+    gpointer data);
+
+/* Polls fd for events for at most timeout_ms (negative: no bound)
+ * beside the wake's eventfd: 0 when fd is ready, 1 at the timeout, 2
+ * when a flush or a stop ended the wait, else a negative errno. *waited
+ * is the time it slept, in ns. */
+int gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
+    gint64 * waited);
+
+#endif /* GSTC_WAKE_H */
