@@ -100,20 +100,23 @@
 // and closed; fence waits and timeouts; steady-frames, the frames done in
 // C with no call into Go.
 //
-// The steady frame. Once a frame's input slot is bound with the frame's
-// layout, its frames are done inside prepare_output_buffer in C, with no
-// call into Go (gstc's steady.h; steady.go): the input found by its
-// memory's qdata, a free output slot taken, the input's bracket joined
-// (or, when no one has it open, opened — on a dma-buf only once a poll
-// says its fences have signalled), the outputs' write brackets opened,
-// ONNX Runtime's RunWithBinding on the pair's IoBinding, the input's
-// bracket left and its end sent, the output buffer made. Brackets are
-// package tensor's, shared with every Go holder of the same dma-buf
-// through their state words (internal/bracketabi); an output memory's
-// return leaves its write bracket and frees its slot in C too. Every
-// other frame — a first binding, a copy or a conversion, a fence to wait
-// for, no free output slot, an error — is run by Go the same way, and
-// afterwards Go tells the steady frame what changed. The run is timed as
-// package infer times it (run-ns-total; a sample in the thread's CPU
-// time). steady-frames counts the frames done in C.
+// One frame path. Every frame is made inside prepare_output_buffer by
+// the frame engine in C (gstc's inferframe.h; engine.go): the input found
+// by its memory's qdata in the engine's table (or copied into the
+// element's pinned memory when it is not one fd memory), a free output
+// slot taken — waiting while every slot is downstream —, the input's
+// bracket joined or opened (on a dma-buf after its fences, waited for at
+// most sync-timeout), the outputs' write brackets opened, the fused
+// pre-processing, ONNX Runtime's RunWithBinding on the pair's IoBinding,
+// the input's bracket left and its end sent, the output buffer made;
+// errors are posted there. A flush or the change to READY ends both
+// waits (gstc's wake). Go is called only for a memory the table does not
+// have (a new pin, binding or pre-processing plan), for the run of an
+// input package infer converts, and for the per-frame benchmark mode's
+// run. Brackets are package tensor's, shared with every Go holder of the
+// same dma-buf through their state words (internal/bracketabi); an output
+// memory's return leaves its write bracket and frees its slot in C too.
+// The run is timed as package infer times it (run-ns-total; a sample in
+// the thread's CPU time). steady-frames counts the frames that called no
+// Go.
 package tensorinfer

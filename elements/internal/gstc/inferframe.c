@@ -291,8 +291,10 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
         return GST_BASE_TRANSFORM_FLOW_DROPPED;
       }
       POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
-          "tensorinfer: input: sync-timeout %d ms: the dma-buf's fences "
-          "were not signalled in time", s->sync_timeout_ms);
+          "tensorinfer: input: the fences of dma-buf %" G_GUINT64_FORMAT ":%"
+          G_GUINT64_FORMAT " (read access) not signalled after %d ms "
+          "(sync-timeout %d ms)", rec->dev, rec->ino,
+          (int) (waited / 1000000), s->sync_timeout_ms);
       return GST_FLOW_ERROR;
     }
     if (r < 0) {

@@ -99,10 +99,13 @@ func (s InferFrame) SetStream(q QdataKey, offset, stride int) {
 	s.p.default_stride = C.gint(stride)
 }
 
-// SetSync sets the bound of the wait for an input's fences and what
-// its timeout does (drop the frame, or fail).
+// SetSync sets the bound of the wait for an input's fences (0: none)
+// and what its timeout does (drop the frame, or fail).
 func (s InferFrame) SetSync(timeout time.Duration, drop bool) {
-	s.p.sync_timeout_ms = C.int(timeout / time.Millisecond)
+	s.p.sync_timeout_ms = -1
+	if timeout > 0 {
+		s.p.sync_timeout_ms = C.int(max(timeout/time.Millisecond, 1))
+	}
 	s.p.drop_on_timeout = cbool(drop)
 }
 

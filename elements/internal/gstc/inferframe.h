@@ -82,8 +82,8 @@ typedef struct
   /* The caps' layout of the input when a buffer has no GstVideoMeta. */
   guint64 default_offset;
   gint default_stride;
-  /* Fences: wait at most sync_timeout_ms; at the timeout drop the frame
-   * (drop_on_timeout) or fail. */
+  /* Fences: wait at most sync_timeout_ms (negative: no bound); at the
+   * timeout drop the frame (drop_on_timeout) or fail. */
   int sync_timeout_ms;
   gboolean drop_on_timeout;
   /* Pre-processing (pre_plan non-NULL): a frame's memory read whole into
