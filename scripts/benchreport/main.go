@@ -89,7 +89,8 @@ var (
 	guest    = flag.Bool("guest", true, "boot the QEMU guest (scripts/vmtest/bench) for the real dma-buf figures")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
-	sections = flag.String("sections", "ort,sink,infer", "the in-process benchmark sections to run besides the cases (comma-separated: ort, sink, infer; the guest has -guest); with -only, a short look at a few rows")
+	sections = flag.String("sections", "ort,sink,infer,preprocess,videoout,decode", "the sections to run besides the cases (comma-separated: ort, sink, infer, and issue 33's preprocess (which adds its cases), videoout, decode; the guest has -guest); with -only, a short look at a few rows: "+
+		"-sections preprocess,videoout,decode -only '^pre/' -guest=false -profiles=false runs issue 33's rows alone")
 )
 
 // section reports whether -sections names s.
@@ -116,6 +117,14 @@ func main() {
 	}
 	if _, err := os.Stat(*goapp); err != nil {
 		log.Fatalf("no Go helper: %v (go build -o %s ./scripts/benchreport/goapp)", err, *goapp)
+	}
+	// Issue 33's models, built in Go, beside the Go helper.
+	var model160 string
+	if section("preprocess") || section("videoout") {
+		var err error
+		if model640, model160, err = measuredModels(filepath.Dir(*goapp)); err != nil {
+			log.Fatal(err)
+		}
 	}
 	cases := buildCases()
 	if *only != "" {
@@ -197,6 +206,7 @@ func main() {
 			log.Printf("%v", ibErr)
 		}
 	}
+	mf := runMeasured("go", model160)
 	var gf *guestFigures
 	var guestErr error
 	if *guest {
@@ -217,7 +227,7 @@ func main() {
 		guestErr = fmt.Errorf("not run (-guest=false)")
 	}
 	load1 := loadavg()
-	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, measured: mf, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
@@ -334,8 +344,15 @@ func buildCases() []*Case {
 	// tensorinfer on video through videoscale (issue 18), when the
 	// report has an ONNX Runtime.
 	cs = append(cs, inferCases()...)
+	// Issue 33: the fused pre-processing against videoconvertscale.
+	if section("preprocess") {
+		cs = append(cs, preCases(model640)...)
+	}
 	return cs
 }
+
+// model640 is the preprocess section's model (measuredModels).
+var model640 string
 
 // nonePrefix marks the producer of the pattern=none cases.
 const nonePrefix = "pattern=none "
@@ -372,26 +389,16 @@ func goCase(mode, sink, sz string, b, n int, caps, srcProps string, strace bool,
 // writing its summary to straceOut.
 func command(c *Case, n int, straceOut string) *exec.Cmd {
 	var argv []string
-	env := os.Environ()
-	filtered := env[:0]
-	for _, e := range env {
-		if !strings.HasPrefix(e, "GST_PLUGIN_PATH=") && !strings.HasPrefix(e, "GST_REGISTRY=") && !strings.HasPrefix(e, "GST_DEBUG=") {
-			filtered = append(filtered, e)
-		}
-	}
-	env = filtered
-	regDir := filepath.Dir(*goapp)
+	env := childEnv(c.Go)
 	if c.Go {
 		argv = append([]string{*goapp}, c.Args...)
 		argv = append(argv, "-n", strconv.Itoa(n))
-		env = append(env, "GST_REGISTRY="+filepath.Join(regDir, "registry-go.bin"))
 	} else {
 		argv = []string{"gst-launch-1.0"}
 		re := regexp.MustCompile(`num-buffers=\d+`)
 		for _, a := range c.Args {
 			argv = append(argv, re.ReplaceAllString(a, "num-buffers="+strconv.Itoa(n)))
 		}
-		env = append(env, "GST_PLUGIN_PATH="+*plugin, "GST_REGISTRY="+filepath.Join(regDir, "registry-gst.bin"))
 	}
 	if straceOut != "" {
 		argv = append([]string{"strace", "-f", "-c", "-o", straceOut, "-e", "trace=mmap,munmap,ioctl"}, argv...)
@@ -402,6 +409,23 @@ func command(c *Case, n int, straceOut string) *exec.Cmd {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	return cmd
+}
+
+// childEnv is a child's environment: the Go helper's without the
+// plugin (it registers the elements statically), gst-launch's with it;
+// each with a registry of its own, and no GST_DEBUG.
+func childEnv(goProc bool) []string {
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "GST_PLUGIN_PATH=") && !strings.HasPrefix(e, "GST_REGISTRY=") && !strings.HasPrefix(e, "GST_DEBUG=") {
+			env = append(env, e)
+		}
+	}
+	regDir := filepath.Dir(*goapp)
+	if goProc {
+		return append(env, "GST_REGISTRY="+filepath.Join(regDir, "registry-go.bin"))
+	}
+	return append(env, "GST_PLUGIN_PATH="+*plugin, "GST_REGISTRY="+filepath.Join(regDir, "registry-gst.bin"))
 }
 
 func runOnce(c *Case, n int) (run, []byte, error) {

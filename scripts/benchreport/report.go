@@ -25,7 +25,8 @@ type report struct {
 	sinkBenchErr error
 	inferBench   inferBench // nil when BenchmarkTensorInferOwnCost did not run
 	inferErr     error
-	guest        *guestFigures // nil when the guest did not run or gave nothing
+	measured     *measuredFigures // issue 33's sections; nil when none ran
+	guest        *guestFigures    // nil when the guest did not run or gave nothing
 	guestErr     error
 }
 
@@ -136,6 +137,7 @@ func (r report) markdown() string {
 	if r.inferBench != nil || r.inferErr != nil {
 		p("%s", inferMarkdown(r.inferBench, r.inferErr))
 	}
+	p("%s", r.measuredMarkdown())
 	for _, x := range r.extra {
 		p("%s\n", x)
 	}
@@ -274,6 +276,7 @@ func (r report) headline(b *strings.Builder) {
 	r.syncTarget(b)
 	r.ortTargets(b)
 	r.inferTargets(b)
+	r.measuredTargets(b)
 	p("\n")
 	p("Copy-path rows are expected to copy (that is the fallback, counted); the target of 0 applies to the pool and fd paths.\n\n")
 }
@@ -394,6 +397,9 @@ func (r report) profileSection(b *strings.Builder) {
 func (r report) ortTargets(b *strings.Builder) {
 	p := func(f string, a ...any) { fmt.Fprintf(b, f, a...) }
 	if r.ortRows == nil {
+		if r.ortErr == nil {
+			return // not asked for (-sections)
+		}
 		p("| ONNX Runtime bind-once overhead per frame | 0 allocs, < 1 µs | not measured | %v |\n", r.ortErr)
 		return
 	}

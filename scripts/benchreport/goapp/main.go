@@ -7,8 +7,9 @@
 //	goapp -sink appsink  ...   # what a go-gst user writes today: pull, Map, Bytes() (a copy into a new Go slice)
 //	goapp -sink fakesink ...   # the floor
 //	goapp -src "pool-size=5 pattern=none" ...   # more tensorsrc properties
+//	goapp -videoout model.onnx -ort libonnxruntime.so.1 -caps ... -n 600   # tensorinfer output=video (videoout.go)
 //
-// The source is always tensorsrc (registered statically through package
+// The source is tensorsrc (but for -videoout: videotestsrc) (registered statically through package
 // pipelines: keep libgsttensorpin.so out of GST_PLUGIN_PATH). goapp
 // prints one line, "frames=N bytes=B", and exits 0 at EOS.
 package main
@@ -35,7 +36,17 @@ func main() {
 	n := flag.Int("n", 100, "frames")
 	srcProps := flag.String("src", "", "more tensorsrc properties, e.g. \"pool-size=5 pattern=none\"")
 	cpuprofile := flag.String("cpuprofile", "", "write a Go CPU profile (runtime/pprof) of the run to this file")
+	videoout := flag.String("videoout", "", "an ONNX model: run videotestsrc ! CAPS ! tensorinfer output=video resize=letterbox ! fakesink instead, "+
+		"check the video's memory and count Go allocations over steady frames (see videoout.go)")
+	ort := flag.String("ort", os.Getenv("ONNXRUNTIME_LIB"), "libonnxruntime.so for -videoout")
+	check := flag.Int("check", 30, "-videoout: frames whose memory is compared in and out")
+	warm := flag.Int("warm", 60, "-videoout: frames before the allocation window")
+	memprofile := flag.String("memprofile", "", "-videoout: write the heap profiles at the window's ends to this file name + .0 and .1, every allocation sampled")
 	flag.Parse()
+	if *videoout != "" {
+		videoOut(*caps, *videoout, *ort, *n, *check, max(*warm, *check+10), *memprofile)
+		return
+	}
 
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
