@@ -100,6 +100,17 @@ smoke: plugin
 demo: plugin
 	scripts/demo.sh $(BUILD)
 
+# ---- The overlay picture (issue 33) -------------------------------------------
+# make overlay-picture redraws docs/overlay.png from a real run of the
+# plugin: a synthetic scene (three red rectangles, a green one and a blue
+# ball) through tensorinfer output=video resize=letterbox on the demo's
+# red-map model, tensordecode mode=map-boxes and tensoroverlay, snapshot
+# by pngenc (scripts/overlay-picture); it fails unless each red rectangle
+# got one box within a map cell of it.
+.PHONY: overlay-picture
+overlay-picture: plugin
+	ONNXRUNTIME_LIB="$${ONNXRUNTIME_LIB:-$$(scripts/fetch-onnxruntime)}" scripts/overlay-picture $(BUILD) docs/overlay.png
+
 # ---- Performance report (issue 12) -------------------------------------------
 # make bench-report (not part of make test) runs every pipeline of the report
 # as child processes, interleaved over BENCH_ROUNDS rounds, counts their
