@@ -62,7 +62,7 @@ lint: vet staticcheck
 unit: deps
 	@set -e; for m in $(GO_MODULES); do (cd $$m && $(GO) test -race -count=1 ./...); done
 
-test: vet staticcheck unit smoke
+test: vet staticcheck unit smoke elements-check
 
 # soak runs the long reliability runs (docs/reliability.md): 100k frames
 # per pipeline shape, 200 state cycles of each kind, 50 renegotiations;
@@ -99,6 +99,27 @@ smoke: plugin
 
 demo: plugin
 	scripts/demo.sh $(BUILD)
+
+# ---- The elements' faces (issue 32) -------------------------------------------
+# make elements-json writes docs/elements.json: every element's properties,
+# pad templates, signals and stats fields (scripts/elementsjson). make
+# elements-check (part of make test) runs the tool's own tests, then fails
+# if the built plugin REMOVED or CHANGED anything that file records
+# (contracts only grow), and passes, with a note to regenerate, when things
+# were only added. The plugin is read from $(BUILD) through a private
+# registry, rebuilt each time, so a stale one cannot lie.
+ELEMENTS_JSON := docs/elements.json
+ELEMENTS_PYTHON ?= $(if $(PYTHON),$(PYTHON),/usr/bin/python3)
+ELEMENTS_ENV = PYTHONDONTWRITEBYTECODE=1 GST_PLUGIN_PATH=$(CURDIR)/$(BUILD) GST_REGISTRY=$(CURDIR)/$(BUILD)/elementsjson-registry.bin
+.PHONY: elements-json elements-check
+elements-json: plugin
+	rm -f $(BUILD)/elementsjson-registry.bin
+	$(ELEMENTS_ENV) $(ELEMENTS_PYTHON) scripts/elementsjson/elementsjson.py -o $(ELEMENTS_JSON)
+
+elements-check: plugin
+	rm -f $(BUILD)/elementsjson-registry.bin
+	$(ELEMENTS_ENV) $(ELEMENTS_PYTHON) -W ignore::ImportWarning -m unittest discover -s scripts/elementsjson -p 'test_*.py'
+	$(ELEMENTS_ENV) $(ELEMENTS_PYTHON) scripts/elementsjson/elementsjson.py --check $(ELEMENTS_JSON)
 
 # ---- The overlay picture (issue 33) -------------------------------------------
 # make overlay-picture redraws docs/overlay.png from a real run of the
