@@ -436,7 +436,10 @@ def _compare_template(problems, notes, what, o, n):
         if _caps_take_all(o["caps"], n["caps"]):
             notes.append(f"{what} caps widened")
         else:
+            Gst, _ = _gi()
+            lost = Gst.Caps.from_string(o["caps"]).subtract(Gst.Caps.from_string(n["caps"])).to_string()
             problems.append(f"CHANGED {what} caps: narrowed or changed (no longer take all of the recorded caps)\n"
+                            f"      no longer taken: {lost}\n"
                             f"      recorded: {o['caps']}\n      now:      {n['caps']}")
 
 
