@@ -70,6 +70,11 @@ func TestTensorInferPreprocess(t *testing.T) {
 			}
 			// The pass runs in the frame engine: Go is called once per
 			// new memory (its pin), not per frame.
+			// Every format comes in pinned memory (the pool the element
+			// proposes, or tensorsrc's own): no copy, NV12 and I420 too.
+			if s.Copies != 0 {
+				t.Errorf("stats %+v: %d inputs copied; want none", s, s.Copies)
+			}
 			if s.SteadyFrames+s.Misses < frames {
 				t.Errorf("stats %+v: %d frames made with no call into Go, %d new memories; want every frame but each memory's first", s, s.SteadyFrames, s.Misses)
 			}

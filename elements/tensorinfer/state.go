@@ -44,6 +44,9 @@ type streamState struct {
 	spareMu     sync.Mutex
 	spare       *infer.Session
 	spareShapes map[string][]int64
+	// spareClosed: close ran; a caps query after it makes no spare
+	// (nothing would close it).
+	spareClosed bool
 
 	cache *pincache.Cache
 	qkey  gstc.QdataKey
@@ -323,6 +326,9 @@ func (st *streamState) spareOutputs(shapes map[string][]int64) ([]infer.TensorIn
 	if st.spare != nil && sameShapes(st.spareShapes, shapes) {
 		return st.spare.Outputs(), nil
 	}
+	if st.spareClosed {
+		return nil, fmt.Errorf("%s: the element stopped", st.set.model)
+	}
 	st.closeSpareLocked()
 	sess, err := st.env.NewSession(st.set.model, st.set.options(shapes))
 	if err != nil {
@@ -344,6 +350,16 @@ func (st *streamState) takeSpare(shapes map[string][]int64) *infer.Session {
 	return s
 }
 
+// closeSpare closes the spare session and makes no more: close's first
+// step (a caps query on another thread may still ask for one while the
+// rest of the state goes).
+func (st *streamState) closeSpare() {
+	st.spareMu.Lock()
+	st.closeSpareLocked()
+	st.spareClosed = true
+	st.spareMu.Unlock()
+}
+
 func (st *streamState) closeSpareLocked() {
 	if st.spare != nil {
 		if err := st.spare.Close(); err != nil {
@@ -358,9 +374,7 @@ func (st *streamState) closeSpareLocked() {
 // bindings' pin clones), the input cache and copy tensor, the
 // environment.
 func (st *streamState) close() {
-	st.spareMu.Lock()
-	st.closeSpareLocked()
-	st.spareMu.Unlock()
+	st.closeSpare()
 	st.clearEngineInputs()
 	if !st.engine.IsZero() {
 		st.engine.Free() // uninstalled by Stop, or never installed
@@ -550,7 +564,9 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 		return true
 	}
 	f, err := capslayout.FromCaps(caps)
-	if err != nil || len(f.Planes) != 1 {
+	// One plane is what the model reads as it is; pre-processing reads a
+	// frame's memory whole, whatever its planes (NV12, I420).
+	if err != nil || (len(f.Planes) != 1 && !set.preprocessing()) {
 		return true
 	}
 	mem := gstc.PoolMemfd

@@ -80,3 +80,17 @@ func ReleaseQuery(q *gst.Query) {
 	runtime.SetFinalizer(q, nil)
 	C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(q.Instance())))
 }
+
+// RefMemory returns a new reference of m as a wrapper that owns it: a
+// producer's memory put in one more buffer (AppendMemory moves it there),
+// as a pool's memories are, frame after frame.
+func RefMemory(m *gst.Memory) *gst.Memory { return BorrowMemory(m).ref() }
+
+// ReleaseMemory drops the reference a memory wrapper owns now and
+// disarms its finalizer (see ReleaseBuffer). nil is ignored.
+func ReleaseMemory(m *gst.Memory) {
+	if m == nil || m.Instance() == nil {
+		return
+	}
+	unrefMemory(m)
+}
