@@ -173,37 +173,6 @@ func TestFenceTimeoutLeavesNoBracketAndNoRecord(t *testing.T) {
 	}
 }
 
-// Joining a bracket already open with the access needs no wait; widening
-// it (a writer joining a reader) does.
-func TestFenceJoinDoesNotWaitWideningDoes(t *testing.T) {
-	installFake(t)
-	p := installPoll(t, func(int, time.Duration) (bool, error) { return true, nil })
-	tn := dmabufOverMemfd(t)
-	view, err := tn.Alias(Layout{DType: U8, Shape: []int{16}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer view.Close()
-	if _, _, err := tn.BeginCPUAccessTimeout(AccessRead, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	polls := len(p.events)
-	joined, _, err := view.BeginCPUAccessTimeout(AccessRead, time.Second)
-	if err != nil || !joined || len(p.events) != polls {
-		t.Fatalf("join: joined %v err %v, %d polls (want none)", joined, err, len(p.events)-polls)
-	}
-	joined, _, err = view.BeginCPUAccessTimeout(AccessWrite, time.Second)
-	if err != nil || !joined || len(p.events) != polls+1 || p.events[polls] != unix.POLLOUT {
-		t.Fatalf("widen: joined %v err %v, polls %v", joined, err, p.events[polls:])
-	}
-	view.SyncForDevice(AccessWrite)
-	view.SyncForDevice(AccessRead)
-	tn.SyncForDevice(AccessRead)
-	if _, open := OpenBracket(tn.Identity()); open {
-		t.Fatal("bracket left open")
-	}
-}
-
 // A widening wait that times out leaves the reader's bracket as it was.
 func TestFenceWideningTimeoutKeepsTheOpenBracket(t *testing.T) {
 	installFake(t)

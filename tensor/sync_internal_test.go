@@ -86,66 +86,6 @@ func dmabufOverMemfd(t *testing.T) *Tensor {
 	return tn
 }
 
-func TestSyncBracketIsStartThenEndWithTheSameAccess(t *testing.T) {
-	for _, a := range []Access{AccessRead, AccessWrite, AccessReadWrite} {
-		f := installFake(t)
-		tn := dmabufOverMemfd(t)
-		if err := tn.SyncForCPU(a); err != nil {
-			t.Fatal(err)
-		}
-		if tn.OpenSyncs() != 1 {
-			t.Fatalf("%v: %d open brackets after SyncForCPU, want 1", a, tn.OpenSyncs())
-		}
-		if err := tn.SyncForDevice(a); err != nil {
-			t.Fatal(err)
-		}
-		want := []uint64{uint64(a) | dmaBufSyncStart, uint64(a) | dmaBufSyncEnd}
-		if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
-			t.Errorf("%v: ioctl flags %v, want %v", a, f.calls, want)
-		}
-		if tn.OpenSyncs() != 0 {
-			t.Errorf("%v: bracket still open", a)
-		}
-	}
-}
-
-func TestSyncRetriesEINTRAndEAGAIN(t *testing.T) {
-	f := installFake(t, unix.EINTR, unix.EAGAIN, unix.EINTR, nil)
-	tn := dmabufOverMemfd(t)
-	before := ReadStats()
-	if err := tn.SyncForCPU(AccessRead); err != nil {
-		t.Fatalf("sync after EINTR, EAGAIN, EINTR: %v", err)
-	}
-	if len(f.calls) != 4 {
-		t.Fatalf("%d ioctl calls, want 4", len(f.calls))
-	}
-	for _, c := range f.calls {
-		if c != uint64(AccessRead)|dmaBufSyncStart {
-			t.Fatalf("a retry changed the flags: %v", f.calls)
-		}
-	}
-	if s := ReadStats(); s.SyncRetries-before.SyncRetries != 3 || s.SyncStart-before.SyncStart != 1 {
-		t.Errorf("retries %d starts %d, want 3 and 1", s.SyncRetries-before.SyncRetries, s.SyncStart-before.SyncStart)
-	}
-	tn.SyncForDevice(AccessRead)
-}
-
-func TestSyncGivesUpOnEndlessEINTR(t *testing.T) {
-	answers := make([]error, maxSyncRetries+5)
-	for i := range answers {
-		answers[i] = unix.EINTR
-	}
-	installFake(t, answers...)
-	tn := dmabufOverMemfd(t)
-	err := tn.SyncForCPU(AccessWrite)
-	if !errors.Is(err, ErrSync) || !errors.Is(err, unix.EINTR) {
-		t.Fatalf("endless EINTR: %v, want ErrSync wrapping EINTR", err)
-	}
-	if tn.OpenSyncs() != 0 {
-		t.Fatal("a failed SyncForCPU left a bracket open")
-	}
-}
-
 func TestENOTTYIsRememberedAsCoherent(t *testing.T) {
 	f := installFake(t, unix.ENOTTY)
 	tn := dmabufOverMemfd(t)
@@ -167,15 +107,6 @@ func TestENOTTYIsRememberedAsCoherent(t *testing.T) {
 	s := ReadStats()
 	if s.SyncNotTTY-before.SyncNotTTY != 1 || s.CoherentSkips-before.CoherentSkips != 19 {
 		t.Errorf("notty %d skips %d, want 1 and 19", s.SyncNotTTY-before.SyncNotTTY, s.CoherentSkips-before.CoherentSkips)
-	}
-}
-
-func TestSyncErrorIsWrappedWithErrno(t *testing.T) {
-	installFake(t, unix.EBADF)
-	tn := dmabufOverMemfd(t)
-	err := tn.SyncForCPU(AccessRead)
-	if !errors.Is(err, ErrSync) || !errors.Is(err, unix.EBADF) {
-		t.Fatalf("got %v, want ErrSync and EBADF", err)
 	}
 }
 
@@ -299,52 +230,6 @@ func importsOf(t *testing.T, n int) []*Tensor {
 	return ts
 }
 
-// One bracket per buffer: a source's START, then any number of readers
-// (each its own import) joining and leaving in any order, cost exactly one
-// START and one END — the END by whoever leaves last, with the source's
-// access — and never while anyone is still inside.
-func TestBracketIsSharedByEveryImportOfABuffer(t *testing.T) {
-	orders := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
-	for _, order := range orders {
-		f := installFake(t)
-		ts := importsOf(t, 3)
-		access := []Access{AccessReadWrite, AccessRead, AccessRead}
-		for i, tn := range ts {
-			joined, err := tn.BeginCPUAccess(access[i])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if joined != (i > 0) {
-				t.Fatalf("import %d: joined=%v", i, joined)
-			}
-		}
-		for k, i := range order {
-			closed, err := ts[i].EndCPUAccess(access[i])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if last := k == len(order)-1; closed != last {
-				t.Fatalf("order %v: import %d leaving %d-th: closed=%v", order, i, k, closed)
-			}
-			if k < len(order)-1 && len(f.calls) != 1 {
-				t.Fatalf("order %v: an END came while %d imports were still inside: %v", order, len(order)-1-k, f.calls)
-			}
-		}
-		want := []uint64{uint64(AccessReadWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
-		if len(f.calls) != 2 || f.calls[0] != want[0] || f.calls[1] != want[1] {
-			t.Fatalf("order %v: ioctls %v, want START|RW then END|RW", order, f.calls)
-		}
-		for i, tn := range ts {
-			if tn.OpenSyncs() != 0 {
-				t.Fatalf("import %d: %d brackets still counted", i, tn.OpenSyncs())
-			}
-		}
-		if a, open := OpenBracket(ts[0].Identity()); open {
-			t.Fatalf("bracket still open (%v) after everyone left", a)
-		}
-	}
-}
-
 // A buffer's bracket record lives as long as a storage of the buffer
 // does — each holds it for its life, so a bracket needs no table lookup —
 // and goes with the last one: a later file that gets the same identity
@@ -422,48 +307,6 @@ func TestRecordForgottenOpenIsNotRecycled(t *testing.T) {
 	nb.mu.Unlock()
 	if refs != 0 || access != AccessNone {
 		t.Fatalf("a new buffer's record starts with refs %d, access %v", refs, access)
-	}
-}
-
-// A writer joining a reader's bracket widens it: one more START for its
-// access, and the END covers both.
-func TestJoiningWithMoreAccessWidensTheBracket(t *testing.T) {
-	f := installFake(t)
-	ts := importsOf(t, 2)
-	before := ReadStats()
-	ts[0].SyncForCPU(AccessRead)
-	ts[1].SyncForCPU(AccessWrite)
-	ts[0].SyncForDevice(AccessRead)
-	ts[1].SyncForDevice(AccessWrite)
-	want := []uint64{uint64(AccessRead) | dmaBufSyncStart, uint64(AccessWrite) | dmaBufSyncStart, uint64(AccessReadWrite) | dmaBufSyncEnd}
-	if len(f.calls) != 3 || f.calls[0] != want[0] || f.calls[1] != want[1] || f.calls[2] != want[2] {
-		t.Fatalf("ioctls %v, want %v", f.calls, want)
-	}
-	if s := ReadStats(); s.BracketsWidened-before.BracketsWidened != 1 || s.BracketsOpened-before.BracketsOpened != 1 ||
-		s.BracketsClosed-before.BracketsClosed != 1 {
-		t.Fatalf("stats %+v then %+v", before, s)
-	}
-}
-
-// Each import counts its own brackets: leaving twice is ErrUnbalancedSync
-// and does not end the bracket others are in.
-func TestLeavingTwiceIsUnbalancedAndHarmless(t *testing.T) {
-	f := installFake(t)
-	ts := importsOf(t, 2)
-	ts[0].SyncForCPU(AccessReadWrite)
-	ts[1].SyncForCPU(AccessRead)
-	if err := ts[1].SyncForDevice(AccessRead); err != nil {
-		t.Fatal(err)
-	}
-	if err := ts[1].SyncForDevice(AccessRead); !errors.Is(err, ErrUnbalancedSync) {
-		t.Fatalf("second leave: %v, want ErrUnbalancedSync", err)
-	}
-	if len(f.calls) != 1 {
-		t.Fatalf("ioctls %v: the double leave ended the source's bracket", f.calls)
-	}
-	ts[0].SyncForDevice(AccessReadWrite)
-	if len(f.calls) != 2 {
-		t.Fatalf("ioctls %v, want START and END", f.calls)
 	}
 }
 

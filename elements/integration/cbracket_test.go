@@ -10,8 +10,11 @@ import (
 // On a real dma-buf, a bracket C and Go share costs one START and one
 // END whoever opens and closes it: C's open STARTs, Go joins with no
 // ioctl, C's leave with Go inside issues nothing, Go's last leave ENDs;
-// then Go opens and C, last out, ENDs. (memfd has no SYNC ioctl: this
-// runs where /dev/dma_heap/system opens — the QEMU lane.)
+// then Go opens and C, last out, ENDs. The rule's cases run on stand-ins
+// for the kernel in internal/brackettest (both sides, package tensor's
+// and gstc's tests); this is the kernel's own answer to both sides'
+// ioctls. (memfd has no SYNC ioctl: this runs where /dev/dma_heap/system
+// opens — the QEMU lane.)
 func TestCBracketIoctlsOnDMAHeap(t *testing.T) {
 	tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{4096}}, tensor.AllocOptions{Source: tensor.SourceDMAHeap})
 	needReal(t, tensor.DMAHeapPath, err)

@@ -34,6 +34,7 @@
 package bracketabi
 
 import (
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -92,4 +93,22 @@ func MapWords(n int) unsafe.Pointer {
 		panic("bracketabi: cannot map bracket state words: " + err.Error())
 	}
 	return unsafe.Pointer(&mem[0])
+}
+
+// Seam is package tensor's test seams, for the bracket rule's cases
+// (internal/brackettest) run from other packages' tests against package
+// tensor and C together. Package tensor's init fills it in; each function
+// panics outside a test binary.
+var Seam struct {
+	// AsDMABuf makes t, a *tensor.Tensor over a memfd, take the dma-buf
+	// code path (its SYNC ioctls reach SetSyncIoctl's stand-in, its fence
+	// waits SetPollFence's); call it before t is used.
+	AsDMABuf func(t any)
+	// SetSyncIoctl replaces package tensor's DMA_BUF_IOCTL_SYNC (one try:
+	// nil or its errno) and returns the function that puts back what it
+	// replaced.
+	SetSyncIoctl func(f func(fd int, flags uint64) error) (restore func())
+	// SetPollFence replaces the poll of package tensor's fence waits
+	// (whether fd is ready for events within timeout).
+	SetPollFence func(f func(fd int, events int16, timeout time.Duration) (bool, error)) (restore func())
 }

@@ -37,32 +37,51 @@ pack (guint64 refs, int access)
       GSTC_BRACKET_ACCESS_SHIFT);
 }
 
+/* DMA_BUF_IOCTL_SYNC once: 0 or its errno. */
+static int
+real_sync_ioctl (int fd, guint64 flags)
+{
+  struct dma_buf_sync arg = { flags };
+
+  return ioctl (fd, DMA_BUF_IOCTL_SYNC, &arg) == 0 ? 0 : errno;
+}
+
+static gboolean
+real_fences_ready (int fd, short events)
+{
+  return gstc_fences_signalled (fd, events);
+}
+
+int (*gstc_bracket_sync_ioctl) (int fd, guint64 flags) = real_sync_ioctl;
+gboolean (*gstc_bracket_fences_ready) (int fd, short events) =
+    real_fences_ready;
+
 /* One START or END (b->ioctl is set) as package tensor's dmabufSync:
  * EINTR and EAGAIN retried, ENOTTY coherent (no more ioctls on b). 0 or
  * an errno. */
 static int
 sync_ioctl (GstcBracket * b, guint64 flags)
 {
-  struct dma_buf_sync arg = { flags };
-  int try;
+  int try, e;
 
   for (try = 0;; try++) {
-    if (ioctl (b->fd, DMA_BUF_IOCTL_SYNC, &arg) == 0) {
+    e = gstc_bracket_sync_ioctl (b->fd, flags);
+    if (e == 0) {
       count (flags & DMA_BUF_SYNC_END ? GSTC_COUNT_SYNC_END :
           GSTC_COUNT_SYNC_START);
       return 0;
     }
-    if ((errno == EINTR || errno == EAGAIN) && try < GSTC_SYNC_RETRIES) {
+    if ((e == EINTR || e == EAGAIN) && try < GSTC_SYNC_RETRIES) {
       count (GSTC_COUNT_SYNC_RETRIES);
       continue;
     }
-    if (errno == ENOTTY) {
+    if (e == ENOTTY) {
       b->ioctl = FALSE;
       count (GSTC_COUNT_SYNC_NOT_TTY);
       return 0;
     }
     count (GSTC_COUNT_SYNC_ERRORS);
-    return errno;
+    return e;
   }
 }
 
@@ -132,6 +151,18 @@ gstc_bracket_try_enter (GstcBracket * b, int access, int *err)
       count (GSTC_COUNT_NOOP_SYNCS);
     return TRUE;
   }
+}
+
+gboolean
+gstc_bracket_try_enter_ready (GstcBracket * b, int access, int *err)
+{
+  *err = 0;
+  if (gstc_bracket_try_join (b, access))
+    return TRUE;
+  if (b->ioctl && !gstc_bracket_fences_ready (b->fd,
+          access == GSTC_ACCESS_READ ? POLLIN : POLLOUT))
+    return FALSE;
+  return gstc_bracket_try_enter (b, access, err);
 }
 
 gboolean

@@ -64,11 +64,28 @@ gboolean gstc_bracket_try_join (const GstcBracket * b, int access);
  * (*err: its errno). */
 gboolean gstc_bracket_try_enter (GstcBracket * b, int access, int *err);
 
+/* gstc_bracket_try_enter, on a dma-buf only once its fences have
+ * signalled (the fence fast path: one poll that does not block; waiting,
+ * bounded by sync-timeout, is Go's): a join never looks at them (its
+ * opener waited), an open or a widening for access does — POLLIN for a
+ * read (its writers'), POLLOUT for a write (every fence), as package
+ * tensor's BeginCPUAccessTimeout. FALSE with *err 0 when they have not
+ * (nothing changed), as for Busy. */
+gboolean gstc_bracket_try_enter_ready (GstcBracket * b, int access, int *err);
+
 /* Leaves b's bracket, waiting out a Busy word; the last one out ENDs it
  * with the bracket's whole access. FALSE if no one was inside (nothing
  * changed) or the END failed (*err: its errno; the bracket is closed
  * all the same, as package tensor's). *closed: this call closed it. */
 gboolean gstc_bracket_leave (GstcBracket * b, gboolean * closed, int *err);
+
+/* The kernel calls of the brackets: DMA_BUF_IOCTL_SYNC once (0 or its
+ * errno) and gstc_fences_signalled. Variables so that tests can stand in
+ * for a dma-buf's driver and its fences (cbracket.go's seam), as package
+ * tensor's syncIoctl and pollFence; production code never reassigns
+ * them. */
+extern int (*gstc_bracket_sync_ioctl) (int fd, guint64 flags);
+extern gboolean (*gstc_bracket_fences_ready) (int fd, short events);
 
 /* Whether the fences of the dma-buf fd that an access waits for have
  * signalled: POLLIN for a read (its writers'), POLLOUT for a write (every

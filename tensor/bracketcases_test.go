@@ -1,0 +1,12 @@
+package tensor_test
+
+import (
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/internal/brackettest"
+)
+
+// The bracket rule's cases (internal/brackettest), every holder on
+// package tensor's side; gstc's tests play them with C holders, alone and
+// beside Go ones, on the same word.
+func TestBracketCases(t *testing.T) { brackettest.Run(t, nil) }
