@@ -70,16 +70,8 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // after a guess of how long to sleep.
 func waitForSlotWaiter(t testing.TB, src *gst.Element) {
 	t.Helper()
-	s, err := FromElement(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := s.el
-	waitFor(t, "create waiting for a free slot", func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return e.st != nil && e.st.slotWaiters > 0
-	})
+	w := gstc.WakeOf(gstc.RawElementOf(src.Unsafe()))
+	waitFor(t, "create waiting for a free slot", func() bool { return w.Waiters() > 0 })
 }
 
 func statU(t testing.TB, src *gst.Element, k string) uint64 {

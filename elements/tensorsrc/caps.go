@@ -160,7 +160,7 @@ func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) (ret bool) {
 	// The ring is (re)allocated in DecideAllocation, which GstBaseSrc
 	// calls right after, once downstream said how many buffers it holds.
 	st.format, st.haveFormat = f, true
-	st.disableSteadyLocked() // the rate or the layout may have changed
+	e.configureFrameLocked(st, st.ring) // the rate may have changed; a new ring follows
 	e.mu.Unlock()
 	return true
 }
@@ -175,10 +175,10 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		e.mu.Unlock()
 		return false
 	}
-	b, ends, stats, inC := st.backend, st.ends, st.stats, st.pattern != patternApp
+	b, ends, stats, inC, wake := st.backend, st.ends, st.stats, st.pattern != patternApp, st.wake
 	e.mu.Unlock()
 
-	r, err := newRing(e, f, b, ends, n, stats, inC)
+	r, err := newRing(e, f, b, ends, n, stats, inC, wake)
 	if err != nil {
 		gstc.PostError(self.Element, gstc.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false
@@ -198,8 +198,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		st.queue = q
 	}
 	st.ring = r
-	st.disableSteadyLocked()
-	st.steady.SetRing(nil, gstc.InferCounters{}) // the old ring's slots are not ours any more
+	e.configureFrameLocked(st, r) // the old ring's slots are not ours any more
 	stats.ringSize.Store(uint64(n))
 	e.cond.Broadcast()
 	e.wakeWaitersLocked() // a wait for a retired slot's fences gives up

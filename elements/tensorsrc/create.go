@@ -1,8 +1,6 @@
 package tensorsrc
 
 import (
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
@@ -11,16 +9,16 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
-// CreateRaw implements gstc.RawCreator (GstPushSrcClass.create, installed
-// by gstc.InstallPushSrcCreate: no go-gst wrapper of the element or the
-// buffer, no Go allocation per frame): it takes the next slot (a free
-// one, waiting while all are in flight; or the next one the application
-// pushed), opens its CPU bracket and writes the pattern (built-in
-// patterns), and returns a new buffer around the slot's persistent
-// memory, which comes back to the ring when its last user drops it. With
-// handoff=adopt the bracket stays open until then and the announcer probe
-// pushes its GstTensorSync begin event right before the buffer; with
-// handoff=close it ends here, after the write. self is borrowed for the
+// CreateRaw implements gstc.RawCreator (GstPushSrcClass.create,
+// installed by gstc.InstallPushSrcCreate: no go-gst wrapper of the
+// element or the buffer, no Go allocation per frame) for pattern=app: it
+// takes the oldest slot the application pushed (waiting for one), and
+// returns a new buffer around the slot's persistent memory, which comes
+// back to the ring when its last user drops it. With handoff=adopt the
+// slot's bracket stays open until then and the buffer's GstTensorSync
+// begin is pushed right before it; with handoff=close it ends here. The
+// built-in patterns' frames are made in C (gstc.SrcSteady, configured by
+// configureFrameLocked), which calls no Go. self is borrowed for the
 // call.
 func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffer) {
 	e.mu.Lock()
@@ -30,12 +28,12 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		return gst.FlowFlushing, gstc.RawBuffer{}
 	}
 	r := st.ring
-	if r == nil {
+	if r == nil || st.pattern != patternApp {
 		e.mu.Unlock()
 		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "no caps were negotiated before the first buffer", "")
 		return gst.FlowNotNegotiated, gstc.RawBuffer{}
 	}
-	sl, flow := e.nextSlotLocked(st, r)
+	sl, flow := e.nextSlotLocked(st)
 	if sl == nil {
 		e.mu.Unlock()
 		return flow, gstc.RawBuffer{}
@@ -47,33 +45,23 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		st.seekPending = false
 	}
 	n := st.steady.NextFrame()
-	app := st.pattern == patternApp
-	if app {
-		sl.state, sl.seq = slotInFlight, uint32(n)
-		sl.held = false // moved into the buffer below
-	}
-	fpsN, fpsD := st.fpsN, st.fpsD
+	sl.state, sl.seq = slotInFlight, uint32(n)
+	sl.held = false // moved into the buffer below
 	closeAfterWrite := st.closeAfterWrite
-	// An app slot whose bracket is closed (SetWriteFence: a device wrote
-	// it) has no bracket to announce; readers open their own and wait for
-	// the device's fence.
-	announce := !closeAfterWrite && (!app || sl.open)
+	// A slot whose bracket is closed (SetWriteFence: a device wrote it)
+	// has no bracket to announce; readers open their own and wait for the
+	// device's fence.
+	announce := !closeAfterWrite && sl.open
 	e.mu.Unlock()
 
-	pts, dur := frameTimes(n, fpsN, fpsD)
-	if app {
-		pts = sl.pts
-	}
+	_, dur := frameTimes(n, st.fpsN, st.fpsD)
+	pts := sl.pts
 	if st.pacer != nil {
 		// Live: wait for the frame's time here, not in GstBaseSrc (see
-		// gstc.LivePacer). A flush or stop gives the slot back.
+		// gstc.LivePacer). A flush or stop puts the slot back first in
+		// the queue.
 		var ok bool
 		if pts, ok = st.pacer.Wait(self, pts); !ok {
-			if !app {
-				// No lock: a give may call slotFreed, which takes e.mu.
-				r.out.Give(sl.idx)
-				return gst.FlowFlushing, gstc.RawBuffer{}
-			}
 			e.mu.Lock()
 			sl.state, sl.held = slotQueued, true
 			st.queue = append(st.queue, nil)
@@ -84,29 +72,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 			return gst.FlowFlushing, gstc.RawBuffer{}
 		}
 	}
-
-	if !app {
-		// The bracket opens before the CPU writes and stays open while the
-		// buffer travels: downstream readers (inference) run inside it.
-		// The wait for the slot's fences runs with no lock held; a flush
-		// or stop (Unlock) ends it.
-		stopped := func() bool { return st.flushing || st.seekWake || e.st != st || sl.r.closed }
-		if err := e.openForWrite(context.Background(), st, sl, stopped); err != nil {
-			r.out.Give(sl.idx)
-			if errors.Is(err, errWaitInterrupted) {
-				return gst.FlowFlushing, gstc.RawBuffer{}
-			}
-			gstc.PostErrorRaw(self, gstc.ResourceSync, fmt.Sprintf("slot %d: opening its CPU bracket: %v", sl.idx, err), "")
-			return gst.FlowError, gstc.RawBuffer{}
-		}
-		fill(sl.pin.Bytes(), st.pattern, n)
-		if closeAfterWrite {
-			// handoff=close: the write is done, so end the bracket now — a
-			// device reader downstream then sees what the CPU wrote. Readers
-			// on the CPU open their own.
-			r.out.CloseWrites(sl.idx)
-		}
-	} else if closeAfterWrite {
+	if closeAfterWrite {
 		e.mu.Lock()
 		sl.closeBracketLocked()
 		e.mu.Unlock()
@@ -115,12 +81,7 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 	// The slot's reference moves into the buffer; from here on, dropping
 	// the buffer (and any copy sharing the memory) frees the slot and
 	// closes its bracket if no one downstream did.
-	m := sl.m
-	if !app {
-		var rest [gstc.MaxOutTensors - 1]gstc.RawMemory // one tensor a slot: unused
-		m, _ = r.out.Push(sl.idx, &rest)
-	}
-	buf := gstc.NewFrameBuffer(m, pts, dur, n, tensorsync.Info{
+	buf := gstc.NewFrameBuffer(sl.m, pts, dur, n, tensorsync.Info{
 		Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite,
 		Dev: sl.id.Dev, Ino: sl.id.Ino, Offset: uint64(sl.t.Offset()), PTS: pts, Seqnum: uint32(n),
 	}, announce)
@@ -136,40 +97,42 @@ func (e *element) CreateRaw(self gstc.RawElement) (gst.FlowReturn, gstc.RawBuffe
 		}
 	}
 	st.stats.frames.Add(1)
-	if !app && st.pacer == nil {
-		e.mu.Lock()
-		e.enableSteadyLocked(st, r)
-		e.mu.Unlock()
-	}
 	return gst.FlowOK, buf
 }
 
-// enableSteadyLocked lets the create trampoline make the next frames of
-// r in C (gstc.SrcSteady), configured as this create made its frame, if
-// it is not already: from the first frame after a start, a seek, a caps
-// change or a new ring, all of which disable it. Called on the streaming
-// thread, where the trampoline reads it.
-func (e *element) enableSteadyLocked(st *state, r *ring) {
-	if st.steady.Enabled() || st.ring != r || r.closed || r.out == nil || st.seekPending || e.st != st || fenceStandIn.Load() {
+// configureFrameLocked makes the C frame (gstc.SrcSteady) make the
+// built-in pattern's frames on r, as the state says (pattern, handoff,
+// rate, video meta, sync-timeout, pacer): at each new ring and each caps
+// change. Called with e.mu held where no create runs (the streaming
+// thread, or stopped).
+func (e *element) configureFrameLocked(st *state, r *ring) {
+	if st.pattern == patternApp || r == nil || r.out == nil || r.closed || e.st != st {
+		st.steady.Enable(false)
 		return
 	}
 	st.steady.SetRing(r.out, st.stats.c)
 	for i, sl := range r.slots {
 		st.steady.SetSlot(i, sl.pin.Bytes())
+		st.steady.SetFenceStandIn(i, -1, 0)
+		if fenceStandIn.Load() { // tests: a pipe stands in for the fences
+			if fd, events, ok := slotFence(sl); ok {
+				st.steady.SetFenceStandIn(i, fd, events)
+			}
+		}
 	}
 	var vmeta *gstc.VideoMetaLayout
-	if r.hasVMeta {
+	if r.hasVMeta && r.vmetaErr == nil {
 		vmeta = r.vmeta
 	}
+	vmetaErr := ""
+	if r.hasVMeta && r.vmetaErr != nil {
+		vmetaErr = r.vmetaErr.Error()
+	}
+	st.steady.SetVideoMetaError(vmetaErr)
 	st.steady.Configure(cPattern(st.pattern), st.closeAfterWrite, st.fpsN, st.fpsD, vmeta)
+	st.steady.SetSyncTimeout(st.syncTimeout)
+	st.steady.SetPacer(st.pacer)
 	st.steady.Enable(true)
-}
-
-// disableSteadyLocked makes the next frame Go's (it enables the steady
-// frame again, with what changed). Call it where no create runs: on the
-// streaming thread, under the stream lock, or stopped.
-func (st *state) disableSteadyLocked() {
-	st.steady.Enable(false)
 }
 
 // cPattern is p as gstc.SrcSteady writes it (a built-in pattern).
@@ -185,46 +148,22 @@ func cPattern(p pattern) int {
 	return gstc.SrcCounter
 }
 
-// nextSlotLocked waits for the slot of the next frame: a free one for
-// the built-in patterns, the oldest pushed one for pattern=app. It
-// returns nil and the flow to return when flushing (Unlock) or, for
-// pattern=app, at the end of stream. While it waits for a free slot,
-// st.slotWaiters counts it.
-func (e *element) nextSlotLocked(st *state, r *ring) (*Slot, gst.FlowReturn) {
-	sl, flow, waited := e.awaitSlotLocked(st, r)
-	if waited {
-		st.slotWaiters--
-	}
-	return sl, flow
-}
-
-// awaitSlotLocked is nextSlotLocked's wait; waited reports that it
-// waited for a free slot (counted in waits and st.slotWaiters).
-func (e *element) awaitSlotLocked(st *state, r *ring) (sl *Slot, flow gst.FlowReturn, waited bool) {
+// nextSlotLocked waits for the oldest slot the application pushed; it
+// returns nil and the flow to return when flushing (Unlock) or at the end
+// of stream.
+func (e *element) nextSlotLocked(st *state) (*Slot, gst.FlowReturn) {
 	for {
 		if st.flushing || st.seekWake || e.st != st {
-			return nil, gst.FlowFlushing, waited
+			return nil, gst.FlowFlushing
 		}
-		if st.pattern == patternApp {
-			if len(st.queue) > 0 {
-				sl := st.queue[0]
-				copy(st.queue, st.queue[1:])
-				st.queue = st.queue[:len(st.queue)-1]
-				return sl, gst.FlowOK, waited
-			}
-			if st.eos {
-				return nil, gst.FlowEOS, waited
-			}
-		} else if i := r.out.TakeOrWait(); i >= 0 {
-			// TakeOrWait under e.mu: a slot freed after it calls
-			// slotFreed, which waits for e.mu, so its broadcast comes
-			// after the Wait below has released it.
-			return r.slots[i], gst.FlowOK, waited
-		} else if !waited {
-			// Every slot is downstream: back-pressure, not a drop.
-			waited = true
-			st.stats.waits.Add(1)
-			st.slotWaiters++
+		if len(st.queue) > 0 {
+			sl := st.queue[0]
+			copy(st.queue, st.queue[1:])
+			st.queue = st.queue[:len(st.queue)-1]
+			return sl, gst.FlowOK
+		}
+		if st.eos {
+			return nil, gst.FlowEOS
 		}
 		e.cond.Wait()
 	}

@@ -126,15 +126,6 @@ type element struct {
 	onSeek atomic.Pointer[func(Seek)]
 }
 
-// slotFreed runs when a built-in pattern's slot may have become free
-// after a create found none (gstc.OutRing's onFreed: the returning
-// thread, no C lock held).
-func (e *element) slotFreed() {
-	e.mu.Lock()
-	e.cond.Broadcast()
-	e.mu.Unlock()
-}
-
 // New implements glib.GoObjectSubclass.
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{stats: newRunStats(0, "")}

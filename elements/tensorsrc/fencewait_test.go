@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,6 +243,9 @@ func TestUnlockInterruptsCreateFenceWait(t *testing.T) {
 	defer stop(t, p)
 	p.SetState(gst.StatePlaying)
 	f.awaitWaiting(t)
+	// The C frame is polling the stand-in.
+	w := gstc.WakeOf(gstc.RawElementOf(srcEl.Unsafe()))
+	waitFor(t, "create polling the stand-in fence", func() bool { return w.Waiters() > 0 })
 	if !f.within(func() { p.SetState(gst.StateNull) }) {
 		t.Error("NULL did not complete within 10 s while create waited for a fence (sync-timeout=0)")
 	}
@@ -280,4 +285,37 @@ func TestFenceTimeoutInAcquireIsBoundedAndCounted(t *testing.T) {
 	if err := src.Discard(sl); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A built-in pattern's frame whose slot's fence does not signal within
+// sync-timeout (the C frame's wait, a pipe standing in for the fence):
+// a bus error naming the slot, the access and the limit after about that
+// long, counted; nothing stays open.
+func TestCreateFenceTimeoutIsAnError(t *testing.T) {
+	f := installStandIn(t)
+	f.arm()
+	p, srcEl := parse(t, "tensorsrc name=src backend=memfd pool-size=2 sync-timeout=100 ! "+
+		"other/tensors,dimensions=(string)16:4:1:1,types=(string)uint8 ! fakesink sync=false")
+	defer runtime.KeepAlive(p)
+	start := time.Now()
+	ge := play(t, p)
+	took := time.Since(start)
+	if ge == nil {
+		t.Fatal("no error from a fence that never signals")
+	}
+	t.Logf("after %v: %s", took, ge.Message)
+	for _, want := range []string{"slot 0", "readwrite access", "not signalled after", "limit 100 ms"} {
+		if !strings.Contains(ge.Message, want) {
+			t.Errorf("error %q does not name %q", ge.Message, want)
+		}
+	}
+	if took < 100*time.Millisecond || took > 5*time.Second {
+		t.Errorf("error after %v, want about 100ms", took)
+	}
+	stop(t, p)
+	st := stats(t, srcEl)
+	wantStat(t, st, "fence-timeouts", 1)
+	wantStat(t, st, "fence-waits", 1)
+	wantStat(t, st, "brackets-open", 0)
+	wantStat(t, st, "frames", 0)
 }

@@ -83,7 +83,7 @@ type ring struct {
 // the ring takes it back (the C ring, out, when inC: a built-in pattern;
 // else onReturn); once the ring is retired it is freed instead, and its
 // release releases the pin and closes the tensor.
-func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats, inC bool) (*ring, error) {
+func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats, inC bool, wake gstc.Wake) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
@@ -95,7 +95,9 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTall
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
 	r.mring = gstc.NewMemRing(ends, r.onReturn)
 	if inC {
-		r.out = gstc.NewOutRing(stats.c, e.slotFreed)
+		// A free slot wakes the C frame's wait (the element's wake).
+		r.out = gstc.NewOutRing(stats.c, nil)
+		r.out.SetWake(wake)
 	}
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true

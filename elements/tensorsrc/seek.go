@@ -2,7 +2,6 @@ package tensorsrc
 
 import (
 	"fmt"
-	"math/bits"
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
@@ -77,6 +76,7 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 		// task is paused, and nothing would restart it).
 		if st := e.st; st != nil && (format == gst.FormatTime || (isFrames(format) && st.fpsN > 0 && st.fpsD > 0)) {
 			st.seekWake = true
+			st.wake.SetSeeking(true)
 			e.cond.Broadcast()
 			e.wakeWaitersLocked()
 		}
@@ -85,6 +85,7 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 			e.mu.Lock()
 			if e.st != nil {
 				e.st.seekWake = false
+				e.st.wake.SetSeeking(false)
 			}
 			e.mu.Unlock()
 		}()
@@ -125,9 +126,9 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	first := !st.seeked
 	st.seeked, st.seekWake = true, false
 	st.seekPos, st.seekPending = pos, true
-	// The next frame is Go's, which applies the seek (the stream lock is
-	// held: no create runs).
-	st.disableSteadyLocked()
+	// The next frame is the one at pos (the stream lock is held: no
+	// create runs).
+	st.steady.SetSeek(pos)
 	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstc.ClockTimeNone
 	sk := Seek{Position: time.Duration(pos), Stop: -1, Rate: rate,
 		Flush: flags&gst.SegmentFlagReset != 0, Segment: flags&gst.SegmentFlagSegment != 0,
@@ -216,15 +217,4 @@ func convert(sf gst.Format, v int64, df gst.Format, fpsN, fpsD int) (int64, bool
 // frameAt returns the number of the frame showing at time pos (ns) at
 // fpsN/fpsD: floor(pos×fpsN / (fpsD×10⁹)); 0 for an unknown or variable
 // rate.
-func frameAt(pos uint64, fpsN, fpsD int) uint64 {
-	if fpsN <= 0 || fpsD <= 0 || pos == gstc.ClockTimeNone {
-		return 0
-	}
-	div := uint64(fpsD) * 1_000_000_000
-	hi, lo := bits.Mul64(pos, uint64(fpsN))
-	if hi >= div {
-		return 1<<64 - 1
-	}
-	q, _ := bits.Div64(hi, lo, div)
-	return q
-}
+func frameAt(pos uint64, fpsN, fpsD int) uint64 { return gstc.FrameAt(pos, fpsN, fpsD) }

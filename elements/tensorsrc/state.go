@@ -97,18 +97,17 @@ type state struct {
 	// pacer paces frames on the clock when is-live (nil otherwise); it is
 	// closed at Stop, after the streaming thread has left create.
 	pacer *gstc.LivePacer
-	// steady is the element's steady frame (built-in patterns, not live):
-	// made in C by the create trampoline once a Go create has configured
-	// and enabled it; caps, a seek or a new ring disable it (and C itself,
-	// on a frame it cannot finish). It holds the frame counter for every
-	// pattern.
+	// steady is the element's frame in C: every frame of a built-in
+	// pattern, made by the create trampoline as configureFrameLocked set
+	// it (each new ring, each caps change). It holds the frame counter for
+	// every pattern.
 	steady gstc.SrcSteady
-	stats  *runStats
+	// wake ends the C frame's waits (a free slot, fences): set by Unlock
+	// and a non-flushing seek.
+	wake  gstc.Wake
+	stats *runStats
 	// ends: the element's end tally, which tracks the rings' memories.
 	ends gstc.EndTally
-	// slotWaiters: creates waiting for a free slot now (back-pressure),
-	// guarded by e.mu — what tests synchronise on instead of sleeping.
-	slotWaiters int
 
 	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
 	haveFormat bool
@@ -180,7 +179,10 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	st.steady = gstc.SrcSteadyOf(gstc.RawElementOf(self.Unsafe()))
 	st.steady.SetRing(nil, gstc.InferCounters{})
 	st.steady.SetFrame(0)
-	st.steady.SetFlushing(false)
+	st.steady.SetSeek(0)
+	st.wake = gstc.WakeOf(gstc.RawElementOf(self.Unsafe()))
+	st.wake.SetFlushing(false)
+	st.wake.SetSeeking(false)
 	st.stats.countEnds(st.ends)
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
@@ -215,6 +217,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	if st != nil {
 		// No create runs now (GstBaseSrc stopped the task first).
 		st.steady.SetRing(nil, gstc.InferCounters{})
+		st.steady.SetPacer(nil) // closed below
 		st.stats.freezeEnds()
 	}
 	rel.finish()
@@ -235,7 +238,7 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = true
-		e.st.steady.SetFlushing(true)
+		e.st.wake.SetFlushing(true)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(true)
 		}
@@ -252,7 +255,7 @@ func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.flushing = false
-		e.st.steady.SetFlushing(false)
+		e.st.wake.SetFlushing(false)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(false)
 		}

@@ -51,9 +51,10 @@ type runStats struct {
 	// seeks: seeks done (not counting the start's); seekDiscarded: slots
 	// the application had pushed that a seek gave back unsent.
 	seeks, seekDiscarded atomic.Uint64
-	// c: what the built-in patterns' rings count in C — frames made in C,
-	// and every bracket of their slots (gstc.OutRing) — added to the
-	// counters above in what is reported. A C block, as a slot's memory
+	// c: what the built-in patterns' frames and rings count in C — frames,
+	// waits for a slot and for fences, and every bracket of their slots
+	// (gstc.OutRing) — added to the counters above (pattern=app's, Go's)
+	// in what is reported. A C block, as a slot's memory
 	// returning after Stop still counts into it.
 	c gstc.InferCounters
 }
@@ -125,14 +126,14 @@ func (s *runStats) structure() *gst.Structure {
 		{"brackets-closed", closed},
 		{"brackets-ended-here", s.ended.Load() + s.c.Load(gstc.InferOutEnded)},
 		{"brackets-open", opened - min(opened, closed)},
-		{"waits-for-free-slot", s.waits.Load()},
+		{"waits-for-free-slot", s.waits.Load() + s.c.Load(gstc.InferWaits)},
 		{"reader-end-events", readerEnds},
 		{"other-end-events", otherEnds},
 		{"sync-errors", s.syncErrors.Load() + s.c.Load(gstc.InferOutSyncErrors)},
-		{"fence-waits", fw},
-		{"fence-wait-total-ns", fn},
-		{"fence-wait-max-ns", fm},
-		{"fence-timeouts", ft},
+		{"fence-waits", fw + s.c.Load(gstc.InferFenceWaits)},
+		{"fence-wait-total-ns", fn + s.c.Load(gstc.InferFenceWaitNs)},
+		{"fence-wait-max-ns", max(fm, s.c.Load(gstc.InferFenceWaitMaxNs))},
+		{"fence-timeouts", ft + s.c.Load(gstc.InferFenceTimeouts)},
 		{"fences-attached", s.fencesAttached.Load()},
 		{"seeks", s.seeks.Load()},
 		{"seek-discarded", s.seekDiscarded.Load()},

@@ -10,12 +10,11 @@ import (
 	"github.com/go-gst/go-gst/gst"
 )
 
-// Frames of a built-in pattern are made in C (no call into Go) from the
-// second one on, and carry what Go's would: every buffer's PTS, seqnum
-// and bytes are checked against the counter pattern at 30/1. Go makes
-// the first frame, every frame of a live source, and a frame the C path
-// cannot make at once (no free slot: a queue holding more than the ring),
-// waiting for it; every bracket ends once either way.
+// Every frame of a built-in pattern is made in C (no call into Go) —
+// the first after the start, a live source's, and frames that wait for
+// a free slot (a queue holding more than the ring) — with the PTS, seqnum
+// and bytes the counter pattern gives at 30/1, checked on every buffer;
+// every bracket ends once.
 func TestSteadyFramesAreMadeInC(t *testing.T) {
 	const n = 60
 	for _, c := range []struct {
@@ -23,15 +22,15 @@ func TestSteadyFramesAreMadeInC(t *testing.T) {
 		live           bool // PTS are the clock's, not n/30
 		steady         func(waits uint64) (lo, hi uint64)
 	}{
-		{"adopt", "", "", false, func(uint64) (uint64, uint64) { return n - 1, n - 1 }},
-		{"handoff=close", "handoff=close", "", false, func(uint64) (uint64, uint64) { return n - 1, n - 1 }},
-		// Downstream slower than the source holds the whole ring: each
-		// frame Go waited for is one C could not make (and a slot freed
-		// between C's try and Go's spares Go the wait), and C resumes
-		// after each.
+		// Every frame is made in C: the first after the start, the frames
+		// that wait for a free slot, a live source's.
+		{"adopt", "", "", false, func(uint64) (uint64, uint64) { return n, n }},
+		{"handoff=close", "handoff=close", "", false, func(uint64) (uint64, uint64) { return n, n }},
+		// Downstream slower than the source holds the whole ring: the
+		// frames wait for a free slot, in C.
 		{"ring smaller than the queue", "pool-size=2", "queue max-size-buffers=8 ! identity sleep-time=1000 !", false,
-			func(w uint64) (uint64, uint64) { return min(1, n-1-w), n - 1 - w }},
-		{"live", "is-live=true", "", true, func(uint64) (uint64, uint64) { return 0, 0 }},
+			func(uint64) (uint64, uint64) { return n, n }},
+		{"live", "is-live=true", "", true, func(uint64) (uint64, uint64) { return n, n }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, src := parse(t, fmt.Sprintf("tensorsrc name=src num-buffers=%d %s ! %s ! %s fakesink name=sink sync=false",

@@ -14,9 +14,9 @@ push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
   GstFlowReturn ret;
 
-  /* A steady frame never calls into Go (srcsteady.h). */
-  if (gstc_src_steady_create (src, buf))
-    return GST_FLOW_OK;
+  /* A built-in pattern's frame never calls into Go (srcsteady.h). */
+  if (gstc_src_steady_create (src, buf, &ret))
+    return ret;
   ret = gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);
   gstc_sched_tick ();
   return ret;

@@ -44,7 +44,9 @@ const (
 	InferDropped    // frames dropped at a fence timeout
 	InferFenceWaits // fence waits that blocked
 	InferFenceTimeouts
-	InferCopies // inputs copied into the element's memory
+	InferFenceWaitNs    // their time, summed (tensorsrc)
+	InferFenceWaitMaxNs // the longest (tensorsrc)
+	InferCopies         // inputs copied into the element's memory
 	InferBytesCopied
 	InferPreprocessed
 	InferPreprocessNs // the pass's wall time

@@ -34,11 +34,13 @@ enum
   GSTC_INFER_RUNS_CPU_SAMPLED,
   GSTC_INFER_OUT_ENDED,         /* closes that did the END ioctl */
   GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed, and tensorsrc's C STARTs */
-  /* tensorinfer's frame engine (inferframe.h) */
-  GSTC_INFER_WAITS,             /* frames that waited for an output slot */
+  /* the frame engines (inferframe.h, srcsteady.h) */
+  GSTC_INFER_WAITS,             /* frames that waited for a slot */
   GSTC_INFER_DROPPED,           /* frames dropped at a fence timeout */
   GSTC_INFER_FENCE_WAITS,       /* fence waits that blocked */
   GSTC_INFER_FENCE_TIMEOUTS,
+  GSTC_INFER_FENCE_WAIT_NS,     /* their time, summed (tensorsrc) */
+  GSTC_INFER_FENCE_WAIT_MAX_NS, /* the longest (tensorsrc) */
   GSTC_INFER_COPIES,            /* inputs copied into the element's memory */
   GSTC_INFER_BYTES_COPIED,
   GSTC_INFER_PREPROCESSED,

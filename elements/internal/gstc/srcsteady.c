@@ -2,8 +2,10 @@
 #include "srcsteady.h"
 #include "ringmem.h"
 #include "videometa.h"
+#include "message.h"
 
 #include <poll.h>
+#include <stdarg.h>
 #include <string.h>
 
 static GQuark
@@ -17,7 +19,13 @@ src_steady_quark (void)
 static gpointer
 src_steady_new (void)
 {
-  return g_new0 (GstcSrcSteady, 1);
+  GstcSrcSteady *s = g_new0 (GstcSrcSteady, 1);
+  int i;
+
+  s->sync_timeout_ms = -1;
+  for (i = 0; i < GSTC_OUT_MAX_SLOTS; i++)
+    s->fence_fd[i] = -1;
+  return s;
 }
 
 static void
@@ -27,6 +35,7 @@ src_steady_free (gpointer data)
 
   gstc_out_ring_unref (s->ring);
   gstc_infer_counters_unref (s->counters);
+  g_free (s->vmeta_error);
   g_free (s);
 }
 
@@ -83,6 +92,15 @@ gstc_src_fill (guint8 * data, gsize size, int pattern, guint64 n)
   }
 }
 
+guint64
+gstc_src_frame_at (guint64 pos, gint fps_n, gint fps_d)
+{
+  if (fps_n <= 0 || fps_d <= 0 || pos == GST_CLOCK_TIME_NONE)
+    return 0;
+  /* Exact (128-bit); G_MAXUINT64 when the frame does not fit. */
+  return gst_util_uint64_scale (pos, fps_n, (guint64) fps_d * GST_SECOND);
+}
+
 void
 gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     guint64 * dur)
@@ -101,56 +119,178 @@ gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     *dur = next - *pts;
 }
 
+/* Posts an error message from src (domain: message.h's numbering). */
+static void G_GNUC_PRINTF (5, 6)
+post_error (GstPushSrc * src, int line, int domain, int code,
+    const char *fmt, ...)
+{
+  va_list ap;
+  char *text;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  GST_WARNING_OBJECT (src, "%s", text);
+  gstc_post_message (GST_ELEMENT (src), GST_MESSAGE_ERROR, domain, code,
+      text, NULL, __FILE__, "gstc_src_steady_create", line);
+  g_free (text);
+}
+
+typedef struct
+{
+  GstcOutRing *ring;
+  int slot;
+} SrcTake;
+
+static gboolean
+src_take_ready (gpointer data)
+{
+  SrcTake *a = data;
+
+  a->slot = gstc_out_ring_take (a->ring);
+  return a->slot >= 0;
+}
+
+static void
+count_max (GstcInferCounters * c, int i, guint64 v)
+{
+  guint64 m = gstc_infer_load (c, i);
+
+  while (v > m && !__atomic_compare_exchange_n (&c->v[i], &m, v, FALSE,
+          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* Waits for slot's fences (its dma-buf's, or a test's stand-in).
+ * GST_FLOW_OK: signalled; else FLUSHING, or an error posted. */
+static GstFlowReturn
+wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
+{
+  GstcOutTensor *t = &s->ring->slots[slot].t[0];
+  int fd = s->fence_fd[slot];
+  short events = s->fence_events[slot];
+  gint64 waited = 0;
+  int r;
+
+  if (fd < 0) {
+    if (!t->bracket.ioctl)
+      return GST_FLOW_OK;
+    fd = t->bracket.fd;
+    events = POLLOUT;
+  }
+  if (gstc_fences_signalled (fd, events))
+    return GST_FLOW_OK;
+  r = gstc_wake_poll (s->wake, fd, events, s->sync_timeout_ms, &waited);
+  if (r == 2)
+    return GST_FLOW_FLUSHING;
+  gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
+  gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAIT_NS, MAX (waited, 0));
+  count_max (s->counters, GSTC_INFER_FENCE_WAIT_MAX_NS, MAX (waited, 0));
+  if (r == 0)
+    return GST_FLOW_OK;
+  if (r == 1) {
+    gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
+    post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+        "slot %d: opening its CPU bracket: dma-buf %" G_GUINT64_FORMAT ":%"
+        G_GUINT64_FORMAT " (fd %d): fences for readwrite access not "
+        "signalled after %.3f ms (limit %d ms): tensor: dma-buf fences not "
+        "signalled in time", slot, t->dev, t->ino, fd, waited / 1e6,
+        s->sync_timeout_ms);
+    return GST_FLOW_ERROR;
+  }
+  post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+      "slot %d: opening its CPU bracket: polling dma-buf %" G_GUINT64_FORMAT
+      ":%" G_GUINT64_FORMAT " (fd %d) for its fences: %s", slot, t->dev,
+      t->ino, fd, g_strerror (-r));
+  return GST_FLOW_ERROR;
+}
+
 gboolean
-gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out)
+gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
+    GstFlowReturn * ret)
 {
   GstcSrcSteady *s = g_object_get_qdata (G_OBJECT (src), src_steady_quark ());
   GstcOutTensor *t;
   GstMemory *mem, *rest[GSTC_OUT_MAX_TENSORS];
   GstBuffer *buf;
   guint64 n, pts, dur;
-  int slot, nt, err;
+  int nt, err;
+  GstFlowReturn r;
+  SrcTake a;
 
-  if (s == NULL || !s->enabled || s->ring == NULL
-      || g_atomic_int_get (&s->flushing))
+  if (s == NULL || !s->enabled || s->ring == NULL)
     return FALSE;
-  slot = gstc_out_ring_take (s->ring);
-  if (slot < 0)
-    return FALSE;
-  t = &s->ring->slots[slot].t[0];
-  if (s->data[slot] == NULL || (t->bracket.ioctl && !gstc_fences_signalled (t->bracket.fd, POLLOUT))) {
-    gstc_out_ring_give (s->ring, slot);
-    return FALSE;
+  if (s->wake == NULL)
+    s->wake = gstc_wake_of (GST_ELEMENT (src));
+  *out = NULL;
+  a.ring = s->ring;
+  a.slot = gstc_out_ring_take (s->ring);
+  if (a.slot < 0) {
+    /* Every slot is downstream: back-pressure, not a drop. */
+    gstc_infer_count (s->counters, GSTC_INFER_WAITS, 1);
+    if (!gstc_wake_wait_until (s->wake, src_take_ready, &a)) {
+      *ret = GST_FLOW_FLUSHING;
+      return TRUE;
+    }
   }
-  err = gstc_out_ring_open_writes (s->ring, slot, FALSE);
-  if (err != 0) {
-    /* A busy word (-1) is Go's to wait out; a failed START is counted
-     * here, and Go tries again and reports it if it fails again. */
-    if (err > 0)
-      gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
-    gstc_out_ring_give (s->ring, slot);
-    return FALSE;
+  if (s->seek_pending) {
+    /* The frame at the segment's position, now that the rate is known. */
+    s->frame = gstc_src_frame_at (s->seek_pos, s->fps_n, s->fps_d);
+    s->seek_pending = FALSE;
   }
-  n = s->frame++;
-  gstc_src_fill (s->data[slot], s->size[slot], s->pattern, n);
-  if (s->close_after_write)
-    gstc_out_ring_close_writes (s->ring, slot);
+  n = s->frame;
   gstc_src_frame_times (n, s->fps_n, s->fps_d, &pts, &dur);
-  mem = gstc_out_ring_push (s->ring, slot, &nt, rest);
+  if (s->pacer != NULL
+      && gstc_live_pacer_wait (s->pacer, GST_ELEMENT (src), &pts) ==
+      GST_CLOCK_UNSCHEDULED) {
+    gstc_out_ring_give (s->ring, a.slot);
+    *ret = GST_FLOW_FLUSHING;
+    return TRUE;
+  }
+  /* The bracket opens before the CPU writes and stays open while the
+   * buffer travels (handoff=adopt): downstream readers run inside it. */
+  r = wait_fences (s, src, a.slot);
+  if (r != GST_FLOW_OK) {
+    gstc_out_ring_give (s->ring, a.slot);
+    *ret = r;
+    return TRUE;
+  }
+  err = gstc_out_ring_open_writes (s->ring, a.slot, TRUE);
+  if (err != 0) {
+    gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
+    gstc_out_ring_give (s->ring, a.slot);
+    post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+        "slot %d: opening its CPU bracket: DMA_BUF_IOCTL_SYNC START: %s",
+        a.slot, err > 0 ? g_strerror (err) : "busy");
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
+  }
+  s->frame = n + 1;
+  t = &s->ring->slots[a.slot].t[0];
+  gstc_src_fill (s->data[a.slot], s->size[a.slot], s->pattern, n);
+  if (s->close_after_write)
+    gstc_out_ring_close_writes (s->ring, a.slot);
+  mem = gstc_out_ring_push (s->ring, a.slot, &nt, rest);
   buf = gstc_ring_frame_new (mem, pts, dur, n, !s->close_after_write,
       GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE, t->dev, t->ino,
       t->offset, (guint) n);
-  if (s->has_vmeta && gstc_add_video_meta (buf, s->vformat, s->width,
-          s->height, s->n_planes, s->offsets, s->strides) != GSTC_VMETA_OK) {
-    /* Go made the same meta on this ring's buffers; let it run the frame
-     * again and report what is wrong. The memory comes back to the ring
-     * (its bracket left) as the buffer goes. */
+  if (s->vmeta_error != NULL || (s->has_vmeta
+          && (err = gstc_add_video_meta (buf, s->vformat, s->width,
+                  s->height, s->n_planes, s->offsets,
+                  s->strides)) != GSTC_VMETA_OK)) {
+    /* The memory comes back to the ring (its bracket left) as the buffer
+     * goes. */
     gst_buffer_unref (buf);
-    s->frame = n;
-    s->enabled = FALSE;
-    return FALSE;
+    if (s->vmeta_error != NULL)
+      post_error (src, __LINE__, 1, GST_CORE_ERROR_FAILED, "video meta: %s",
+          s->vmeta_error);
+    else
+      post_error (src, __LINE__, 1, GST_CORE_ERROR_FAILED,
+          "video meta: cannot add it to the frame (error %d)", err);
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
   gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);
   *out = buf;
+  *ret = GST_FLOW_OK;
   return TRUE;
 }

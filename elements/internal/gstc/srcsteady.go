@@ -7,7 +7,6 @@ package gstc
 /*
 #cgo noescape gstc_src_fill
 #cgo nocallback gstc_src_fill
-#cgo nocallback gstc_src_steady_set_flushing
 #cgo noescape gstc_src_frame_times
 #cgo nocallback gstc_src_frame_times
 #include "srcsteady.h"
@@ -16,6 +15,7 @@ import "C"
 
 import (
 	"math"
+	"time"
 	"unsafe"
 )
 
@@ -79,9 +79,50 @@ func (s SrcSteady) Configure(pattern int, closeAfterWrite bool, fpsN, fpsD int, 
 // Enable lets the create trampoline make frames in C (on) or not.
 func (s SrcSteady) Enable(on bool) { s.p.enabled = cbool(on && s.p.ring != nil) }
 
-// SetFlushing tells the trampoline that the element is flushing (on)
-// or no longer (any thread): a create meanwhile is Go's.
-func (s SrcSteady) SetFlushing(on bool) { C.gstc_src_steady_set_flushing(s.p, cbool(on)) }
+// SetVideoMetaError makes every frame fail with "video meta: " and
+// text (the caps' video meta could not be prepared); "" clears it.
+func (s SrcSteady) SetVideoMetaError(text string) {
+	C.g_free(C.gpointer(s.p.vmeta_error))
+	s.p.vmeta_error = nil
+	if text != "" {
+		s.p.vmeta_error = C.CString(text)
+	}
+}
+
+// SetSeek makes the next frame the one at stream time pos (a start or a
+// seek), placed by the frame once the frame rate is known.
+func (s SrcSteady) SetSeek(pos uint64) {
+	s.p.seek_pos = C.guint64(pos)
+	s.p.seek_pending = 1
+}
+
+// SetPacer sets a live source's clock wait (nil: not live). The pacer
+// must outlive its use: clear it before it is freed.
+func (s SrcSteady) SetPacer(p *LivePacer) {
+	s.p.pacer = nil
+	if p != nil {
+		s.p.pacer = p.p
+	}
+}
+
+// SetSyncTimeout bounds the wait for a slot's fences (0: no bound).
+func (s SrcSteady) SetSyncTimeout(d time.Duration) {
+	s.p.sync_timeout_ms = -1
+	if d > 0 {
+		s.p.sync_timeout_ms = C.int(max(d/time.Millisecond, 1))
+	}
+}
+
+// SetFenceStandIn makes the frame poll fd for events instead of slot
+// i's dma-buf fences (tests: a stand-in for fences on memfd); fd < 0
+// clears it.
+func (s SrcSteady) SetFenceStandIn(i, fd int, events int16) {
+	if i < 0 || i >= MaxOutSlots {
+		return
+	}
+	s.p.fence_fd[i] = C.int(fd)
+	s.p.fence_events[i] = C.short(events)
+}
 
 // Enabled reports whether frames are made in C.
 func (s SrcSteady) Enabled() bool { return gobool(s.p.enabled) }
@@ -104,6 +145,17 @@ func FillPattern(b []byte, pattern int, n uint64) {
 		return
 	}
 	C.gstc_src_fill((*C.guint8)(unsafe.SliceData(b)), C.gsize(len(b)), C.int(pattern), C.guint64(n))
+}
+
+// FrameAt returns the number of the frame at stream time pos at
+// fpsN/fpsD (rounded down): 0 for an unknown or variable rate or no
+// position, the largest uint64 when it does not fit — what the frame
+// places a seek at.
+func FrameAt(pos uint64, fpsN, fpsD int) uint64 {
+	if fpsN <= 0 || fpsD <= 0 || fpsN > math.MaxInt32 || fpsD > math.MaxInt32 {
+		return 0
+	}
+	return uint64(C.gstc_src_frame_at(C.guint64(pos), C.gint(fpsN), C.gint(fpsD)))
 }
 
 // FrameTimes returns the PTS and duration of frame n at fpsN/fpsD

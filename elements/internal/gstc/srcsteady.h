@@ -1,13 +1,15 @@
-/* srcsteady.h: C side of srcsteady.go — tensorsrc's steady frame, done
- * in C inside GstPushSrcClass.create with no call into Go: a free slot of
- * its output ring (outring.h) taken, its write bracket entered (a
- * dma-buf's only once its fences have signalled), the built-in pattern
- * written, the bracket left at once (handoff=close) or announced and left
- * when the memory comes back (handoff=adopt: the ring does it), and the
- * buffer made. Any frame that is not steady — no free slot, fences or a
- * bracket to wait for, the first frame after a start, a seek or a caps
- * change, a live source, pattern=app — goes to Go, which runs it the
- * same way with everything Go has (waits, errors, logs).
+/* srcsteady.h: C side of srcsteady.go — tensorsrc's frame for its
+ * built-in patterns, every frame, in C inside GstPushSrcClass.create with
+ * no call into Go: a free slot of its output ring (outring.h) taken —
+ * waiting while every slot is downstream —, the first frame after a start
+ * or a seek placed at the segment's position, a live source's clock
+ * wait (livepacer.h), the slot's fences waited for (a poll bounded by
+ * sync-timeout), its write bracket entered, the pattern written, the
+ * bracket left at once (handoff=close) or announced and left when the
+ * memory comes back (handoff=adopt: the ring does it), the buffer made;
+ * errors are posted here. A flush (unlock), a stop or a non-flushing
+ * seek ends the waits (the element's wake.h). pattern=app's frames are
+ * Go's (the application's queue).
  *
  * Why in C: a C streaming thread that calls into Go keeps a Go P until
  * its next call, and while it does Go's sysmon never sleeps deeply — it
@@ -18,6 +20,8 @@
 
 #include "cgo.h"
 #include "outring.h"
+#include "livepacer.h"
+#include "wake.h"
 
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
@@ -40,9 +44,7 @@ enum
 typedef struct
 {
   gboolean enabled;
-  /* Set by unlock (any thread), cleared by unlock_stop: a create during
-   * a flush is Go's, which returns FLUSHING without using a frame. */
-  gint flushing;
+  GstcWake *wake;               /* the element's (found on the first frame) */
   GstcOutRing *ring;            /* a reference, or NULL */
   GstcInferCounters *counters;  /* a reference: frames counted here */
   int pattern;
@@ -56,30 +58,42 @@ typedef struct
   guint width, height, n_planes;
   gsize offsets[GST_VIDEO_MAX_PLANES];
   gint strides[GST_VIDEO_MAX_PLANES];
+  char *vmeta_error;            /* why the caps' video meta cannot be made */
+  /* The next frame is the one at seek_pos (a start or a seek), placed
+   * once the frame rate is known. */
+  gboolean seek_pending;
+  guint64 seek_pos;
+  GstcLivePacer *pacer;         /* Go's (is-live), or NULL */
+  int sync_timeout_ms;          /* the bound of a fence wait; negative: none */
+  /* Tests: a stand-in for slot i's fences (fence_fd[i] polled for
+   * fence_events[i] instead of the dma-buf's); -1: none. */
+  int fence_fd[GSTC_OUT_MAX_SLOTS];
+  short fence_events[GSTC_OUT_MAX_SLOTS];
 } GstcSrcSteady;
 
 GstcSrcSteady *gstc_src_steady_of (GstElement * element);
-
-static inline void
-gstc_src_steady_set_flushing (GstcSrcSteady * s, gboolean on)
-{
-  g_atomic_int_set (&s->flushing, on ? 1 : 0);
-}
 
 /* Makes r (NULL: none) the ring of s, dropping the one it had, and
  * disables s. */
 void gstc_src_steady_set_ring (GstcSrcSteady * s, GstcOutRing * r,
     GstcInferCounters * c);
 
-/* The frame of src done in C, into *out (the caller's): TRUE; FALSE,
- * with nothing taken, when Go must run it. */
-gboolean gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out);
+/* The frame of src: TRUE with *ret GST_FLOW_OK and *out the buffer (the
+ * caller's), or *ret FLUSHING or an error (posted) and nothing held;
+ * FALSE when s is not enabled (pattern=app, no caps yet): Go's. */
+gboolean gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
+    GstFlowReturn * ret);
 
 /* The PTS and duration of frame n at fps_n/fps_d (n × fps_d / fps_n s,
  * without drift); GST_CLOCK_TIME_NONE for an unknown or variable rate,
  * or a time that does not fit 64 bits (then the duration too). */
 void gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     guint64 * dur);
+
+/* The number of the frame at stream time pos at fps_n/fps_d (pos ×
+ * fps_n / (fps_d s), rounded down); 0 for an unknown or variable rate or
+ * no position; G_MAXUINT64 when it does not fit. */
+guint64 gstc_src_frame_at (guint64 pos, gint fps_n, gint fps_d);
 
 /* Writes pattern's frame n into data[0..size) (tensorsrc's fill). */
 void gstc_src_fill (guint8 * data, gsize size, int pattern, guint64 n);

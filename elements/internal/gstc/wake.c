@@ -96,6 +96,12 @@ gstc_wake_set_stopping (GstcWake * w, gboolean on)
 }
 
 void
+gstc_wake_set_seeking (GstcWake * w, gboolean on)
+{
+  wake_set (w, &w->seeking, on);
+}
+
+void
 gstc_wake_signal (GstcWake * w)
 {
   /* A waiter counts itself before it looks (under the lock): if this
@@ -143,6 +149,8 @@ gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
   gint64 t0 = mono_ns (), deadline = t0 + (gint64) timeout_ms * 1000000;
   int r;
 
+  /* Counted as a waiter (tests see the wait under way). */
+  g_atomic_int_inc (&w->waiters);
   for (;;) {
     struct pollfd p[2] = { {fd, events, 0}, {w->efd, POLLIN, 0} };
     int left = -1, n;
@@ -178,6 +186,7 @@ gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
     }
     /* The eventfd or a timeout: the loop's checks say which. */
   }
+  g_atomic_int_dec_and_test (&w->waiters);
   *waited = mono_ns () - t0;
   return r;
 }

@@ -23,6 +23,11 @@ func (w Wake) SetFlushing(on bool) { C.gstc_wake_set_flushing(w.p, cbool(on)) }
 // at the next start); setting it ends every wait.
 func (w Wake) SetStopping(on bool) { C.gstc_wake_set_stopping(w.p, cbool(on)) }
 
+// SetSeeking sets or clears the seek flag (a non-flushing seek waiting
+// for the streaming thread to leave its frame); setting it ends every
+// wait.
+func (w Wake) SetSeeking(on bool) { C.gstc_wake_set_seeking(w.p, cbool(on)) }
+
 // Ended reports whether a flush or a stop is under way.
 func (w Wake) Ended() bool { return gobool(C.gstc_wake_ended(w.p)) }
 

@@ -19,8 +19,8 @@ typedef struct
   gint refs;                    /* the element's, and each ring's */
   GMutex lock;
   GCond cond;
-  gint flushing, stopping;
-  gint waiters;                 /* threads inside gstc_wake_wait_until */
+  gint flushing, stopping, seeking;
+  gint waiters;                 /* threads inside a wait or a poll */
   int efd;                      /* readable while flushing or stopping */
 } GstcWake;
 
@@ -30,15 +30,19 @@ GstcWake *gstc_wake_of (GstElement * element);
 GstcWake *gstc_wake_ref (GstcWake * w);
 void gstc_wake_unref (GstcWake * w);
 
-/* Sets or clears a flag; setting one wakes every wait. */
+/* Sets or clears a flag; setting one wakes every wait. seeking: a
+ * non-flushing seek that waits for the streaming thread to leave its
+ * frame (tensorsrc). */
 void gstc_wake_set_flushing (GstcWake * w, gboolean on);
 void gstc_wake_set_stopping (GstcWake * w, gboolean on);
+void gstc_wake_set_seeking (GstcWake * w, gboolean on);
 
-/* Whether a flush or a stop is under way. */
+/* Whether a flush, a stop or such a seek is under way. */
 static inline gboolean
 gstc_wake_ended (GstcWake * w)
 {
-  return g_atomic_int_get (&w->flushing) || g_atomic_int_get (&w->stopping);
+  return g_atomic_int_get (&w->flushing) || g_atomic_int_get (&w->stopping)
+      || g_atomic_int_get (&w->seeking);
 }
 
 /* Tells the waits that what they wait for may be there (a slot came
