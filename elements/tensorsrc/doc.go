@@ -43,7 +43,7 @@
 //	                               downstream-min-buffers, fence-waits, fence-wait-total-ns,
 //	                               fence-wait-max-ns, fence-timeouts, fences-attached,
 //	                               seeks, seek-discarded, steady-frames (made in C with no
-//	                               call into Go: see Steady frames)
+//	                               call into Go: see The frame in C)
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
@@ -179,21 +179,23 @@
 //     open bracket to the application until Push or Discard; a slot held
 //     across a stop keeps its tensor alive until then.
 //
-// # Steady frames
+// # The frame in C
 //
-// With a built-in pattern and is-live=false, a frame is made in C by the
-// create trampoline, with no call into Go (gstc.SrcSteady): a free slot
-// of the ring (whose states C keeps: gstc.OutRing), its write bracket
-// entered — on a dma-buf only once its fences have signalled — the
-// pattern written, the buffer made (and announced, with handoff=adopt). The memory's return,
-// on any thread, leaves the bracket and frees the slot in C as well. Go
-// makes the first frame after a start, a seek, a caps change or a new
-// ring (and enables the C path again, with what changed), and any frame
-// the C path cannot make at once: no free slot (Go waits), fences or a
-// bracket to wait for, an error to report. Why: a C streaming thread
-// that calls into Go keeps a Go P between the calls, and Go's sysmon
-// then keeps waking (docs/design-notes.md, "A source with no Go in its
-// frame"). pattern=app keeps its slots' states in Go.
+// With a built-in pattern, every frame is made in C by the create
+// trampoline, with no call into Go (gstc.SrcSteady): a free slot of the
+// ring (whose states C keeps: gstc.OutRing), waited for while every slot
+// is downstream; the first frame after a start or a seek placed at the
+// segment's position; a live source's clock wait; the slot's fences
+// waited for (bounded by sync-timeout); its write bracket entered; the
+// pattern written; the buffer made (and announced, with handoff=adopt);
+// errors posted there. Unlock (a flush or a stop) and a non-flushing seek
+// end the waits (gstc.Wake). The memory's return, on any thread, leaves
+// the bracket and frees the slot in C as well. Go configures the frame
+// at each new ring and caps change (configureFrameLocked). Why: a C
+// streaming thread that calls into Go keeps a Go P between the calls,
+// and Go's sysmon then keeps waking (docs/design-notes.md, "A source
+// with no Go in its frame"). pattern=app's frames are Go's: the
+// application's slots keep their states in Go.
 //
 // # Application API
 //
