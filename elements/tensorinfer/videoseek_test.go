@@ -1,0 +1,129 @@
+package tensorinfer_test
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// output=video interval=3 across a flushing seek: the result kept for
+// the frames that do not run belongs to the frames before the flush, so
+// the first frame after it runs the model (a run number not seen before)
+// and carries its own scores; every frame's scores are those of the
+// frame that ran.
+func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := infertest.RepoFile(t, infertest.ShippedModel)
+	desc := fmt.Sprintf("tensorsrc name=src pattern=counter ! video/x-raw,format=RGB,width=64,height=64,framerate=30/1 ! "+
+		"tensorinfer name=infer output=video interval=3 ort-library=%s model=%s ! fakesink name=sink sync=false", lib, model)
+	p, err := gst.NewPipelineFromString(desc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.KeepAlive(p)
+	const seekTo = 10 * time.Second
+	type frame struct {
+		pts     time.Duration
+		run     uint64
+		correct bool // its scores are the reference of its own video
+	}
+	var mu sync.Mutex
+	var frames []frame
+	after := make(chan struct{}, 1)
+	before := make(chan struct{}, 1)
+	se, _ := p.GetElementByName("sink")
+	pad := se.GetStaticPad("sink")
+	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
+		buf := info.GetBuffer()
+		m, ok := tensormeta.Read(buf)
+		if !ok {
+			return gst.PadProbeOK
+		}
+		defer m.Release()
+		video := make([]byte, infertest.ShippedInputBytes)
+		gstc.ExtractBuffer(gstc.BorrowBuffer(buf), video)
+		scores := make([]byte, 4*infertest.ShippedScores)
+		gstc.ExtractBuffer(gstc.BorrowBuffer(m.Tensors), scores)
+		want := infertest.ShippedReference(video)
+		correct := true
+		for k, g := range floats(scores) {
+			correct = correct && infertest.ShippedWithin(float64(g), want[k])
+		}
+		f := frame{time.Duration(buf.PresentationTimestamp()), m.Run, correct}
+		mu.Lock()
+		frames = append(frames, f)
+		nBefore, nAfter := 0, 0
+		for _, g := range frames {
+			if g.pts >= seekTo {
+				nAfter++
+			} else {
+				nBefore++
+			}
+		}
+		mu.Unlock()
+		if nBefore == 5 {
+			select {
+			case before <- struct{}{}:
+			default:
+			}
+		}
+		if nAfter == 7 {
+			select {
+			case after <- struct{}{}:
+			default:
+			}
+		}
+		return gst.PadProbeOK
+	})
+	gstc.ReleasePad(pad)
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	defer p.SetState(gst.StateNull)
+	wait := func(ch chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no %s within 30 s", what)
+		}
+	}
+	wait(before, "five frames before the seek")
+	if !p.SeekSimple(int64(seekTo), gst.FormatTime, gst.SeekFlagFlush|gst.SeekFlagAccurate) {
+		t.Fatal("the seek was refused")
+	}
+	wait(after, "seven frames after the seek")
+	if err := p.SetState(gst.StateNull); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	seen := map[uint64]bool{}
+	first := true
+	for i, f := range frames {
+		if f.pts >= seekTo && first {
+			first = false
+			if seen[f.run] {
+				t.Errorf("frame %d (the first after the flush, at %v) carries run %d of the frames before it", i, f.pts, f.run)
+			}
+		}
+		if !seen[f.run] && !f.correct {
+			t.Errorf("frame %d at %v ran (run %d) but its scores are not its own", i, f.pts, f.run)
+		}
+		if f.pts < seekTo || !first {
+			seen[f.run] = true
+		}
+	}
+	if first {
+		t.Fatalf("no frame after the seek: %v", frames)
+	}
+	t.Logf("frames (pts, run): %v", frames)
+}
