@@ -153,28 +153,43 @@ gstc_out_ring_take_or_wait (GstcOutRing * r)
   return i;
 }
 
-static void
+/* Frees sl; returns a reference of the ring's wake when a thread waits
+ * on it (the caller signals it, then drops the reference, outside the
+ * lock). A waiter counts itself before its take, which takes this lock:
+ * one whose take failed before this free is counted here. */
+static GstcWake *
 free_locked (GstcOutRing * r, GstcOutSlot * sl)
 {
   sl->busy = FALSE;
   sl->freed_at = ++r->free_clock;
+  if (r->wake != NULL && g_atomic_int_get (&r->wake->waiters) > 0)
+    return gstc_wake_ref (r->wake);
+  return NULL;
 }
 
 void
 gstc_out_ring_set_wake (GstcOutRing * r, GstcWake * w)
 {
-  gstc_wake_unref (r->wake);
-  r->wake = gstc_wake_ref (w);
+  GstcWake *old;
+
+  g_mutex_lock (&r->lock);
+  old = r->wake;
+  r->wake = r->closed ? NULL : gstc_wake_ref (w);
+  g_mutex_unlock (&r->lock);
+  gstc_wake_unref (old);
 }
 
 /* Tells a wait for a free slot (if any) that one may be free: the frame
- * engine's (the wake's), or a Go one. */
+ * engine's (w: free_locked's reference, dropped here), or a Go one. */
 static void
-signal_waiter (GstcOutRing * r)
+signal_waiter (GstcOutRing * r, GstcWake * w)
 {
   gboolean waiting;
 
-  gstc_wake_signal (r->wake);
+  if (w != NULL) {
+    gstc_wake_signal (w);
+    gstc_wake_unref (w);
+  }
 
   /* Set under the lock by a take that found no slot: one that came
    * before the free this follows is seen here, one after it found the
@@ -194,10 +209,12 @@ gstc_out_ring_give (GstcOutRing * r, int slot)
 {
   if (slot < 0 || slot >= r->n)
     return;
+  GstcWake *w;
+
   g_mutex_lock (&r->lock);
-  free_locked (r, &r->slots[slot]);
+  w = free_locked (r, &r->slots[slot]);
   g_mutex_unlock (&r->lock);
-  signal_waiter (r);
+  signal_waiter (r, w);
 }
 
 /* Leaves t's write bracket (its open flag already cleared by the
@@ -301,6 +318,7 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
   GstcOutSlot *sl;
   GstcOutTensor *t;
   gboolean was_out, open, keep, freed;
+  GstcWake *w = NULL;
 
   g_mutex_lock (&r->lock);
   if (idx < 0 || idx >= r->n || k >= r->slots[idx].n) {
@@ -329,10 +347,12 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
   t->held = keep;
   freed = was_out && --sl->pending == 0;
   if (freed)
-    free_locked (r, sl);
+    w = free_locked (r, sl);
   g_mutex_unlock (&r->lock);
   if (keep && freed)
-    signal_waiter (r);
+    signal_waiter (r, w);
+  else
+    gstc_wake_unref (w);
   gstc_out_ring_unref (r);
   return keep;
 }
@@ -365,6 +385,7 @@ gstc_out_ring_close (GstcOutRing * r)
 {
   GstMemory *drop[GSTC_OUT_MAX_SLOTS * GSTC_OUT_MAX_TENSORS];
   GstcOutTensor *ends[GSTC_OUT_MAX_SLOTS * GSTC_OUT_MAX_TENSORS];
+  GstcWake *w;
   int nd = 0, ne = 0, i, k;
 
   g_mutex_lock (&r->lock);
@@ -373,6 +394,10 @@ gstc_out_ring_close (GstcOutRing * r)
     return;
   }
   r->closed = TRUE;
+  /* A closed ring's frees wake no frame (none waits on it), and the
+   * element's wake must not live as long as memories downstream. */
+  w = r->wake;
+  r->wake = NULL;
   for (i = 0; i < r->n; i++)
     for (k = 0; k < r->slots[i].n; k++) {
       GstcOutTensor *t = &r->slots[i].t[k];
@@ -387,6 +412,7 @@ gstc_out_ring_close (GstcOutRing * r)
       }
     }
   g_mutex_unlock (&r->lock);
+  gstc_wake_unref (w);
   for (i = 0; i < ne; i++)
     leave_write (r, ends[i]);
   for (i = 0; i < nd; i++)
