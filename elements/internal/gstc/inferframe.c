@@ -5,7 +5,6 @@
 #include "element.h"
 
 #include <poll.h>
-#include <stdarg.h>
 #include <time.h>
 #include "_cgo_export.h"
 
@@ -125,28 +124,6 @@ engine_of (GstBaseTransform * t)
   }
   return last_found.s;
 }
-
-/* Posts an error message from t (domain: message.h's numbering). */
-static void G_GNUC_PRINTF (6, 7)
-post_error (GstBaseTransform * t, int line, const char *func, int domain,
-    int code, const char *fmt, ...)
-{
-  va_list ap;
-  char *text;
-
-  va_start (ap, fmt);
-  text = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  GST_WARNING_OBJECT (t, "%s", text);
-  gstc_post_message (GST_ELEMENT (t), GST_MESSAGE_ERROR, domain, code, text,
-      NULL, __FILE__, func, line);
-  g_free (text);
-}
-
-#define POST_ERROR(t, domain, code, ...) \
-  post_error (t, __LINE__, G_STRFUNC, domain, code, __VA_ARGS__)
-enum
-{ CORE = 1, LIBRARY, RESOURCE, STREAM };
 
 /* The input the table has for a memory whose qdata is tag, read at
  * offset with stride: a memory may be in it with more than one layout
@@ -290,7 +267,7 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
             "frame dropped", s->sync_timeout_ms);
         return GST_BASE_TRANSFORM_FLOW_DROPPED;
       }
-      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+      GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: input: the fences of dma-buf %" G_GUINT64_FORMAT ":%"
           G_GUINT64_FORMAT " (read access) not signalled after %d ms "
           "(sync-timeout %d ms)", rec->dev, rec->ino,
@@ -298,7 +275,7 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
       return GST_FLOW_ERROR;
     }
     if (r < 0) {
-      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+      GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: cannot wait for the input's fences: %s",
           g_strerror (-r));
       return GST_FLOW_ERROR;
@@ -307,7 +284,7 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
   /* Busy only while another holder's START or END is issued. */
   while (!gstc_bracket_try_enter (b, GSTC_ACCESS_READ, &err)) {
     if (err != 0) {
-      POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+      GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: cannot begin CPU access to the input: %s",
           g_strerror (err));
       return GST_FLOW_ERROR;
@@ -353,7 +330,7 @@ timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
     const char *msg = s->error_message != NULL ? s->error_message (status) :
         NULL;
 
-    POST_ERROR (t, LIBRARY, GST_LIBRARY_ERROR_FAILED,
+    GSTC_POST_ERROR (t, GSTC_DOMAIN_LIBRARY, GST_LIBRARY_ERROR_FAILED,
         "tensorinfer: %s: run (input slot %d, output slot %d): %s",
         s->model != NULL ? s->model : "model", in_slot, out_slot,
         msg != NULL ? msg : "ONNX Runtime failed");
@@ -396,7 +373,7 @@ preprocess (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec,
       MAX (clock_ns (CLOCK_MONOTONIC) - t0, 0));
   gstc_infer_count (s->counters, GSTC_INFER_PREPROCESSED, 1);
   if (rc != 0) {
-    POST_ERROR (t, STREAM, GST_STREAM_ERROR_FORMAT,
+    GSTC_POST_ERROR (t, GSTC_DOMAIN_STREAM, GST_STREAM_ERROR_FORMAT,
         "tensorinfer: pre-processing: the frame (%" G_GSIZE_FORMAT
         " bytes) does not fit the pass's plan (error %d)", len, rc);
     return FALSE;
@@ -483,7 +460,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     return FALSE;
   *out = NULL;
   if (!s->ready || s->ring == NULL) {
-    POST_ERROR (t, CORE, GST_CORE_ERROR_NEGOTIATION,
+    GSTC_POST_ERROR (t, GSTC_DOMAIN_CORE, GST_CORE_ERROR_NEGOTIATION,
         "tensorinfer received a buffer before caps");
     *ret = GST_FLOW_NOT_NEGOTIATED;
     return TRUE;
@@ -527,7 +504,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   if (r != 0) {
     leave_input (s, t, rec);
     gstc_out_ring_give (s->ring, slot);
-    POST_ERROR (t, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+    GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "tensorinfer: cannot begin CPU access to an output tensor: %s",
         r > 0 ? g_strerror (r) : "busy");
     *ret = GST_FLOW_ERROR;

@@ -2,6 +2,8 @@
  * rules). */
 #include "message.h"
 
+#include <stdarg.h>
+
 /* The four GStreamer error domains, by the number message.go gives them. */
 static GQuark
 domain_quark (int domain)
@@ -41,6 +43,22 @@ gstc_post_message (GstElement * elem, GstMessageType type, int domain,
   gst_element_message_full (elem, type, domain_quark (domain),
       code, (text && *text) ? g_strdup (text) : NULL,
       (debug && *debug) ? g_strdup (debug) : NULL, file, function, line);
+}
+
+void
+gstc_post_error_printf (GstElement * elem, int domain, int code,
+    const char *file, const char *function, int line, const char *fmt, ...)
+{
+  va_list ap;
+  char *text;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  GST_WARNING_OBJECT (elem, "%s", text);
+  gstc_post_message (elem, GST_MESSAGE_ERROR, domain, code, text, NULL, file,
+      function, line);
+  g_free (text);
 }
 
 gboolean

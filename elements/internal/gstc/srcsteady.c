@@ -5,7 +5,6 @@
 #include "message.h"
 
 #include <poll.h>
-#include <stdarg.h>
 #include <string.h>
 
 static GQuark
@@ -119,23 +118,6 @@ gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     *dur = next - *pts;
 }
 
-/* Posts an error message from src (domain: message.h's numbering). */
-static void G_GNUC_PRINTF (5, 6)
-post_error (GstPushSrc * src, int line, int domain, int code,
-    const char *fmt, ...)
-{
-  va_list ap;
-  char *text;
-
-  va_start (ap, fmt);
-  text = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  GST_WARNING_OBJECT (src, "%s", text);
-  gstc_post_message (GST_ELEMENT (src), GST_MESSAGE_ERROR, domain, code,
-      text, NULL, __FILE__, "gstc_src_steady_create", line);
-  g_free (text);
-}
-
 typedef struct
 {
   GstcOutRing *ring;
@@ -189,7 +171,7 @@ wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
     return GST_FLOW_OK;
   if (r == 1) {
     gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
-    post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+    GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "slot %d: opening its CPU bracket: dma-buf %" G_GUINT64_FORMAT ":%"
         G_GUINT64_FORMAT " (fd %d): fences for readwrite access not "
         "signalled after %.3f ms (limit %d ms): tensor: dma-buf fences not "
@@ -197,7 +179,7 @@ wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
         s->sync_timeout_ms);
     return GST_FLOW_ERROR;
   }
-  post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+  GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
       "slot %d: opening its CPU bracket: polling dma-buf %" G_GUINT64_FORMAT
       ":%" G_GUINT64_FORMAT " (fd %d) for its fences: %s", slot, t->dev,
       t->ino, fd, g_strerror (-r));
@@ -258,7 +240,7 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   if (err != 0) {
     gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
     gstc_out_ring_give (s->ring, a.slot);
-    post_error (src, __LINE__, 3, GST_RESOURCE_ERROR_SYNC,
+    GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "slot %d: opening its CPU bracket: DMA_BUF_IOCTL_SYNC START: %s",
         a.slot, err > 0 ? g_strerror (err) : "busy");
     *ret = GST_FLOW_ERROR;
@@ -281,10 +263,10 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
      * goes. */
     gst_buffer_unref (buf);
     if (s->vmeta_error != NULL)
-      post_error (src, __LINE__, 1, GST_CORE_ERROR_FAILED, "video meta: %s",
+      GSTC_POST_ERROR (src, GSTC_DOMAIN_CORE, GST_CORE_ERROR_FAILED, "video meta: %s",
           s->vmeta_error);
     else
-      post_error (src, __LINE__, 1, GST_CORE_ERROR_FAILED,
+      GSTC_POST_ERROR (src, GSTC_DOMAIN_CORE, GST_CORE_ERROR_FAILED,
           "video meta: cannot add it to the frame (error %d)", err);
     *ret = GST_FLOW_ERROR;
     return TRUE;
