@@ -151,12 +151,7 @@ func TestTensorInferNewMemoryEveryFrameStaysBounded(t *testing.T) {
 	t.Logf("%d frames: peaks over the start: %d fds, %d memfd mappings, %d inputs bound; stats %+v",
 		frames, maxFds.Load(), maxMaps.Load(), maxBound.Load(), r.infer)
 	mu.Lock()
-	for i, pr := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, problems)
 	mu.Unlock()
 	if int(delivered.Load()) != frames || r.infer.Runs != uint64(frames) {
 		t.Errorf("%d frames delivered, %d runs: want %d", delivered.Load(), r.infer.Runs, frames)
@@ -269,12 +264,7 @@ func TestTensorInferAlternatingOffsetBindsTwicePerMemory(t *testing.T) {
 		t.Fatal(r.err.Message)
 	}
 	mu.Lock()
-	for i, pr := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, problems)
 	mu.Unlock()
 	if c.Load() != frames {
 		t.Errorf("%d frames, want %d", c.Load(), frames)
@@ -377,12 +367,7 @@ func TestTensorInferCapsChangesStayBounded(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("%d caps changes: peaks %d fds, %d memfd mappings, %d inputs bound; stats %+v", changes, maxFds, maxMaps, maxBound, r.infer)
-	for i, pr := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, problems)
 	if int(n.Load()) != changes {
 		t.Errorf("%d frames, want %d", n.Load(), changes)
 	}

@@ -107,6 +107,19 @@ func writeModel(t testing.TB, name string, b []byte) string {
 }
 
 // counter is tensorsrc's pattern=counter: byte i of frame n is n*7+i.
+// reportProblems fails t with the first five problems a run found (and
+// how many more there were).
+func reportProblems(t testing.TB, list []string) {
+	t.Helper()
+	for i, p := range list {
+		if i == 5 {
+			t.Errorf("… %d more", len(list)-5)
+			break
+		}
+		t.Error(p)
+	}
+}
+
 func counter(n, size int) []byte {
 	b := make([]byte, size)
 	for i := range b {
@@ -168,13 +181,7 @@ func (c *checker) check(t *testing.T, frames int) {
 	if c.n != frames {
 		t.Errorf("%d output frames checked, want %d", c.n, frames)
 	}
-	for i, p := range c.problems {
-		if i == 5 {
-			t.Errorf("… %d more", len(c.problems)-5)
-			break
-		}
-		t.Error(p)
-	}
+	reportProblems(t, c.problems)
 }
 
 func shipped(img []byte) [][]float64 {

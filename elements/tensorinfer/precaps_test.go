@@ -106,12 +106,7 @@ func TestTensorInferPreprocessCapsChanges(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for i, pr := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, problems)
 	if n.Load() != changes || r.infer.Preprocessed != changes {
 		t.Errorf("%d frames, stats %+v: want %d pre-processed", n.Load(), r.infer, changes)
 	}

@@ -120,12 +120,7 @@ func TestTensorInferPreprocessVideoMetaLayouts(t *testing.T) {
 		t.Fatal(r.err.Message)
 	}
 	mu.Lock()
-	for i, pr := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, problems)
 	mu.Unlock()
 	if c.Load() != frames || r.infer.Preprocessed != frames {
 		t.Errorf("%d frames, stats %+v: want %d pre-processed", c.Load(), r.infer, frames)

@@ -182,11 +182,6 @@ func runPreprocessed(t *testing.T, desc string, plan *preprocess.Plan, m inferte
 	})
 	mu.Lock()
 	defer mu.Unlock()
-	for i, p := range problems {
-		if i == 5 {
-			break
-		}
-		t.Error(p)
-	}
+	reportProblems(t, problems)
 	return s, outs
 }

@@ -156,13 +156,7 @@ func runResized(t *testing.T, desc string, inC bool, frames int, ref func(n int)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i, pr := range r.problems {
-		if i == 5 {
-			t.Errorf("… %d more", len(r.problems)-5)
-			break
-		}
-		t.Error(pr)
-	}
+	reportProblems(t, r.problems)
 	if r.resized == 0 || r.n != frames || r.reused < frames/2 {
 		t.Errorf("the probe saw %d frames, resized %d and saw %d of the same way (C: %v) on a slot resized before: "+
 			"want %d frames, most of them on a slot resized before", r.n, r.resized, r.reused, inC, frames)
