@@ -33,11 +33,17 @@ func FromElement(e *gst.Element) (*Sink, error) {
 // nil removes the handler (frames are then released on delivery). Install
 // it before the pipeline leaves READY.
 func (k *Sink) OnFrame(h func(Frame)) {
+	s := k.s
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
 	if h == nil {
-		k.s.handler.Store(nil)
-		return
+		s.handler.Store(nil)
+	} else {
+		s.handler.Store(&h)
 	}
-	k.s.handler.Store(&h)
+	if st := s.state; st != nil {
+		st.engine.SetGoConsumer(h != nil)
+	}
 }
 
 // Stats is a copy of the element's counters.
@@ -85,7 +91,7 @@ func (k *Sink) Stats() Stats {
 	if st := k.s.current(); st != nil {
 		k.s.recordCache(st)
 	}
-	fw, fn, fm, ft := c.fences.Read()
+	fw, fn, fm, ft := c.fenceWaits.Load(), c.fenceWaitNs.Load(), c.fenceWaitMax.Load(), c.fenceTimeouts.Load()
 	return Stats{
 		Frames: c.frames.Load(), CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(),
 		CacheEvictions: c.evictions.Load(), Mmaps: c.mmaps.Load(), Syncs: c.syncs.Load(),
@@ -94,7 +100,7 @@ func (k *Sink) Stats() Stats {
 		Dropped: c.dropped.Load(), BracketsClosedAtStop: c.closedAtStop.Load(),
 		WaitsForLease: c.waitsForLease.Load(), PoolsProposed: c.poolsProposed.Load(),
 		FenceWaits: fw, FenceWaitNanos: fn, FenceWaitMaxNanos: fm, FenceTimeouts: ft,
-		LeasesOutstanding: c.leases.Load(), HandlerPanics: c.handlerPanics.Load(),
+		LeasesOutstanding: c.leases.LoadSigned(), HandlerPanics: c.handlerPanics.Load(),
 		BeginsRejected: c.beginsRejected.Load(), CacheCapacity: c.cacheCapacity.Load(),
 	}
 }

@@ -2,6 +2,7 @@ package tensorpinsink
 
 import (
 	"fmt"
+	"time"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -169,6 +170,17 @@ func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
 	if err := props.Set(obj, s, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
+	s.stateMu.Lock()
+	if st := s.state; st != nil {
+		s.pushSettings(st, s.readSettings())
+	}
+	s.stateMu.Unlock()
+}
+
+// pushSettings gives the engine the properties it reads per frame.
+func (s *sink) pushSettings(st *streamState, set settings) {
+	st.engine.SetSettings(set.drop, set.emitSignals, set.postSyncMessages,
+		time.Duration(set.syncTimeout)*time.Millisecond, set.onSyncTimeout == onTimeoutDrop)
 }
 
 func (s *sink) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
@@ -189,6 +201,7 @@ func (s *sink) InstanceInit(obj *glib.Object) {
 	// The per-frame trampolines (render, GstTensorSync begin) find s
 	// through a handle on the instance, not go-glib's lookup.
 	gstc.BindInstance(obj.Unsafe(), s)
+	s.stats.bind(gstc.SinkCountersOf(gstc.RawElementOf(obj.Unsafe())))
 	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
 }
 

@@ -27,5 +27,9 @@ func (h *Harness) Start() bool              { return h.s.Start(h.bs) }
 func (h *Harness) SetCaps(c *gst.Caps) bool { return h.s.SetCaps(h.bs, c) }
 func (h *Harness) Stop() bool               { return h.s.Stop(h.bs) }
 func (h *Harness) Render(b *gst.Buffer) gst.FlowReturn {
-	return h.s.RenderRaw(gstc.BorrowElement(h.e), gstc.BorrowBuffer(b))
+	self, buf := gstc.BorrowElement(h.e), gstc.BorrowBuffer(b)
+	if ret, ok := gstc.SinkFrameRender(self, buf); ok {
+		return ret
+	}
+	return h.s.RenderRaw(self, buf)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -35,30 +34,29 @@ type Frame struct {
 	gen uint64
 }
 
-// frameState is where a frame record is in its cycle.
+// frameState is where a Go record is in its cycle.
 type frameState uint8
 
 const (
-	frameFree      frameState = iota
-	frameFilling              // taken by the streaming thread, not delivered yet
-	frameHeld                 // delivered: the application owns it
-	frameReleasing            // Release is tearing it down
+	frameFree frameState = iota
+	frameHeld            // delivered: the application owns it
 )
 
 // framePlane is one tensor of a delivered frame.
 type framePlane struct {
 	// view is the plane's lent tensor and pin, owned by its cache entry
-	// (which the frame holds a reference on): what the getters hand out
-	// stays the entry's, never the record's, so it cannot come to name
-	// the next buffer the record carries.
+	// (which the frame's lease holds a reference on): what the getters
+	// hand out stays the entry's, never the record's, so it cannot come
+	// to name the next buffer the record carries.
 	view  *pincache.PlaneView
 	entry int // index into frameRecord.mems
 }
 
-// frameRecord is one of the sink's max-leases frame records.
+// frameRecord is what a Go consumer's Frame reads of one of the
+// engine's max-leases leases.
 type frameRecord struct {
 	lessor *leases
-	index  int // position in the lessor's table
+	index  int // the lease's index in the engine
 	// gen changes when a delivered frame is released, under lessor.mu and
 	// readMu. Frame's getters hold readMu (read side) while they check gen
 	// and read the record, so a Release through another copy cannot
@@ -66,17 +64,14 @@ type frameRecord struct {
 	// between: a getter reads its frame or nothing.
 	gen    atomic.Uint64
 	readMu sync.RWMutex
-	// state, closed, closingAtStop and releaseDeferred are guarded by
-	// lessor.mu.
-	state  frameState
-	closed bool // the brackets were left (by Release, or by stop for a held frame)
-	// closingAtStop: stop is ending this held frame's bracket outside the
-	// lock; a Release meanwhile sets releaseDeferred and stop finishes it.
-	closingAtStop, releaseDeferred bool
+	// state and cgen (the engine's generation of the lease) are guarded
+	// by lessor.mu.
+	state frameState
+	cgen  uint64
 
-	// Written by the streaming thread while filling; read-only while held.
-	// mems are the distinct pinned regions of the frame (one per memory,
-	// or the sink's copy), each with a reference and an open bracket.
+	// Written by the streaming thread while delivering; read-only while
+	// held. mems are the distinct pinned regions of the frame (one per
+	// memory, or the lease's copy).
 	nmem    int
 	mems    [maxPlanes]*pincache.Entry
 	views   [maxPlanes]*pincache.ViewSet // per mems entry: its planes' views, a reference each
@@ -84,13 +79,9 @@ type frameRecord struct {
 	nplanes int
 	planes  [maxPlanes]framePlane
 
-	lease     gstc.Lease
-	pts, dur  uint64
-	caps      string
-	copied    bool
-	access    tensor.Access
-	announced bool            // a GstTensorSync begin announced this buffer
-	sync      tensorsync.Info // that begin event
+	pts, dur uint64
+	caps     string
+	copied   bool
 }
 
 // lock returns f's record with its readMu read-locked if f is not stale
@@ -277,7 +268,9 @@ func (f Frame) Copied() bool {
 func (f Frame) Buffer() *gst.Buffer {
 	if r := f.lock(); r != nil {
 		defer r.readMu.RUnlock()
-		return r.lease.Buffer()
+		l := r.lessor.engine.LeaseBuffer(r.index, r.cgen)
+		defer l.Release()
+		return l.Buffer()
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ const maxPlanes = capslayout.MaxTensors
 type framePlanes struct {
 	planes  []capslayout.Plane
 	extents []int // per plane: bytes from its first element to the end of its last row
+	strides []int // per plane: bytes between row starts
 	// gen names the layout (never reused): cache entries keep their views
 	// per gen.
 	gen uint64
@@ -46,6 +47,7 @@ type layoutMemo struct {
 	meta     gstc.VideoMetaPlanes
 	planes   []capslayout.Plane
 	extents  []int
+	strides  []int
 	gen      uint64
 }
 
@@ -63,7 +65,7 @@ func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
 		if r.haveMeta != (meta != nil) || meta != nil && r.meta != *meta {
 			continue
 		}
-		fp.planes, fp.extents, fp.gen, fp.haveMeta = r.planes, r.extents, r.gen, r.haveMeta
+		fp.planes, fp.extents, fp.strides, fp.gen, fp.haveMeta = r.planes, r.extents, r.strides, r.gen, r.haveMeta
 		if meta != nil {
 			fp.meta = *meta
 		}
@@ -76,21 +78,22 @@ func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
 // make views for it, and remembers it.
 func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes) error {
 	ext := make([]int, len(planes))
+	strides := make([]int, len(planes))
 	for i, p := range planes {
 		g, err := p.Layout.Geometry()
 		if err != nil {
 			return fmt.Errorf("plane %d: %w", i, err)
 		}
-		ext[i] = g.Extent
+		ext[i], strides[i] = g.Extent, g.Stride
 	}
-	fp.planes, fp.extents = planes, ext
+	fp.planes, fp.extents, fp.strides = planes, ext, strides
 	fp.haveMeta = meta != nil
 	if meta != nil {
 		fp.meta = *meta
 	}
 	fp.lastGen++
 	fp.gen = fp.lastGen
-	m := layoutMemo{haveMeta: fp.haveMeta, meta: fp.meta, planes: planes, extents: ext, gen: fp.gen}
+	m := layoutMemo{haveMeta: fp.haveMeta, meta: fp.meta, planes: planes, extents: ext, strides: strides, gen: fp.gen}
 	if fp.nrecent < maxRecentLayouts {
 		fp.recent[fp.nrecent] = m
 		fp.nrecent++

@@ -1,88 +1,61 @@
 package tensorpinsink
 
 import (
-	"errors"
 	"fmt"
-	"time"
+	"unsafe"
 
-	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/base"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
-// RenderRaw is GstBaseSinkClass.render, installed by gstc's trampoline
-// (gstc.InstallBaseSinkRender) instead of go-gst's, which allocates
-// wrappers for the element and the buffer on every frame. self and buf are
-// borrowed for the call; go-gst wrappers are built only on the paths that
-// need them (the new-frame signal, logging an error).
+// Every frame is made by the frame engine in C (gstc's sinkframe.h):
+// the lease and its wait, the lookup of the buffer's memories by their
+// qdata, the fences and brackets, begin matching, new-frame, the stats
+// and the release. Go answers the engine's calls: SinkInput when a
+// buffer's memories or layout are not in its table yet, SinkDeliver
+// when a Go consumer (OnFrame) takes the frames.
+
+// RenderRaw is GstBaseSinkClass.render for a sink with no engine, which
+// is one not started: the engine renders every frame of a run.
 func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowReturn {
-	st := s.current()
-	if st == nil || !st.haveFormat {
-		gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
-		return gst.FlowNotNegotiated
-	}
-	set := s.readSettings()
-	var rec *frameRecord
-	for rec == nil {
-		r, flow, interrupted := st.leases.take(set.drop)
-		if r != nil {
-			rec = r
-			break
-		}
-		if !interrupted {
-			return flow
-		}
-		// unlock woke us while every lease is held. A flush or stop
-		// ends the wait (FLUSHING); a pause must not — as GstBaseSink
-		// asks of a blocked render, wait in preroll (the sink counts as
-		// prerolled) and, back in PLAYING, wait for a lease again.
-		if ret := gstc.BaseSinkWaitPreroll(self); ret != gst.FlowOK {
-			return ret
-		}
-	}
-	if err := s.fill(st, rec, buf, set); err != nil {
-		st.leases.abandon(rec)
-		if errors.Is(err, tensor.ErrFenceTimeout) && set.onSyncTimeout == onTimeoutDrop {
-			// fill gave everything back; the frame is skipped, the stream
-			// goes on (the next frame may well be ready).
-			s.stats.dropped.Add(1)
-			return gst.FlowOK
-		}
-		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), err.Error(), "")
-		return gst.FlowError
-	}
-	s.stats.frames.Add(1)
-	s.deliver(self, st.leases.hand(rec), buf, set)
-	return gst.FlowOK
+	gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
+	return gst.FlowNotNegotiated
 }
 
-// fill makes record f describe buf: per memory the pinned entry (or the
-// sink's copy), per plane its tensor (a view kept by the entry) and pin,
-// the begin event that announced the buffer (if any) and, per memory, the
-// CPU-access bracket — opened here or joined (the buffer's bracket is
-// already open: its producer's, or another reader's behind a tee). On an
-// error everything taken is given back.
-//
-// Each bracket first waits at most set.syncTimeout ms for the dma-buf's
-// fences (not when it joins an open bracket: the opener waited); a
-// timeout is an error wrapping tensor.ErrFenceTimeout, counted here.
-func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set settings) error {
+// SinkInput implements gstc.SinkFrameHost: it pins what buf needs
+// (importing its memories, or the lease's own memory a buffer that is
+// not fd memory is copied into), puts it in the engine's table, works
+// out the frame's planes and returns the engine's plan for buffers like
+// buf. Errors are posted here.
+func (s *sink) SinkInput(self gstc.RawElement, buf gstc.RawBuffer, lease int) int {
+	st := s.current()
+	if st == nil || !st.haveFormat {
+		return int(gst.FlowFlushing)
+	}
+	i, err := s.planFor(st, buf, lease)
+	if err != nil {
+		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), err.Error(), "")
+		return int(gst.FlowError)
+	}
+	return i
+}
+
+func (s *sink) planFor(st *streamState, buf gstc.RawBuffer, lease int) (int, error) {
 	v := &st.view
 	gstc.ReadBufferView(buf, st.qkey, v) // the one read of the buffer
 	fp := &st.fp
 	if err := fp.follow(&st.format, v); err != nil {
-		return gstc.Fail(gstc.StreamFormat, "%v", err)
+		return 0, gstc.Fail(gstc.StreamFormat, "%v", err)
 	}
 	if v.NMemory() < 1 {
-		return gstc.Fail(gstc.StreamFormat, "buffer with no memory")
+		return 0, gstc.Fail(gstc.StreamFormat, "buffer with no memory")
 	}
-	nm := v.Memories()
-	allFd := v.NMemory() <= maxPlanes
+	nm := v.NMemory()
+	allFd := nm <= maxPlanes
 	for i := 0; i < nm && allFd; i++ {
 		allFd = v.MemFD(i) >= 0
 	}
@@ -90,7 +63,7 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 	var spots [maxPlanes]planeSpot
 	split, err := fp.locate(v, spots[:n])
 	if err != nil {
-		return gstc.Fail(gstc.StreamFormat, "%v", err)
+		return 0, gstc.Fail(gstc.StreamFormat, "%v", err)
 	}
 	reason := copyNotFd
 	if split {
@@ -98,123 +71,146 @@ func (s *sink) fill(st *streamState, f *frameRecord, buf gstc.RawBuffer, set set
 		// pin: the frame is copied whole, like system memory.
 		allFd, reason = false, copySplit
 	}
-	var offs [maxPlanes]int // each plane's offset in its entry's storage
 	if allFd {
-		f.copied = false
-		var memOf [maxPlanes]int // mem index -> f.mems index + 1
+		var done [maxPlanes]bool
 		for p := 0; p < n; p++ {
-			mi := spots[p].mem
-			if memOf[mi] == 0 {
-				e, isNew, err := s.entryForMemory(st, v, mi)
-				if err != nil {
-					f.releasePlanes()
-					return err
+			if mi := spots[p].mem; !done[mi] {
+				done[mi] = true
+				if err := s.tableInput(st, v, mi); err != nil {
+					return 0, err
 				}
-				f.mems[f.nmem], f.newSlot[f.nmem] = e, isNew
-				f.nmem++
-				memOf[mi] = f.nmem
 			}
-			f.planes[p].entry = memOf[mi] - 1
-			offs[p] = v.MemOffset(mi) + spots[p].skip
 		}
-	} else {
-		f.copied = true
-		e, isNew, err := s.copyIn(st, f.index, buf, v.Size(), reason)
-		if err != nil {
-			return err
-		}
-		f.mems[0], f.newSlot[0], f.nmem = e, isNew, 1
-		for p := 0; p < n; p++ {
-			f.planes[p].entry = 0
-			offs[p] = spots[p].bufOffset
+		st.dropDeadInputs()
+	} else if err := s.copyIn(st, lease, v.Size(), reason); err != nil {
+		return 0, err
+	}
+	if i := st.engine.PlanOf(buf); i >= 0 {
+		return i, nil
+	}
+	return st.engine.SetPlan(st.planOf(v, allFd, spots[:n])), nil
+}
+
+// planOf is the engine's plan for buffers laid out as v (allFd: pinned,
+// else copied; spots: where its planes are).
+func (st *streamState) planOf(v *gstc.BufferView, allFd bool, spots []planeSpot) gstc.SinkPlan {
+	fp := &st.fp
+	n, nm := len(spots), v.NMemory()
+	plan := gstc.SinkPlan{Copy: !allFd, Video: st.format.Media == capslayout.MediaVideo, Size: v.Size()}
+	if plan.Video {
+		if m, ok := v.VideoMeta(); ok {
+			plan.HasMeta, plan.MetaWidth, plan.MetaHeight = true, m.Width, m.Height
+			plan.MetaOffsets, plan.MetaStrides = m.Offsets[:m.NPlanes], m.Strides[:m.NPlanes]
 		}
 	}
-	for k := 0; k < f.nmem; k++ {
-		vs, err := planeViews(fp, f.mems[k], k, f.planes[:n], offs[:n])
-		if err != nil {
-			f.releasePlanes()
-			return gstc.Fail(gstc.StreamFormat, "a plane does not fit its buffer memory: %v", err)
+	for i := 0; i < min(nm, gstc.MaxSinkMems); i++ {
+		plan.MemSizes = append(plan.MemSizes, v.MemSize(i))
+		if v.MemFD(i) >= 0 {
+			plan.FdMask |= 1 << i
 		}
-		f.views[k] = vs
 	}
+	if nm > gstc.MaxSinkMems {
+		plan.MemSizes = make([]int, nm) // only the count is compared
+	}
+	plan.Planes = make([]gstc.SinkPlane, n)
 	for p := 0; p < n; p++ {
-		f.planes[p].view = f.views[f.planes[p].entry].Views[p]
-	}
-	f.nplanes = n
-	f.pts, f.dur, f.caps = v.PTS(), v.Duration(), st.caps
-	f.access = tensor.AccessRead
-	t0 := f.planes[0].view.Tensor
-	id := t0.Identity()
-	var stale int
-	if f.sync, f.announced, stale = st.begins.Match(id.Dev, id.Ino, uint64(t0.Offset()), v.Offset()); f.announced {
-		s.stats.beginsMatched.Add(1)
-	}
-	if stale > 0 {
-		s.stats.beginsExpired.Add(uint64(stale))
-	}
-	timeout := time.Duration(set.syncTimeout) * time.Millisecond
-	for k := 0; k < f.nmem; k++ {
-		joined, waited, err := f.mems[k].Tensor().BeginCPUAccessTimeout(f.access, timeout)
-		if waited > 0 {
-			s.stats.fences.Record(waited)
+		plan.Planes[p] = gstc.SinkPlane{Mem: spots[p].mem, Skip: spots[p].skip, Extent: fp.extents[p], Stride: fp.strides[p]}
+		if plan.Copy {
+			plan.Planes[p].Mem, plan.Planes[p].Skip = 0, spots[p].bufOffset
 		}
-		s.stats.syncs.Add(1)
-		if joined {
-			s.stats.joined.Add(1)
+	}
+	return plan
+}
+
+// keptEntry is what the engine's table keeps of a pin cache entry: a
+// reference, released when the engine lets go of the region.
+type keptEntry struct{ e *pincache.Entry }
+
+func (k *keptEntry) FreeSinkKeep() { k.e.Release() }
+
+// tableInput puts memory i of the view in the engine's table (a pin
+// cache import the first time).
+func (s *sink) tableInput(st *streamState, v *gstc.BufferView, i int) error {
+	st.touchInputs()
+	e, isNew, err := s.entryForMemory(st, v, i)
+	if err != nil {
+		return err
+	}
+	defer e.Release() // the lookup's; the table takes its own
+	for k := 0; k < st.engine.NumInputs(); k++ {
+		if st.engine.Input(k).Keep().(*keptEntry).e == e {
+			return nil
 		}
-		if err != nil {
-			for j := 0; j < k; j++ {
-				f.mems[j].Tensor().SyncForDevice(f.access)
+	}
+	if st.engine.NumInputs() >= gstc.MaxSinkInputs {
+		lru := 0
+		for k := 1; k < st.engine.NumInputs(); k++ {
+			if st.engine.Input(k).Used() < st.engine.Input(lru).Used() {
+				lru = k
 			}
-			f.releasePlanes()
-			if errors.Is(err, tensor.ErrFenceTimeout) {
-				s.stats.fences.Timeout()
-				return &gstc.CodedError{Code: gstc.ResourceSync,
-					Err: fmt.Errorf("buffer memory %d: sync-timeout %d ms: %w", k, set.syncTimeout, err)}
-			}
-			return gstc.Fail(gstc.ResourceSync, "cannot begin CPU access to the frame: %v", err)
 		}
+		st.removeInput(lru)
 	}
-	f.lease = gstc.LeaseBuffer(buf)
+	if !e.Acquire() {
+		return gstc.Fail(gstc.ResourceRead, "the buffer's pinned memory was released")
+	}
+	key, id := e.Key(), e.Tensor().Identity()
+	in := gstc.Input{Tag: e.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: e.Tensor(),
+		Dev: id.Dev, Ino: id.Ino, Host: unsafe.Pointer(unsafe.SliceData(e.Pin().Bytes()))}
+	if _, ok := st.engine.AddInput(in, e.Slot(), &keptEntry{e}, isNew); !ok {
+		e.Release()
+		return gstc.Fail(gstc.CoreFailed, "the buffer's pinned memory cannot be bracketed from C (no shared bracket)")
+	}
 	return nil
 }
 
-// planeViews returns, with a frame's reference taken, entry e's views
-// (mems index k) of the planes that lie in it, at offsets offs of its
-// storage, for the current layout: found among the sets the entry keeps
-// (no allocation per frame, also for a layout that alternates), else made
-// once and kept by the entry (pincache.ViewSet bounds them).
-func planeViews(fp *framePlanes, e *pincache.Entry, k int, planes []framePlane, offs []int) (*pincache.ViewSet, error) {
-sets:
-	for _, vs := range e.ViewSets() {
-		if vs.Gen != fp.gen || len(vs.Views) != len(planes) {
-			continue
-		}
-		for p := range planes {
-			if planes[p].entry == k && (vs.Views[p] == nil || vs.Views[p].Tensor.Offset() != offs[p]) {
-				continue sets
-			}
-		}
-		e.UseViews(vs)
-		return vs, nil
+// removeInput takes table input i out, releasing its entry unless a
+// lease still holds it (the engine releases it then).
+func (st *streamState) removeInput(i int) {
+	if k := st.engine.RemoveInput(i); k != nil {
+		k.(*keptEntry).FreeSinkKeep()
 	}
-	views := make([]*pincache.PlaneView, len(planes))
-	for p := range planes {
-		if planes[p].entry != k {
-			continue
+}
+
+// dropDeadInputs takes out the inputs whose entries the cache evicted.
+func (st *streamState) dropDeadInputs() {
+	for i := st.engine.NumInputs() - 1; i >= 0; i-- {
+		if !st.engine.Input(i).Keep().(*keptEntry).e.Live() {
+			st.removeInput(i)
 		}
-		v, err := e.NewPlaneView(fp.planeLayout(p, offs[p]))
-		if err != nil {
-			for _, v := range views {
-				if v != nil {
-					v.Close()
-				}
-			}
-			return nil, fmt.Errorf("plane %d: %w", p, err)
-		}
-		views[p] = v
 	}
-	return e.AddViews(fp.gen, views), nil
+}
+
+// clearInputs empties the table.
+func (st *streamState) clearInputs() {
+	for i := st.engine.NumInputs() - 1; i >= 0; i-- {
+		st.removeInput(i)
+	}
+}
+
+// touchInputs tells the pin cache which entries the engine used since
+// the last touch, least recently used first (the engine's frames do not
+// look up): before an insert, which may evict the least recently used.
+func (st *streamState) touchInputs() {
+	n := st.engine.NumInputs()
+	var order [gstc.MaxSinkInputs]int
+	k := 0
+	for i := 0; i < n; i++ {
+		if u := st.engine.Input(i).Used(); u > st.touched {
+			j := k
+			for ; j > 0 && st.engine.Input(order[j-1]).Used() > u; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = i
+			k++
+		}
+	}
+	for _, i := range order[:k] {
+		st.cache.Touch(st.engine.Input(i).Keep().(*keptEntry).e)
+	}
+	if k > 0 {
+		st.touched = st.engine.Input(order[k-1]).Used()
+	}
 }
 
 // entryForMemory finds the pinned entry of memory i of the view: through
@@ -280,11 +276,12 @@ var copyWhy = [copyReasons]string{
 	copySplit: "whose planes are split across memories (or that have more memories than planes)",
 }
 
-// copyIn copies a buffer that is not fd memory, or whose planes do not
-// each lie in one memory, into the sink's own memfd tensor for this
-// frame index and returns that tensor's entry. The first copy for each
-// reason in a stream is logged in GST_PERFORMANCE; every copy is counted.
-func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reason int) (*pincache.Entry, bool, error) {
+// copyIn makes lease i's own memfd tensor (at least size bytes) the
+// engine's copy memory for that lease, which the engine copies a buffer
+// that is not fd memory, or whose planes do not each lie in one memory,
+// into. The first copy for each reason in a stream is logged in
+// GST_PERFORMANCE; the engine counts every copy.
+func (s *sink) copyIn(st *streamState, i int, size int, reason int) error {
 	own := st.own[i]
 	if own == nil || own.Capacity() < size {
 		if own != nil {
@@ -295,54 +292,132 @@ func (s *sink) copyIn(st *streamState, i int, buf gstc.RawBuffer, size int, reas
 			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorpinsink-copy"})
 		if err != nil {
 			st.own[i] = nil
-			return nil, false, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
+			return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
 		}
 		st.own[i] = own
 	}
 	key := pincache.Key{ID: own.Identity(), Size: own.Capacity()}
-	newSlot := false
 	e := st.cache.Lookup(key)
 	if e == nil {
 		var err error
+		st.touchInputs()
 		if e, err = st.cache.Insert(own.FD(), key); err != nil {
-			return nil, false, gstc.Fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
+			return gstc.Fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
 		}
-		newSlot = true
+		st.dropDeadInputs()
 		s.stats.misses.Add(1)
 		s.stats.mmaps.Add(1)
 	} else {
 		s.stats.hits.Add(1)
 	}
-	n := gstc.ExtractBuffer(buf, e.Pin().Bytes()[:size])
-	s.stats.copies.Add(1)
-	s.stats.bytesCopied.Add(uint64(n))
+	if k, _ := st.engine.LeaseCopy(i).(*keptEntry); k != nil && k.e == e {
+		e.Release()
+	} else {
+		id := own.Identity()
+		in := gstc.Input{MemSize: uint64(key.Size), Tensor: e.Tensor(), Dev: id.Dev, Ino: id.Ino,
+			Host: unsafe.Pointer(unsafe.SliceData(e.Pin().Bytes()))}
+		if !st.engine.SetLeaseCopy(i, in, e.Slot(), &keptEntry{e}) {
+			e.Release()
+			return gstc.Fail(gstc.CoreFailed, "the sink's own memory cannot be bracketed from C (no shared bracket)")
+		}
+	}
 	if !st.copyLogged[reason] {
 		st.copyLogged[reason] = true
 		perf.LogInfo(fmt.Sprintf("tensorpinsink: copying buffers (%d bytes each) %s into pinned memory; "+
 			"the stats property counts every copy (copies, bytes-copied)", size, copyWhy[reason]))
 	}
-	return e, newSlot, nil
+	return nil
 }
 
-// deliver hands the frame to the application: the Go handler owns it from
-// then on; with only signal handlers (or none) it is released here.
-func (s *sink) deliver(self gstc.RawElement, f Frame, buf gstc.RawBuffer, set settings) {
-	if set.postSyncMessages {
-		f.r.lessor.postPhase(tensorsync.PhaseBegin, f.r)
+// SinkDeliver implements gstc.SinkFrameHost: the frame of lease i
+// (generation cgen), filled and inside its brackets, goes to the Go
+// handler, which owns it from then on (once per frame).
+func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen uint64) gst.FlowReturn {
+	st := s.current()
+	h := s.handler.Load()
+	if st == nil || h == nil {
+		if st != nil {
+			st.engine.Release(i, cgen)
+		}
+		return gst.FlowOK
 	}
-	if set.emitSignals {
-		s.emitNewFrame(self, f, buf)
+	l := st.leases
+	r := &l.frames[i]
+	lf := &st.lease
+	st.engine.ReadLease(i, lf)
+	fp := &st.fp
+	n := len(lf.Planes)
+	var offs [maxPlanes]int
+	r.nmem = len(lf.Keeps)
+	for k, keep := range lf.Keeps {
+		r.mems[k] = keep.(*keptEntry).e
+		r.newSlot[k] = lf.NewMask&(1<<k) != 0
 	}
-	if h := s.handler.Load(); h != nil {
-		s.callHandler(*h, f)
-		return
+	for p := 0; p < n; p++ {
+		r.planes[p].entry = lf.Planes[p].Mem
+		offs[p] = lf.Planes[p].Offset
 	}
-	f.Release()
+	for k := 0; k < r.nmem; k++ {
+		vs, err := planeViews(fp, r.mems[k], k, r.planes[:n], offs[:n])
+		if err != nil {
+			r.nplanes = 0
+			r.releasePlanes()
+			st.engine.Release(i, cgen)
+			gstc.PostErrorRaw(self, gstc.StreamFormat, fmt.Sprintf("a plane does not fit its buffer memory: %v", err), "")
+			return gst.FlowError
+		}
+		r.views[k] = vs
+	}
+	for p := 0; p < n; p++ {
+		r.planes[p].view = r.views[r.planes[p].entry].Views[p]
+	}
+	r.nplanes = n
+	r.pts, r.dur, r.caps, r.copied = lf.PTS, lf.Dur, st.caps, lf.Copied
+	s.callHandler(*h, l.hand(r, cgen))
+	return gst.FlowOK
+}
+
+// planeViews returns, with a frame's reference taken, entry e's views
+// (mems index k) of the planes that lie in it, at offsets offs of its
+// storage, for the current layout: found among the sets the entry keeps
+// (no allocation per frame, also for a layout that alternates), else made
+// once and kept by the entry (pincache.ViewSet bounds them).
+func planeViews(fp *framePlanes, e *pincache.Entry, k int, planes []framePlane, offs []int) (*pincache.ViewSet, error) {
+sets:
+	for _, vs := range e.ViewSets() {
+		if vs.Gen != fp.gen || len(vs.Views) != len(planes) {
+			continue
+		}
+		for p := range planes {
+			if planes[p].entry == k && (vs.Views[p] == nil || vs.Views[p].Tensor.Offset() != offs[p]) {
+				continue sets
+			}
+		}
+		e.UseViews(vs)
+		return vs, nil
+	}
+	views := make([]*pincache.PlaneView, len(planes))
+	for p := range planes {
+		if planes[p].entry != k {
+			continue
+		}
+		v, err := e.NewPlaneView(fp.planeLayout(p, offs[p]))
+		if err != nil {
+			for _, v := range views {
+				if v != nil {
+					v.Close()
+				}
+			}
+			return nil, fmt.Errorf("plane %d: %w", p, err)
+		}
+		views[p] = v
+	}
+	return e.AddViews(fp.gen, views), nil
 }
 
 // callHandler runs the application's handler. A panic in it releases the
 // frame (unless the handler did before panicking), is counted, and goes
-// on up to the render trampoline, which posts it as the element's error.
+// on up to the engine's call, which posts it as the element's error.
 func (s *sink) callHandler(h func(Frame), f Frame) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -352,27 +427,4 @@ func (s *sink) callHandler(h func(Frame), f Frame) {
 		}
 	}()
 	h(f)
-}
-
-// emitNewFrame emits new-frame (emit-signals=true) with borrowed go-gst
-// wrappers of the element and the buffer (no references taken, so nothing
-// waits for a garbage collection) and a "tensorpinsink-planes" structure
-// with every plane's address, size, stride, slot and offset, freed when
-// the handlers return.
-func (s *sink) emitNewFrame(self gstc.RawElement, f Frame, buf gstc.RawBuffer) {
-	glib.WithPointerTransferOriginal(self.Unsafe(), func(obj *glib.Object, _ glib.GoObjectSubclass) {
-		sink := base.ToGstBaseSink(obj)
-		planes := make([]gstc.PlaneInfo, f.Planes())
-		for i := range planes {
-			t := f.PlaneTensor(i)
-			planes[i] = gstc.PlaneInfo{Address: uint64(f.PlanePin(i).Addr()), Size: uint64(f.PlanePin(i).Len()),
-				Stride: uint32(t.RowStride()), Slot: uint32(f.PlaneSlot(i)), Offset: uint64(t.Offset())}
-		}
-		info := gstc.NewPlanesStructure("tensorpinsink-planes", planes)
-		defer info.Free()
-		if err := newFrame.Emit(sink.Element, gst.ToGstBuffer(buf.Unsafe()), uint64(f.Pin().Addr()),
-			uint64(f.Pin().Len()), uint(f.Slot()), info); err != nil {
-			cat.LogWarning("new-frame: "+err.Error(), sink.Object)
-		}
-	})
 }

@@ -19,7 +19,17 @@ type streamState struct {
 	cache  *pincache.Cache
 	qkey   gstc.QdataKey // this run's qdata key (qdataKeys.Take)
 	leases *leases
-	own    []*tensor.Tensor // copy path: one memfd tensor per frame index, lazily
+	own    []*tensor.Tensor // copy path: one memfd tensor per lease, lazily
+	// engine makes the frames (gstc's sinkframe.h); Go fills its table
+	// of pinned regions and its plans when it asks (SinkInput).
+	engine gstc.SinkFrame
+	// touched: the engine's use stamp up to which the cache was told
+	// (touchInputs).
+	touched uint64
+	// lease is the engine's lease read for a Go consumer (reused).
+	lease gstc.LeaseFrame
+	// held keeps the element for warnings from the streaming thread.
+	held gstc.Held
 
 	haveFormat bool
 	format     capslayout.Format
@@ -44,12 +54,19 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	defer gstc.Guard(self.Element, "start", &ret, false)
 	set := s.readSettings()
 	s.stats.reset()
+	raw := gstc.RawElementOf(self.Unsafe())
+	engine := gstc.NewSinkFrame(raw, int(set.maxLeases))
 	st := &streamState{
 		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
 		qkey:   qdataKeys.Take(),
-		leases: newLeases(self.Element, &s.stats, int(set.maxLeases), set.postSyncMessages),
+		leases: newLeases(engine, int(set.maxLeases)),
 		own:    make([]*tensor.Tensor, set.maxLeases),
+		engine: engine,
+		held:   gstc.Hold(self.Element, "sink"),
 	}
+	engine.SetQdataKey(st.qkey)
+	s.pushSettings(st, set)
+	gstc.WakeOf(raw).SetStopping(false)
 	// Every frame the application holds keeps its buffer's entry: the
 	// cache holds at least the leases and the pool proposed upstream
 	// (max-leases+1 buffers); beyond that it learns the producer's pool
@@ -57,11 +74,13 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	st.cache.Grow(int(set.maxLeases) + 1)
 	st.cache.AutoGrow(maxCacheSize)
 	s.recordCache(st)
-	st.begins = gstc.PendingBeginsOf(gstc.RawElementOf(self.Unsafe()))
+	st.begins = gstc.PendingBeginsOf(raw)
 	st.begins.Clear()
 	s.stateMu.Lock()
 	s.state = st
+	engine.SetGoConsumer(s.handler.Load() != nil)
 	s.stateMu.Unlock()
+	engine.Install(raw)
 	cat.LogInfo(fmt.Sprintf("started: cache-size %d, max-leases %d, drop %v", set.cacheSize, set.maxLeases, set.drop), self.Object)
 	return true
 }
@@ -75,9 +94,15 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 	if st == nil {
 		return true
 	}
-	st.leases.setFlushing(true)
-	defer st.leases.retire()
-	if n := st.leases.closeAll(); n > 0 {
+	raw := gstc.RawElementOf(self.Unsafe())
+	gstc.WakeOf(raw).SetStopping(true)
+	gstc.UninstallSinkFrame(raw)
+	defer st.held.Release()
+	// Frames the application holds keep their leases (and the engine)
+	// until their Release.
+	defer st.engine.Unref()
+	defer st.clearInputs()
+	if n := st.engine.Retire(); n > 0 {
 		s.stats.closedAtStop.Add(uint64(n))
 		cat.LogInfo(fmt.Sprintf("stop: closed the CPU-access brackets of %d frames the application still holds", n), self.Object)
 	}
@@ -91,17 +116,13 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 
 func (s *sink) Unlock(self *base.GstBaseSink) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock", &ret, false)
-	if st := s.current(); st != nil {
-		st.leases.setFlushing(true)
-	}
+	gstc.WakeOf(gstc.RawElementOf(self.Unsafe())).SetFlushing(true)
 	return true
 }
 
 func (s *sink) UnlockStop(self *base.GstBaseSink) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
-	if st := s.current(); st != nil {
-		st.leases.setFlushing(false)
-	}
+	gstc.WakeOf(gstc.RawElementOf(self.Unsafe())).SetFlushing(false)
 	return true
 }
 
@@ -135,7 +156,7 @@ func (s *sink) noteCacheGrowth(st *streamState) {
 		"(now %d; the stats field cache-capacity has the final size); set cache-size to the producer's pool size",
 		s.readSettings().cacheSize, cs.Max)
 	cat.LogWarning(msg)
-	st.leases.held.PostWarning(gstc.ResourceSettings, msg, "")
+	st.held.PostWarning(gstc.ResourceSettings, msg, "")
 }
 
 // SetCaps reads the negotiated caps; a change of format releases every
@@ -154,17 +175,20 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
 	}
 	if st.haveFormat && !sameFormat(st.format, f) {
 		st.cache.Clear()
+		st.dropDeadInputs()
 		st.closeOwn()
 		// Buffers announced in the old format are not coming.
 		s.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 	st.format, st.haveFormat, st.caps = f, true, caps.String()
 	st.fp.forget()
+	st.engine.ClearPlans()
 	if err := st.fp.set(f.Planes, nil); err != nil {
 		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to tensors: "+err.Error(),
 			fmt.Sprintf("caps: %v", caps))
 		return false
 	}
+	st.engine.SetReady(true)
 	cat.LogInfo(fmt.Sprintf("caps %v: %d tensor(s), the first %v %v stride %d, %d bytes per frame", caps, len(f.Planes),
 		f.Layout().DType, f.Layout().Shape, f.Layout().RowStride, f.FrameSize), self.Object)
 	return true

@@ -1,72 +1,96 @@
 package tensorpinsink
 
 import (
-	"sync/atomic"
-
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 )
+
+// counter is one of the element's counters, which live in C (gstc's
+// sink counters, attached to the element): the frame engine counts there
+// without Go, and Go adds what it does.
+type counter struct {
+	c gstc.SinkCounters
+	i int
+}
+
+func (c counter) Add(n uint64)      { c.c.Add(c.i, int64(n)) }
+func (c counter) Load() uint64      { return c.c.Load(c.i) }
+func (c counter) Store(v uint64)    { c.c.Store(c.i, v) }
+func (c counter) LoadSigned() int64 { return int64(c.c.Load(c.i)) }
 
 // counters are the element's statistics since its last start.
 type counters struct {
-	frames, hits, misses, evictions, mmaps atomic.Uint64
-	// syncs: bracket halves done here (SyncForCPU at delivery and
-	// SyncForDevice at release); joined: deliveries that found the
-	// buffer's bracket already open (its producer's, or another reader's)
-	// and joined it without an ioctl.
-	syncs, joined                atomic.Uint64
-	beginsMatched, beginsExpired atomic.Uint64
+	all                                    gstc.SinkCounters
+	frames, hits, misses, evictions, mmaps counter
+	// syncs: bracket halves done here (at delivery and at release);
+	// joined: deliveries that found the buffer's bracket already open
+	// (its producer's, or another reader's) and joined it without an
+	// ioctl.
+	syncs, joined                counter
+	beginsMatched, beginsExpired counter
 	// beginsRejected: GstTensorSync begins refused because they were not
 	// serialized with the buffers (out-of-band custom events).
-	beginsRejected                             atomic.Uint64
-	copies, bytesCopied, dropped, closedAtStop atomic.Uint64
-	waitsForLease, poolsProposed               atomic.Uint64
+	beginsRejected                             counter
+	copies, bytesCopied, dropped, closedAtStop counter
+	waitsForLease, poolsProposed               counter
 	// handlerPanics: frames whose Go handler (OnFrame) panicked; the sink
 	// released each such frame itself.
-	handlerPanics atomic.Uint64
+	handlerPanics counter
 	// cacheCapacity: the pin cache's bound (cache-size, max-leases+1, or
 	// what it learnt of the producer's pool).
-	cacheCapacity atomic.Uint64
+	cacheCapacity counter
 	// Fence waits before this sink's brackets (sync-timeout): those that
 	// blocked (timed-out ones included), their total and longest time in
 	// nanoseconds, and the timeouts.
-	fences tensor.FenceWaitCounter
-	leases atomic.Int64
+	fenceWaits, fenceWaitNs, fenceWaitMax, fenceTimeouts counter
+	leases                                               counter
 }
 
-func (c *counters) reset() {
-	for _, u := range []*atomic.Uint64{&c.frames, &c.hits, &c.misses, &c.evictions, &c.mmaps, &c.syncs, &c.joined,
-		&c.beginsMatched, &c.beginsExpired, &c.copies, &c.bytesCopied, &c.dropped, &c.closedAtStop, &c.waitsForLease,
-		&c.poolsProposed, &c.handlerPanics, &c.beginsRejected, &c.cacheCapacity} {
-		u.Store(0)
+// bind points the counters at the element's C counters.
+func (c *counters) bind(all gstc.SinkCounters) {
+	c.all = all
+	for _, f := range []struct {
+		p *counter
+		i int
+	}{
+		{&c.frames, gstc.SinkFrames}, {&c.hits, gstc.SinkHits}, {&c.misses, gstc.SinkMisses},
+		{&c.evictions, gstc.SinkEvictions}, {&c.mmaps, gstc.SinkMmaps}, {&c.syncs, gstc.SinkSyncs},
+		{&c.joined, gstc.SinkJoined}, {&c.beginsMatched, gstc.SinkBeginsMatched},
+		{&c.beginsExpired, gstc.SinkBeginsExpired}, {&c.beginsRejected, gstc.SinkBeginsRejected},
+		{&c.copies, gstc.SinkCopies}, {&c.bytesCopied, gstc.SinkBytesCopied}, {&c.dropped, gstc.SinkDropped},
+		{&c.closedAtStop, gstc.SinkClosedAtStop}, {&c.waitsForLease, gstc.SinkWaitsForLease},
+		{&c.poolsProposed, gstc.SinkPoolsProposed}, {&c.handlerPanics, gstc.SinkHandlerPanics},
+		{&c.cacheCapacity, gstc.SinkCacheCapacity}, {&c.fenceWaits, gstc.SinkFenceWaits},
+		{&c.fenceWaitNs, gstc.SinkFenceWaitNanos}, {&c.fenceWaitMax, gstc.SinkFenceWaitMax},
+		{&c.fenceTimeouts, gstc.SinkFenceTimeouts}, {&c.leases, gstc.SinkLeases},
+	} {
+		*f.p = counter{all, f.i}
 	}
-	c.fences.Reset()
 }
+
+func (c *counters) reset() { c.all.Reset() }
 
 // structure renders the counters as a GstStructure the caller owns.
 func (c *counters) structure(name string) *gst.Structure {
 	st := gst.NewStructure(name)
 	for _, f := range []struct {
 		key string
-		val *atomic.Uint64
+		val counter
 	}{
-		{"frames", &c.frames}, {"cache-hits", &c.hits}, {"cache-misses", &c.misses},
-		{"cache-evictions", &c.evictions}, {"mmaps", &c.mmaps}, {"syncs", &c.syncs},
-		{"brackets-joined", &c.joined}, {"begins-matched", &c.beginsMatched}, {"begins-expired", &c.beginsExpired},
-		{"copies", &c.copies}, {"bytes-copied", &c.bytesCopied},
-		{"dropped", &c.dropped}, {"brackets-closed-at-stop", &c.closedAtStop},
-		{"waits-for-lease", &c.waitsForLease}, {"pools-proposed", &c.poolsProposed},
-		{"handler-panics", &c.handlerPanics},
-		{"begins-rejected", &c.beginsRejected}, {"cache-capacity", &c.cacheCapacity},
+		{"frames", c.frames}, {"cache-hits", c.hits}, {"cache-misses", c.misses},
+		{"cache-evictions", c.evictions}, {"mmaps", c.mmaps}, {"syncs", c.syncs},
+		{"brackets-joined", c.joined}, {"begins-matched", c.beginsMatched}, {"begins-expired", c.beginsExpired},
+		{"copies", c.copies}, {"bytes-copied", c.bytesCopied},
+		{"dropped", c.dropped}, {"brackets-closed-at-stop", c.closedAtStop},
+		{"waits-for-lease", c.waitsForLease}, {"pools-proposed", c.poolsProposed},
+		{"handler-panics", c.handlerPanics},
+		{"begins-rejected", c.beginsRejected}, {"cache-capacity", c.cacheCapacity},
+		{"fence-waits", c.fenceWaits}, {"fence-wait-total-ns", c.fenceWaitNs},
+		{"fence-wait-max-ns", c.fenceWaitMax}, {"fence-timeouts", c.fenceTimeouts},
 	} {
 		st.SetValue(f.key, f.val.Load())
 	}
-	waits, total, longest, timeouts := c.fences.Read()
-	st.SetValue("fence-waits", waits)
-	st.SetValue("fence-wait-total-ns", total)
-	st.SetValue("fence-wait-max-ns", longest)
-	st.SetValue("fence-timeouts", timeouts)
-	st.SetValue("leases-outstanding", uint64(max(c.leases.Load(), 0)))
+	st.SetValue("leases-outstanding", uint64(max(c.leases.LoadSigned(), 0)))
 	return st
 }

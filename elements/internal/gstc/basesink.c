@@ -4,6 +4,7 @@
 #include "pending.h"
 #include "element.h"
 #include "schedtick.h"
+#include "sinkframe.h"
 #include "_cgo_export.h"
 
 typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
@@ -11,9 +12,12 @@ typedef gboolean (*GstcSinkEventFunc) (GstBaseSink * sink, GstEvent * ev);
 static GstFlowReturn
 base_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
-  GstFlowReturn ret =
-      gstcGoBaseSinkRender (sink, gstc_instance_handle (sink), buf);
+  GstFlowReturn ret;
 
+  /* A sink with a frame engine (sinkframe.h) makes every frame there. */
+  if (gstc_sink_frame_render (sink, buf, &ret))
+    return ret;
+  ret = gstcGoBaseSinkRender (sink, gstc_instance_handle (sink), buf);
   gstc_sched_tick ();
   return ret;
 }

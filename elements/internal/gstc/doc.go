@@ -63,6 +63,11 @@
 //	                            write brackets; returns handled in C
 //	inferframe.go, inferframe.[ch] tensorinfer's frame engine: every frame in C inside
 //	                            prepare_output_buffer; Go called for a new input only
+//	inputread.go, inputread.[ch] how a frame engine reads its input (tensorinfer's and
+//	                            tensorpinsink's): region by qdata, fences, read bracket, copy
+//	sinkframe.go, sinkframe.[ch] tensorpinsink's frame engine: every frame in C inside render
+//	                            (leases, lookup, brackets, new-frame, release from any
+//	                            thread); Go called for a new pin or layout and a Go consumer
 //	wake.go, wake.[ch]          an element's flush and stop flags in C (a condition, an eventfd):
 //	                            what ends the frame engine's waits for a slot or for fences
 //	srcsteady.go, srcsteady.[ch] tensorsrc's steady frame, done in C inside the create
