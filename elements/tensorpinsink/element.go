@@ -2,9 +2,9 @@ package tensorpinsink
 
 import (
 	"fmt"
-	"time"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"

@@ -36,30 +36,30 @@ type SinkCounters struct{ p *C.guint64 }
 
 // The counters' indices.
 const (
-	SinkFrames          = C.GSTC_SINK_FRAMES
-	SinkHits            = C.GSTC_SINK_HITS
-	SinkMisses          = C.GSTC_SINK_MISSES
-	SinkEvictions       = C.GSTC_SINK_EVICTIONS
-	SinkMmaps           = C.GSTC_SINK_MMAPS
-	SinkSyncs           = C.GSTC_SINK_SYNCS
-	SinkJoined          = C.GSTC_SINK_JOINED
-	SinkBeginsMatched   = C.GSTC_SINK_BEGINS_MATCHED
-	SinkBeginsExpired   = C.GSTC_SINK_BEGINS_EXPIRED
-	SinkBeginsRejected  = C.GSTC_SINK_BEGINS_REJECTED
-	SinkCopies          = C.GSTC_SINK_COPIES
-	SinkBytesCopied     = C.GSTC_SINK_BYTES_COPIED
-	SinkDropped         = C.GSTC_SINK_DROPPED
-	SinkClosedAtStop    = C.GSTC_SINK_CLOSED_AT_STOP
-	SinkWaitsForLease   = C.GSTC_SINK_WAITS_FOR_LEASE
-	SinkPoolsProposed   = C.GSTC_SINK_POOLS_PROPOSED
-	SinkHandlerPanics   = C.GSTC_SINK_HANDLER_PANICS
-	SinkCacheCapacity   = C.GSTC_SINK_CACHE_CAPACITY
-	SinkFenceWaits      = C.GSTC_SINK_FENCE_WAITS
-	SinkFenceWaitNanos  = C.GSTC_SINK_FENCE_WAIT_NS
-	SinkFenceWaitMax    = C.GSTC_SINK_FENCE_WAIT_MAX_NS
-	SinkFenceTimeouts   = C.GSTC_SINK_FENCE_TIMEOUTS
-	SinkLeases          = C.GSTC_SINK_LEASES
-	SinkCounterCount    = C.GSTC_SINK_N
+	SinkFrames         = C.GSTC_SINK_FRAMES
+	SinkHits           = C.GSTC_SINK_HITS
+	SinkMisses         = C.GSTC_SINK_MISSES
+	SinkEvictions      = C.GSTC_SINK_EVICTIONS
+	SinkMmaps          = C.GSTC_SINK_MMAPS
+	SinkSyncs          = C.GSTC_SINK_SYNCS
+	SinkJoined         = C.GSTC_SINK_JOINED
+	SinkBeginsMatched  = C.GSTC_SINK_BEGINS_MATCHED
+	SinkBeginsExpired  = C.GSTC_SINK_BEGINS_EXPIRED
+	SinkBeginsRejected = C.GSTC_SINK_BEGINS_REJECTED
+	SinkCopies         = C.GSTC_SINK_COPIES
+	SinkBytesCopied    = C.GSTC_SINK_BYTES_COPIED
+	SinkDropped        = C.GSTC_SINK_DROPPED
+	SinkClosedAtStop   = C.GSTC_SINK_CLOSED_AT_STOP
+	SinkWaitsForLease  = C.GSTC_SINK_WAITS_FOR_LEASE
+	SinkPoolsProposed  = C.GSTC_SINK_POOLS_PROPOSED
+	SinkHandlerPanics  = C.GSTC_SINK_HANDLER_PANICS
+	SinkCacheCapacity  = C.GSTC_SINK_CACHE_CAPACITY
+	SinkFenceWaits     = C.GSTC_SINK_FENCE_WAITS
+	SinkFenceWaitNanos = C.GSTC_SINK_FENCE_WAIT_NS
+	SinkFenceWaitMax   = C.GSTC_SINK_FENCE_WAIT_MAX_NS
+	SinkFenceTimeouts  = C.GSTC_SINK_FENCE_TIMEOUTS
+	SinkLeases         = C.GSTC_SINK_LEASES
+	SinkCounterCount   = C.GSTC_SINK_N
 )
 
 // SinkCountersOf returns self's counters, attaching them on first use.
@@ -232,7 +232,7 @@ type SinkPlane struct {
 // (MemSizes, FdMask; Size for a copy of more memories than
 // GSTC_SINK_MAX_MEMS) are these.
 type SinkPlan struct {
-	Copy, Video, HasMeta bool
+	Copy, Video, HasMeta  bool
 	MetaWidth, MetaHeight int
 	MetaOffsets           []int
 	MetaStrides           []int
@@ -306,9 +306,9 @@ func (s SinkFrame) LeaseBuffer(i int, gen uint64) Lease {
 // distinct region's keep and whether it is new, and each plane's region
 // index and offset from the region's storage start (its tensor offset).
 type LeaseFrame struct {
-	Keeps   []any
-	NewMask uint
-	Planes  []LeasePlane
+	Keeps    []any
+	NewMask  uint
+	Planes   []LeasePlane
 	Copied   bool
 	PTS, Dur uint64
 }
