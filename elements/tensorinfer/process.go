@@ -8,6 +8,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
@@ -244,50 +245,42 @@ func (e *element) unbindEvicted(st *streamState) {
 	st.unbindScratch = slots[:0]
 }
 
-// entryForMemory finds the pinned entry of memory i of the view: its
-// qdata (no syscall), else its fd's identity, else a new import (one
-// mmap). As tensorpinsink's.
+// reader is the run's pin-cache reading (package pinread, shared with
+// tensorpinsink): an insert, which may evict, first tells the cache what
+// the engine ran on and then takes the engine's inputs over evicted
+// entries out of its table.
+func (e *element) reader(st *streamState) pinread.Reader {
+	return pinread.Reader{Cache: st.cache, Qkey: st.qkey, Noun: "input", Hooks: &insertHooks{e, st}}
+}
+
+// insertHooks are tensorinfer's pinread.InsertHooks.
+type insertHooks struct {
+	e  *element
+	st *streamState
+}
+
+func (h *insertHooks) BeforeInsert() { h.st.touchEngineInputs() }
+func (h *insertHooks) AfterInsert()  { h.e.unbindEvicted(h.st) }
+
+// entryForMemory finds the pinned entry of memory i of the view
+// (pinread.Reader.EntryForMemory), counted.
 func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pincache.Entry, error) {
-	off, size := v.MemOffset(i), v.MemSize(i)
-	if q, ok := v.MemQdata(i); ok {
-		if ent, _ := q.(*pincache.Entry); ent != nil && ent.Key().Offset == off && ent.Key().Size == size && st.cache.Hit(ent) {
-			e.stats.hits.Add(1)
-			return ent, nil
-		}
-	}
-	fd := v.MemFD(i)
-	id, err := tensor.IdentityOf(fd)
-	if err != nil {
-		return nil, gstc.Fail(gstc.ResourceRead, "input memory has no usable fd: %v", err)
-	}
-	key := pincache.Key{ID: id, Offset: off, Size: size}
-	if ent := st.cache.Lookup(key); ent != nil {
+	r := e.reader(st)
+	ent, isNew, err := r.EntryForMemory(v, i)
+	e.countLookup(ent, isNew)
+	return ent, err
+}
+
+func (e *element) countLookup(ent *pincache.Entry, isNew bool) {
+	switch {
+	case ent == nil:
+	case isNew:
+		e.stats.misses.Add(1)
+		e.stats.mmaps.Add(1)
+	default:
 		e.stats.hits.Add(1)
-		st.qkey.SetShared(v.Memory(i), qdataValue(ent))
-		return ent, nil
 	}
-	st.touchEngineInputs() // the insert may evict: not an entry C runs on
-	ent, err := st.cache.Insert(fd, key)
-	e.unbindEvicted(st)
-	if err != nil {
-		return nil, gstc.Fail(gstc.ResourceRead, "cannot import and pin the input's fd %d: %v", fd, err)
-	}
-	e.stats.misses.Add(1)
-	e.stats.mmaps.Add(1)
-	st.qkey.SetShared(v.Memory(i), qdataValue(ent))
-	return ent, nil
 }
-
-func qdataValue(ent *pincache.Entry) gstc.QdataValue {
-	if t := ent.Tag(); t != 0 {
-		return gstc.QdataValue(t)
-	}
-	v := gstc.NewQdataValue(ent)
-	ent.SetTag(uintptr(v), freeQdataValue)
-	return v
-}
-
-func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
 
 // copyEntry returns the pinned entry of the element's own memfd tensor
 // (one: the run is done before the next frame), at least size bytes,
@@ -295,35 +288,11 @@ func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
 // counted in copies and bytes-copied, the first such input logged in
 // GST_PERFORMANCE.
 func (e *element) copyEntry(st *streamState, size int) (*pincache.Entry, error) {
-	own := st.own
-	if own == nil || own.Capacity() < size {
-		if own != nil {
-			// Its entry stays pinned until the cache evicts it.
-			own.Close()
-			st.own = nil
-		}
-		var err error
-		own, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
-			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorinfer-copy"})
-		if err != nil {
-			return nil, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied input: %v", err)
-		}
-		st.own = own
-	}
-	key := pincache.Key{ID: own.Identity(), Size: own.Capacity()}
-	ent := st.cache.Lookup(key)
-	if ent == nil {
-		var err error
-		st.touchEngineInputs()
-		ent, err = st.cache.Insert(own.FD(), key)
-		e.unbindEvicted(st)
-		if err != nil {
-			return nil, gstc.Fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
-		}
-		e.stats.misses.Add(1)
-		e.stats.mmaps.Add(1)
-	} else {
-		e.stats.hits.Add(1)
+	r := e.reader(st)
+	ent, isNew, err := r.OwnEntry(&st.own, size, "tensorinfer-copy")
+	e.countLookup(ent, isNew)
+	if err != nil {
+		return nil, err
 	}
 	if !st.copyLogged {
 		st.copyLogged = true

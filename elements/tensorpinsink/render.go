@@ -9,7 +9,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 )
 
 // Every frame is made by the frame engine in C (gstc's sinkframe.h):
@@ -131,8 +131,9 @@ func (k *keptEntry) FreeSinkKeep() { k.e.Release() }
 // tableInput puts memory i of the view in the engine's table (a pin
 // cache import the first time).
 func (s *sink) tableInput(st *streamState, v *gstc.BufferView, i int) error {
-	st.touchInputs()
-	e, isNew, err := s.entryForMemory(st, v, i)
+	r := st.reader()
+	e, isNew, err := r.EntryForMemory(v, i)
+	s.countLookup(st, e, isNew)
 	if err != nil {
 		return err
 	}
@@ -213,56 +214,29 @@ func (st *streamState) touchInputs() {
 	}
 }
 
-// entryForMemory finds the pinned entry of memory i of the view: through
-// its qdata (read with the view: no syscall), else by the fd's identity,
-// else by importing it. Either way the memory then carries the entry's
-// qdata value, made once per entry: a producer that wraps its dma-bufs in
-// new GstMemory every frame costs an fstat per frame, no allocation.
-func (s *sink) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pincache.Entry, bool, error) {
-	off, size := v.MemOffset(i), v.MemSize(i)
-	if q, ok := v.MemQdata(i); ok {
-		if e, _ := q.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && st.cache.Hit(e) {
-			s.stats.hits.Add(1)
-			return e, false, nil
-		}
-	}
-	fd := v.MemFD(i)
-	if fd < 0 {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "buffer memory has no usable fd (fd %d)", fd)
-	}
-	id, err := tensor.IdentityOf(fd)
-	if err != nil {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "buffer memory has no usable fd: %v", err)
-	}
-	key := pincache.Key{ID: id, Offset: off, Size: size}
-	if e := st.cache.Lookup(key); e != nil {
+// reader is the run's pin-cache reading (package pinread, shared with
+// tensorinfer): an insert, which may evict, first tells the cache what
+// the engine used and then takes evicted entries out of its table.
+func (st *streamState) reader() pinread.Reader {
+	return pinread.Reader{Cache: st.cache, Qkey: st.qkey, Noun: "buffer", Hooks: st}
+}
+
+// BeforeInsert and AfterInsert are st's pinread.InsertHooks.
+func (st *streamState) BeforeInsert() { st.touchInputs() }
+func (st *streamState) AfterInsert()  { st.dropDeadInputs() }
+
+// countLookup counts a pin-cache lookup.
+func (s *sink) countLookup(st *streamState, e *pincache.Entry, isNew bool) {
+	switch {
+	case e == nil:
+	case isNew:
+		s.stats.misses.Add(1)
+		s.stats.mmaps.Add(1)
+		s.noteCacheGrowth(st)
+	default:
 		s.stats.hits.Add(1)
-		st.qkey.SetShared(v.Memory(i), qdataValue(e))
-		return e, false, nil
 	}
-	e, err := st.cache.Insert(fd, key)
-	if err != nil {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "cannot import and pin the buffer's fd %d: %v", fd, err)
-	}
-	s.stats.misses.Add(1)
-	s.stats.mmaps.Add(1)
-	st.qkey.SetShared(v.Memory(i), qdataValue(e))
-	s.noteCacheGrowth(st)
-	return e, true, nil
 }
-
-// qdataValue returns e's qdata value, registering it on first use; it is
-// unregistered when the entry is freed.
-func qdataValue(e *pincache.Entry) gstc.QdataValue {
-	if t := e.Tag(); t != 0 {
-		return gstc.QdataValue(t)
-	}
-	v := gstc.NewQdataValue(e)
-	e.SetTag(uintptr(v), freeQdataValue)
-	return v
-}
-
-func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
 
 // Why a frame was copied (each is logged once per stream).
 const (
@@ -282,39 +256,18 @@ var copyWhy = [copyReasons]string{
 // into. The first copy for each reason in a stream is logged in
 // GST_PERFORMANCE; the engine counts every copy.
 func (s *sink) copyIn(st *streamState, i int, size int, reason int) error {
+	r := st.reader()
+	e, isNew, err := r.OwnEntry(&st.own[i], size, "tensorpinsink-copy")
+	s.countLookup(st, e, isNew)
+	if err != nil {
+		return err
+	}
 	own := st.own[i]
-	if own == nil || own.Capacity() < size {
-		if own != nil {
-			own.Close()
-		}
-		var err error
-		own, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
-			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorpinsink-copy"})
-		if err != nil {
-			st.own[i] = nil
-			return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied frame: %v", err)
-		}
-		st.own[i] = own
-	}
-	key := pincache.Key{ID: own.Identity(), Size: own.Capacity()}
-	e := st.cache.Lookup(key)
-	if e == nil {
-		var err error
-		st.touchInputs()
-		if e, err = st.cache.Insert(own.FD(), key); err != nil {
-			return gstc.Fail(gstc.ResourceRead, "cannot pin the sink's own memory: %v", err)
-		}
-		st.dropDeadInputs()
-		s.stats.misses.Add(1)
-		s.stats.mmaps.Add(1)
-	} else {
-		s.stats.hits.Add(1)
-	}
 	if k, _ := st.engine.LeaseCopy(i).(*keptEntry); k != nil && k.e == e {
 		e.Release()
 	} else {
 		id := own.Identity()
-		in := gstc.Input{MemSize: uint64(key.Size), Tensor: e.Tensor(), Dev: id.Dev, Ino: id.Ino,
+		in := gstc.Input{MemSize: uint64(e.Key().Size), Tensor: e.Tensor(), Dev: id.Dev, Ino: id.Ino,
 			Host: unsafe.Pointer(unsafe.SliceData(e.Pin().Bytes()))}
 		if !st.engine.SetLeaseCopy(i, in, e.Slot(), &keptEntry{e}) {
 			e.Release()

@@ -137,9 +137,8 @@ find_input (GstcInferFrame * s, uintptr_t tag, GstMemory * mem,
   for (i = 0; i < s->n_in; i++) {
     GstcInferInput *r = &s->in[i];
 
-    if (r->tag == tag && !r->copy && r->offset == offset && r->stride == stride
-        && r->mem_offset == (guint64) mem->offset
-        && r->mem_size == (guint64) mem->size)
+    if (gstc_input_is (&r->in, tag, mem) && r->offset == offset
+        && r->stride == stride)
       return r;
   }
   return NULL;
@@ -154,8 +153,8 @@ find_copy (GstcInferFrame * s, gsize size, guint64 offset, gint stride)
   for (i = 0; i < s->n_in; i++) {
     GstcInferInput *r = &s->in[i];
 
-    if (r->copy && r->offset == offset && r->stride == stride
-        && size >= r->need && size <= r->mem_size)
+    if (r->in.copy && r->offset == offset && r->stride == stride
+        && size >= r->need && size <= r->in.mem_size)
       return r;
   }
   return NULL;
@@ -200,8 +199,7 @@ lookup (GstcInferFrame * s, GstBuffer * in)
   }
   if (gst_buffer_n_memory (in) == 1
       && gst_is_fd_memory (mem = gst_buffer_peek_memory (in, 0))) {
-    uintptr_t tag = (uintptr_t) gst_mini_object_get_qdata
-        (GST_MINI_OBJECT_CAST (mem), s->qkey);
+    uintptr_t tag = gstc_input_tag (mem, s->qkey);
 
     return tag != 0 ? find_input (s, tag, mem, offset, stride) : NULL;
   }
@@ -245,21 +243,18 @@ take_slot (GstcInferFrame * s, GstBaseTransform * t)
 static GstFlowReturn
 enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
 {
-  GstcBracket *b = &rec->bracket;
-  int err = 0;
+  GstcInputEnter e;
+  GstcInputResult r = gstc_input_enter (&rec->in, GSTC_ACCESS_READ, s->wake,
+      s->sync_timeout_ms, &e);
 
-  if (gstc_bracket_try_join (b, GSTC_ACCESS_READ))
-    return GST_FLOW_OK;
-  if (b->ioctl && !gstc_fences_signalled (b->fd, POLLIN)) {
-    gint64 waited = 0;
-    int r = gstc_wake_poll (s->wake, b->fd, POLLIN, s->sync_timeout_ms,
-        &waited);
-
-    if (r == 2)
+  if (e.waited)
+    gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
+  switch (r) {
+    case GSTC_INPUT_ENTERED:
+      return GST_FLOW_OK;
+    case GSTC_INPUT_FLUSHING:
       return GST_FLOW_FLUSHING;
-    if (r == 0 || r == 1)
-      gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
-    if (r == 1) {
+    case GSTC_INPUT_TIMED_OUT:
       gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
       if (s->drop_on_timeout) {
         gstc_infer_count (s->counters, GSTC_INFER_DROPPED, 1);
@@ -270,39 +265,30 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
       GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: input: the fences of dma-buf %" G_GUINT64_FORMAT ":%"
           G_GUINT64_FORMAT " (read access) not signalled after %d ms "
-          "(sync-timeout %d ms)", rec->dev, rec->ino,
-          (int) (waited / 1000000), s->sync_timeout_ms);
+          "(sync-timeout %d ms)", rec->in.dev, rec->in.ino,
+          (int) (e.waited_ns / 1000000), s->sync_timeout_ms);
       return GST_FLOW_ERROR;
-    }
-    if (r < 0) {
+    case GSTC_INPUT_POLL_FAILED:
       GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: cannot wait for the input's fences: %s",
-          g_strerror (-r));
+          g_strerror (e.err));
       return GST_FLOW_ERROR;
-    }
-  }
-  /* Busy only while another holder's START or END is issued. */
-  while (!gstc_bracket_try_enter (b, GSTC_ACCESS_READ, &err)) {
-    if (err != 0) {
+    default:
       GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: cannot begin CPU access to the input: %s",
-          g_strerror (err));
+          g_strerror (e.err));
       return GST_FLOW_ERROR;
-    }
-    g_thread_yield ();
   }
-  return GST_FLOW_OK;
 }
 
 static void
 leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
 {
-  gboolean closed;
-  int err = 0;
+  int err;
 
-  if (rec->copy)
+  if (rec->in.copy)
     return;
-  if (!gstc_bracket_leave (&rec->bracket, &closed, &err) && err != 0)
+  if (!gstc_input_leave (&rec->in, &err))
     GST_WARNING_OBJECT (t, "ending CPU access to the input: %s",
         g_strerror (err));
   gstc_infer_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
@@ -363,12 +349,12 @@ preprocess (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec,
 {
   gint64 t0;
   int rc;
-  size_t len = rec->copy ? copied : rec->mem_size;
+  size_t len = rec->in.copy ? copied : rec->in.mem_size;
 
   if (s->pre_plan == NULL)
     return TRUE;
   t0 = clock_ns (CLOCK_MONOTONIC);
-  rc = s->pre_run (s->pre_plan, rec->host, len, s->pre_dst, s->pre_dst_len);
+  rc = s->pre_run (s->pre_plan, rec->in.host, len, s->pre_dst, s->pre_dst_len);
   gstc_infer_count (s->counters, GSTC_INFER_PREPROCESS_NS,
       MAX (clock_ns (CLOCK_MONOTONIC) - t0, 0));
   gstc_infer_count (s->counters, GSTC_INFER_PREPROCESSED, 1);
@@ -398,7 +384,7 @@ count_end (GstcInferFrame * s, int end)
 static gsize
 copy_in (GstcInferFrame * s, GstcInferInput * rec, GstBuffer * in)
 {
-  gsize n = gst_buffer_extract (in, 0, rec->host, rec->mem_size);
+  gsize n = gstc_input_copy_in (&rec->in, in);
 
   gstc_infer_count (s->counters, GSTC_INFER_COPIES, 1);
   gstc_infer_count (s->counters, GSTC_INFER_BYTES_COPIED, n);
@@ -415,7 +401,7 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   GstBuffer *buf = NULL;
   GstFlowReturn r;
 
-  if (rec->copy) {
+  if (rec->in.copy) {
     copy_in (s, rec, in);
   } else {
     r = enter_input (s, t, rec);
@@ -428,8 +414,9 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   r = gstcGoInferPerFrame (t, gstc_instance_handle (t), in,
       (int) (rec - s->in), &buf);
   leave_input (s, t, rec);
-  count_end (s, gstc_transform_end_input (t, s->begins, rec->dev, rec->ino,
-          rec->mem_offset + rec->offset, GST_BUFFER_OFFSET (in)));
+  count_end (s, gstc_transform_end_input (t, s->begins, rec->in.dev,
+          rec->in.ino, rec->in.mem_offset + rec->offset,
+          GST_BUFFER_OFFSET (in)));
   if (r != GST_FLOW_OK && buf != NULL) {
     gst_buffer_unref (buf);
     buf = NULL;
@@ -487,7 +474,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
   }
-  if (rec->copy) {
+  if (rec->in.copy) {
     copied = copy_in (s, rec, in);
   } else {
     r = enter_input (s, t, rec);
@@ -532,8 +519,8 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   leave_input (s, t, rec);
   /* Where the producer's begin says the frame is: its memory's offset
    * and the frame's first plane in it (the layout lookup matched). */
-  f = gstc_transform_finish_frame (t, s->begins, rec->dev, rec->ino,
-      rec->mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
+  f = gstc_transform_finish_frame (t, s->begins, rec->in.dev, rec->in.ino,
+      rec->in.mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
           rec->offset), GST_BUFFER_OFFSET (in), s->ring, slot, in, s->seq);
   s->seq++;
   rec->used = ++s->uses;

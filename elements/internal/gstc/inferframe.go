@@ -178,24 +178,16 @@ func (s InferFrame) AddInput(in InferInput) (int, bool) {
 	if n >= MaxInferInputs || len(in.IO) > MaxOutSlots {
 		return 0, false
 	}
-	var b C.GstcBracket
-	if !in.Copy {
-		var ok bool
-		if b, ok = cBracket(in.Tensor); !ok {
-			return 0, false
-		}
-	}
 	r := &s.p.in[n]
 	*r = C.GstcInferInput{}
-	r.tag = C.uintptr_t(in.Tag)
-	r.mem_offset, r.mem_size = C.guint64(in.MemOffset), C.guint64(in.MemSize)
-	r.bracket = b
-	r.dev, r.ino = C.guint64(in.Dev), C.guint64(in.Ino)
+	region := Input{Tag: in.Tag, MemOffset: in.MemOffset, MemSize: in.MemSize, Tensor: in.Tensor,
+		Dev: in.Dev, Ino: in.Ino, Host: in.Host, Copy: in.Copy}
+	if !region.fill(&r.in) {
+		return 0, false
+	}
 	r.offset, r.stride = C.guint64(in.Offset), C.gint(in.Stride)
-	r.host = (*C.guint8)(in.Host)
 	r.need = C.guint64(in.Need)
 	r.slot = C.int(in.Slot)
-	r.copy = cbool(in.Copy)
 	copy(r.io[:], in.IO)
 	s.p.n_in = C.int(n + 1)
 	return n, true

@@ -18,6 +18,7 @@
 
 #include "cgo.h"
 #include "cbracket.h"
+#include "inputread.h"
 #include "outring.h"
 #include "pending.h"
 #include "wake.h"
@@ -39,16 +40,11 @@
  * entry (its tensor, fd and pin) while the record is in the table. */
 typedef struct
 {
-  uintptr_t tag;
-  guint64 mem_offset, mem_size;
-  GstcBracket bracket;
-  guint64 dev, ino;
+  GstcInput in;                 /* the region (inputread.h) */
   guint64 offset;
   gint stride;
-  guint8 *host;
   guint64 need;
   int slot;
-  gboolean copy;
   void *io[GSTC_OUT_MAX_SLOTS];
   guint64 used;                 /* the engine's frame count at its last frame */
 } GstcInferInput;

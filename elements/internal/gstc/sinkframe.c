@@ -4,14 +4,10 @@
 #include "element.h"
 #include "syncpush.h"
 
-#include <stdarg.h>
 #include "_cgo_export.h"
 
 GST_DEBUG_CATEGORY_STATIC (sink_frame_debug);
 #define GST_CAT_DEFAULT sink_frame_debug
-
-enum
-{ CORE = 1, LIBRARY, RESOURCE, STREAM };
 
 static GQuark
 engine_quark (void)
@@ -45,26 +41,6 @@ gstc_sink_counters_of (GstElement * element)
   g_mutex_unlock (&lock);
   return c;
 }
-
-/* Posts a message from s's element (domain: message.h's numbering). */
-static void G_GNUC_PRINTF (6, 7)
-post (GstElement * e, GstMessageType type, int line, int domain, int code,
-    const char *fmt, ...)
-{
-  va_list ap;
-  char *text;
-
-  va_start (ap, fmt);
-  text = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  GST_WARNING_OBJECT (e, "%s", text);
-  gstc_post_message (e, type, domain, code, text, NULL, __FILE__,
-      "gstc_sink_frame_render", line);
-  g_free (text);
-}
-
-#define POST(e, type, domain, code, ...) \
-  post (GST_ELEMENT (e), type, __LINE__, domain, code, __VA_ARGS__)
 
 GstcSinkFrame *
 gstc_sink_frame_new (GstElement * element, int max_leases)
@@ -404,9 +380,15 @@ close_bracket (GstcSinkFrame * s, GstcSinkLease * r)
   for (k = 0; k < r->nmem; k++) {
     gstc_sink_count (s->counters, GSTC_SINK_SYNCS, 1);
     if (!gstc_input_leave (&r->mem[k]->in, &err))
-      POST (s->element, GST_MESSAGE_WARNING, RESOURCE,
-          GST_RESOURCE_ERROR_SYNC,
-          "could not end CPU access to a frame: %s", g_strerror (err));
+    {
+      char *text = g_strdup_printf ("could not end CPU access to a frame: %s",
+          g_strerror (err));
+
+      gstc_post_message (s->element, GST_MESSAGE_WARNING,
+          GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC, text, NULL,
+          __FILE__, G_STRFUNC, __LINE__);
+      g_free (text);
+    }
   }
   if (r->announced) {
     GstTensorSyncInfo ts = r->sync;
@@ -579,7 +561,7 @@ fill (GstcSinkFrame * s, GstBaseSink * sink, GstcSinkLease * r,
     }
     memset (found, 0, sizeof found);
     if (!lookup (s, buf, r, &p, found)) {
-      POST (sink, GST_MESSAGE_ERROR, CORE, GST_CORE_ERROR_FAILED,
+      GSTC_POST_ERROR (sink, GSTC_DOMAIN_CORE, GST_CORE_ERROR_FAILED,
           "tensorpinsink: the buffer's memories are not in the engine's table");
       *ret = GST_FLOW_ERROR;
       return -1;
@@ -673,14 +655,14 @@ fill (GstcSinkFrame * s, GstBaseSink * sink, GstcSinkLease * r,
               "frame dropped", timeout);
           return FILL_DROPPED;
         }
-        POST (sink, GST_MESSAGE_ERROR, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+        GSTC_POST_ERROR (sink, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
             "buffer memory %d: sync-timeout %d ms: the fences of dma-buf %"
             G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " (read access) not "
             "signalled after %d ms: dma-buf fences not signalled in time",
             k, timeout, in->dev, in->ino, (int) (e.waited_ns / 1000000));
         break;
       default:
-        POST (sink, GST_MESSAGE_ERROR, RESOURCE, GST_RESOURCE_ERROR_SYNC,
+        GSTC_POST_ERROR (sink, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
             "cannot begin CPU access to the frame: %s%s",
             res == GSTC_INPUT_POLL_FAILED ? "waiting for its fences: " : "",
             g_strerror (e.err));
@@ -705,7 +687,7 @@ gstc_sink_frame_render (GstBaseSink * sink, GstBuffer * buf,
   if (s == NULL)
     return FALSE;
   if (!g_atomic_int_get (&s->ready)) {
-    POST (sink, GST_MESSAGE_ERROR, CORE, GST_CORE_ERROR_NEGOTIATION,
+    GSTC_POST_ERROR (sink, GSTC_DOMAIN_CORE, GST_CORE_ERROR_NEGOTIATION,
         "tensorpinsink received a buffer before caps");
     *ret = GST_FLOW_NOT_NEGOTIATED;
     return TRUE;
