@@ -2,6 +2,7 @@ package tensorpinsink
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -201,7 +202,11 @@ func (s *sink) InstanceInit(obj *glib.Object) {
 	// The per-frame trampolines (render, GstTensorSync begin) find s
 	// through a handle on the instance, not go-glib's lookup.
 	gstc.BindInstance(obj.Unsafe(), s)
-	s.stats.bind(gstc.SinkCountersOf(gstc.RawElementOf(obj.Unsafe())))
+	// The counters outlive the element for as long as s does (a Sink
+	// handle reads its stats after the pipeline is gone).
+	all := gstc.SinkCountersOf(gstc.RawElementOf(obj.Unsafe()))
+	runtime.AddCleanup(s, func(c gstc.SinkCounters) { c.Unref() }, all)
+	s.stats.bind(all)
 	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
 }
 

@@ -25,21 +25,59 @@ counters_quark (void)
   return gstc_quark (&q, "gstc-sink-counters");
 }
 
+/* The counters with their reference count: the element's qdata holds
+ * one, and whoever reads them after the element may be gone (Go's
+ * stats, the engine) holds its own. */
+typedef struct
+{
+  gint refs;
+  guint64 v[GSTC_SINK_N];
+} SinkCounterBlock;
+
+static SinkCounterBlock *
+counter_block (guint64 * v)
+{
+  return (SinkCounterBlock *) ((char *) v - G_STRUCT_OFFSET (SinkCounterBlock,
+          v));
+}
+
+guint64 *
+gstc_sink_counters_ref (guint64 * v)
+{
+  if (v != NULL)
+    g_atomic_int_inc (&counter_block (v)->refs);
+  return v;
+}
+
+void
+gstc_sink_counters_unref (guint64 * v)
+{
+  if (v != NULL && g_atomic_int_dec_and_test (&counter_block (v)->refs))
+    g_free (counter_block (v));
+}
+
+static void
+counter_block_unref (gpointer b)
+{
+  gstc_sink_counters_unref (((SinkCounterBlock *) b)->v);
+}
+
 guint64 *
 gstc_sink_counters_of (GstElement * element)
 {
   static GMutex lock;
-  guint64 *c;
+  SinkCounterBlock *b;
 
   g_mutex_lock (&lock);
-  c = g_object_get_qdata (G_OBJECT (element), counters_quark ());
-  if (c == NULL) {
-    c = g_new0 (guint64, GSTC_SINK_N);
-    g_object_set_qdata_full (G_OBJECT (element), counters_quark (), c,
-        g_free);
+  b = g_object_get_qdata (G_OBJECT (element), counters_quark ());
+  if (b == NULL) {
+    b = g_new0 (SinkCounterBlock, 1);
+    b->refs = 1;
+    g_object_set_qdata_full (G_OBJECT (element), counters_quark (), b,
+        counter_block_unref);
   }
   g_mutex_unlock (&lock);
-  return c;
+  return b->v;
 }
 
 GstcSinkFrame *
@@ -62,7 +100,7 @@ gstc_sink_frame_new (GstElement * element, int max_leases)
   s->pad = gst_element_get_static_pad (element, "sink");
   s->wake = gstc_wake_ref (gstc_wake_of (element));
   s->begins = gstc_pending_attach (element);
-  s->counters = gstc_sink_counters_of (element);
+  s->counters = gstc_sink_counters_ref (gstc_sink_counters_of (element));
   s->new_frame = g_signal_lookup ("new-frame", G_OBJECT_TYPE (element));
   s->max = max_leases;
   s->l = g_new0 (GstcSinkLease, max_leases);
@@ -98,6 +136,7 @@ gstc_sink_frame_unref (GstcSinkFrame * s)
   g_free (s->l);
   g_free (s->free);
   gstc_wake_unref (s->wake);
+  gstc_sink_counters_unref (s->counters);
   if (s->pad != NULL)
     gst_object_unref (s->pad);
   gst_object_unref (s->element);

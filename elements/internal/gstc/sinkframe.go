@@ -62,10 +62,15 @@ const (
 	SinkCounterCount   = C.GSTC_SINK_N
 )
 
-// SinkCountersOf returns self's counters, attaching them on first use.
+// SinkCountersOf returns self's counters, attaching them on first use,
+// with a reference of the caller's (the counters outlive the element
+// while it is held): Unref it, or let a cleanup do it.
 func SinkCountersOf(self RawElement) SinkCounters {
-	return SinkCounters{C.gstc_sink_counters_of(self.p)}
+	return SinkCounters{C.gstc_sink_counters_ref(C.gstc_sink_counters_of(self.p))}
 }
+
+// Unref drops the reference SinkCountersOf gave.
+func (c SinkCounters) Unref() { C.gstc_sink_counters_unref(c.p) }
 
 // Add adds n (may be negative) to counter i.
 func (c SinkCounters) Add(i int, n int64) { C.gstc_sink_count(c.p, C.int(i), C.gint64(n)) }

@@ -55,7 +55,12 @@ enum
   GSTC_SINK_N
 };
 
+/* The counters of element (borrowed: the element's qdata holds them),
+ * attached on the first call; a holder that may outlive the element
+ * takes its own reference. */
 guint64 *gstc_sink_counters_of (GstElement * element);
+guint64 *gstc_sink_counters_ref (guint64 * v);
+void gstc_sink_counters_unref (guint64 * v);
 
 static inline void
 gstc_sink_count (guint64 * c, int i, gint64 n)
