@@ -89,8 +89,9 @@ var (
 	guest    = flag.Bool("guest", true, "boot the QEMU guest (scripts/vmtest/bench) for the real dma-buf figures")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
-	sections = flag.String("sections", "ort,sink,infer,preprocess,videoout,decode", "the sections to run besides the cases (comma-separated: ort, sink, infer, and issue 33's preprocess (which adds its cases), videoout, decode; the guest has -guest); with -only, a short look at a few rows: "+
-		"-sections preprocess,videoout,decode -only '^pre/' -guest=false -profiles=false runs issue 33's rows alone")
+	sections = flag.String("sections", "ort,sink,infer,preprocess,videoout,decode,sinkframe", "the sections to run besides the cases (comma-separated: ort, sink, infer, issue 33's preprocess (which adds its cases), videoout, decode, and issue 34's sinkframe (which adds its 4K cases); the guest has -guest); with -only, a short look at a few rows: "+
+		"-sections preprocess,videoout,decode -only '^pre/' -guest=false -profiles=false runs issue 33's rows alone, "+
+		"-sections sinkframe -only 'pattern=black' -guest=false -profiles=false issue 34's")
 )
 
 // section reports whether -sections names s.
@@ -207,6 +208,7 @@ func main() {
 		}
 	}
 	mf := runMeasured("go", model160)
+	sf := runSinkFrame()
 	var gf *guestFigures
 	var guestErr error
 	if *guest {
@@ -227,7 +229,7 @@ func main() {
 		guestErr = fmt.Errorf("not run (-guest=false)")
 	}
 	load1 := loadavg()
-	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, measured: mf, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, measured: mf, sinkFrame: sf, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
@@ -347,6 +349,11 @@ func buildCases() []*Case {
 	// Issue 33: the fused pre-processing against videoconvertscale.
 	if section("preprocess") {
 		cs = append(cs, preCases(model640)...)
+	}
+	// Issue 34: the cheap producer into tensorpinsink and fakesink at 4K
+	// (the 1080p pair is the default-settings cases above).
+	if section("sinkframe") {
+		cs = append(cs, sinkFrameCases()...)
 	}
 	return cs
 }

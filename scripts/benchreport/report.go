@@ -25,8 +25,9 @@ type report struct {
 	sinkBenchErr error
 	inferBench   inferBench // nil when BenchmarkTensorInferOwnCost did not run
 	inferErr     error
-	measured     *measuredFigures // issue 33's sections; nil when none ran
-	guest        *guestFigures    // nil when the guest did not run or gave nothing
+	measured     *measuredFigures  // issue 33's sections; nil when none ran
+	sinkFrame    *sinkFrameFigures // issue 34's section; nil when it did not run
+	guest        *guestFigures     // nil when the guest did not run or gave nothing
 	guestErr     error
 }
 
@@ -138,6 +139,7 @@ func (r report) markdown() string {
 		p("%s", inferMarkdown(r.inferBench, r.inferErr))
 	}
 	p("%s", r.measuredMarkdown())
+	p("%s", r.sinkFrameMarkdown())
 	for _, x := range r.extra {
 		p("%s\n", x)
 	}
@@ -277,6 +279,7 @@ func (r report) headline(b *strings.Builder) {
 	r.ortTargets(b)
 	r.inferTargets(b)
 	r.measuredTargets(b)
+	r.sinkFrameTargets(b)
 	p("\n")
 	p("Copy-path rows are expected to copy (that is the fallback, counted); the target of 0 applies to the pool and fd paths.\n\n")
 }
