@@ -38,6 +38,9 @@ type preState struct {
 	pin     pin.HostPin
 	strides []int // the layout the plan was made for (a video meta may differ)
 	offsets []int
+	// capsStrides and capsOffsets: the caps' layout (a frame without a
+	// video meta).
+	capsStrides, capsOffsets []int
 }
 
 func (p *preState) close() {
@@ -224,7 +227,7 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 			}
 		}
 	}
-	pre := &preState{cfg: cfg, strides: cfg.SrcStrides, offsets: cfg.SrcOffsets}
+	pre := &preState{cfg: cfg, strides: cfg.SrcStrides, offsets: cfg.SrcOffsets, capsStrides: cfg.SrcStrides, capsOffsets: cfg.SrcOffsets}
 	if pre.plan, err = preprocess.NewPlan(cfg); err != nil {
 		return fmt.Errorf("%s: pre-processing: %w", st.set.model, err)
 	}
@@ -261,17 +264,18 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 	return nil
 }
 
-// replanPreprocess makes the pass's plan read a frame laid out as its
-// video meta vm says (when that is not the plan's layout): the engine
-// asks Go for it when a frame's meta differs from the plan's.
-func (e *element) replanPreprocess(st *streamState, vm gstc.VideoMetaPlanes) error {
+// replanPreprocess makes the pass's plan read a frame laid out with
+// strides and offsets (its video meta's, or the caps' for a frame without
+// one) when that is not the plan's layout: the engine asks Go for it when
+// a frame's layout differs from the plan's.
+func (e *element) replanPreprocess(st *streamState, strides, offsets []int) error {
 	pre := st.pre
-	if slices.Equal(vm.Strides[:vm.NPlanes], pre.strides) && slices.Equal(vm.Offsets[:vm.NPlanes], pre.offsets) {
+	if slices.Equal(strides, pre.strides) && slices.Equal(offsets, pre.offsets) {
 		return nil
 	}
 	cfg := pre.cfg
-	cfg.SrcStrides = append([]int(nil), vm.Strides[:vm.NPlanes]...)
-	cfg.SrcOffsets = append([]int(nil), vm.Offsets[:vm.NPlanes]...)
+	cfg.SrcStrides = append([]int(nil), strides...)
+	cfg.SrcOffsets = append([]int(nil), offsets...)
 	plan, err := preprocess.NewPlan(cfg)
 	if err != nil {
 		return gstc.Fail(gstc.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
@@ -297,7 +301,8 @@ func (st *streamState) setEnginePreprocess() {
 	b := pre.pin.Bytes()
 	st.engine.SetPreprocess(gstc.Preprocess{
 		Plan: pre.plan.CPlan(), Run: preprocess.CRunFunc(), Dst: unsafe.Pointer(unsafe.SliceData(b)), DstLen: len(b),
-		Strides: pre.strides, Offsets: pre.offsets, IO: st.engineIO(preInputSlot),
+		Strides: pre.strides, Offsets: pre.offsets, CapsStrides: pre.capsStrides, CapsOffsets: pre.capsOffsets,
+		IO: st.engineIO(preInputSlot),
 	})
 }
 

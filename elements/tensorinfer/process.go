@@ -37,9 +37,14 @@ func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error
 	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
 	l := st.inLayout
 	vm, hasMeta := v.VideoMeta()
-	if hasMeta && vm.NPlanes > 0 && st.pre != nil {
-		// Pre-processing reads the memory whole and the meta itself.
-		if err := e.replanPreprocess(st, vm); err != nil {
+	if st.pre != nil {
+		// Pre-processing reads the memory whole and the meta itself (a
+		// frame without one is laid out as the caps say).
+		strides, offsets := st.pre.capsStrides, st.pre.capsOffsets
+		if hasMeta && vm.NPlanes > 0 {
+			strides, offsets = vm.Strides[:vm.NPlanes], vm.Offsets[:vm.NPlanes]
+		}
+		if err := e.replanPreprocess(st, strides, offsets); err != nil {
 			return 0, err
 		}
 	} else if hasMeta && vm.NPlanes > 0 {
@@ -250,7 +255,10 @@ func (e *element) unbindEvicted(st *streamState) {
 // the engine ran on and then takes the engine's inputs over evicted
 // entries out of its table.
 func (e *element) reader(st *streamState) pinread.Reader {
-	return pinread.Reader{Cache: st.cache, Qkey: st.qkey, Noun: "input", Hooks: &insertHooks{e, st}}
+	if st.hooks.st != st { // made once a run: a call into Go allocates nothing
+		st.hooks = insertHooks{e, st}
+	}
+	return pinread.Reader{Cache: st.cache, Qkey: st.qkey, Noun: "input", Hooks: &st.hooks}
 }
 
 // insertHooks are tensorinfer's pinread.InsertHooks.

@@ -90,7 +90,9 @@ type streamState struct {
 	engine        gstc.InferFrame
 	engineIns     []engineInput
 	engineTouched uint64
-	cc            gstc.InferCounters
+	// hooks: the pin-cache insert hooks of the run (reader).
+	hooks insertHooks
+	cc    gstc.InferCounters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).

@@ -125,6 +125,9 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	}
 	first := !st.seeked
 	st.seeked, st.seekWake = true, false
+	// GstBaseSrc restarts the task once this returns, before seekEvent
+	// does: the C frame's waits must not end at once then.
+	st.wake.SetSeeking(false)
 	st.seekPos, st.seekPending = pos, true
 	// The next frame is the one at pos (the stream lock is held: no
 	// create runs).

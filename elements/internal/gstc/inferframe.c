@@ -160,20 +160,27 @@ find_copy (GstcInferFrame * s, gsize size, guint64 offset, gint stride)
   return NULL;
 }
 
-/* Whether a video meta lays a frame out as the pre-processing plan
- * reads it. */
+/* Whether a frame (its video meta, or the caps' layout without one) is
+ * laid out as the pre-processing plan reads it. */
 static gboolean
 pre_layout_matches (GstcInferFrame * s, GstVideoMeta * vm)
 {
-  guint i;
+  const gint *strides = s->pre_caps_strides;
+  const guint64 *offsets = s->pre_caps_offsets;
+  int i, n = s->pre_caps_n_planes;
+  guint64 vo[GSTC_INFER_MAX_PLANES];
 
-  if (vm == NULL || vm->n_planes == 0)
-    return TRUE;
-  if ((int) vm->n_planes != s->pre_n_planes)
+  if (vm != NULL && vm->n_planes > 0) {
+    n = MIN ((int) vm->n_planes, GSTC_INFER_MAX_PLANES);
+    for (i = 0; i < n; i++)
+      vo[i] = vm->offset[i];
+    strides = vm->stride;
+    offsets = vo;
+  }
+  if (n != s->pre_n_planes)
     return FALSE;
-  for (i = 0; i < vm->n_planes; i++)
-    if (vm->stride[i] != s->pre_strides[i]
-        || (guint64) vm->offset[i] != s->pre_offsets[i])
+  for (i = 0; i < n; i++)
+    if (strides[i] != s->pre_strides[i] || offsets[i] != s->pre_offsets[i])
       return FALSE;
   return TRUE;
 }
@@ -430,6 +437,25 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   return TRUE;
 }
 
+/* Where the producer's begin says the frame is: its memory's offset and
+ * the frame's first plane in it (the layout lookup matched). */
+static guint64
+input_end_offset (GstcInferFrame * s, GstcInferInput * rec)
+{
+  return rec->in.mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
+      rec->offset);
+}
+
+/* A frame that failed after its input was read: its producer still hears
+ * the end of an announced input, as a run's would send it. */
+static void
+end_failed_input (GstcInferFrame * s, GstBaseTransform * t,
+    GstcInferInput * rec, GstBuffer * in)
+{
+  count_end (s, gstc_transform_end_input (t, s->begins, rec->in.dev,
+          rec->in.ino, input_end_offset (s, rec), GST_BUFFER_OFFSET (in)));
+}
+
 gboolean
 gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     GstFlowReturn * ret)
@@ -460,8 +486,14 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
      * (or posts why it cannot) and says where. */
     int i = gstcGoInferInput (t, gstc_instance_handle (t), in);
 
-    if (i < 0 || i >= s->n_in) {
-      *ret = i < 0 ? (GstFlowReturn) i : GST_FLOW_ERROR;
+    if (i >= s->n_in) {
+      GSTC_POST_ERROR (t, GSTC_DOMAIN_CORE, GST_CORE_ERROR_FAILED,
+          "tensorinfer: the input Go added is not in the engine's table "
+          "(%d of %d)", i, s->n_in);
+      i = GST_FLOW_ERROR;
+    }
+    if (i < 0) {
+      *ret = (GstFlowReturn) i;
       return TRUE;
     }
     rec = &s->in[i];
@@ -490,6 +522,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   r = gstc_out_ring_open_writes (s->ring, slot, TRUE);
   if (r != 0) {
     leave_input (s, t, rec);
+    end_failed_input (s, t, rec, in);
     gstc_out_ring_give (s->ring, slot);
     GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "tensorinfer: cannot begin CPU access to an output tensor: %s",
@@ -511,17 +544,16 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   if (r != GST_FLOW_OK) {
     gstc_out_ring_close_writes (s->ring, slot);
     leave_input (s, t, rec);
+    end_failed_input (s, t, rec, in);
     gstc_out_ring_give (s->ring, slot);
     *ret = r;
     return TRUE;
   }
   /* The run no longer needs the input. */
   leave_input (s, t, rec);
-  /* Where the producer's begin says the frame is: its memory's offset
-   * and the frame's first plane in it (the layout lookup matched). */
   f = gstc_transform_finish_frame (t, s->begins, rec->in.dev, rec->in.ino,
-      rec->in.mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
-          rec->offset), GST_BUFFER_OFFSET (in), s->ring, slot, in, s->seq);
+      input_end_offset (s, rec), GST_BUFFER_OFFSET (in), s->ring, slot, in,
+      s->seq);
   s->seq++;
   rec->used = ++s->uses;
   gstc_infer_count (s->counters, GSTC_INFER_FRAMES, 1);

@@ -119,7 +119,10 @@ type Preprocess struct {
 	Dst              unsafe.Pointer
 	DstLen           int
 	Strides, Offsets []int
-	IO               []unsafe.Pointer
+	// CapsStrides and CapsOffsets: the caps' layout, which a frame
+	// without a video meta has.
+	CapsStrides, CapsOffsets []int
+	IO                       []unsafe.Pointer
 }
 
 // MaxPreprocessPlanes bounds Preprocess's planes.
@@ -136,6 +139,12 @@ func (s InferFrame) SetPreprocess(p Preprocess) {
 	for i := range n {
 		s.p.pre_strides[i] = C.gint(p.Strides[i])
 		s.p.pre_offsets[i] = C.guint64(p.Offsets[i])
+	}
+	n = min(len(p.CapsStrides), len(p.CapsOffsets), MaxPreprocessPlanes)
+	s.p.pre_caps_n_planes = C.int(n)
+	for i := range n {
+		s.p.pre_caps_strides[i] = C.gint(p.CapsStrides[i])
+		s.p.pre_caps_offsets[i] = C.guint64(p.CapsOffsets[i])
 	}
 	s.p.pre_io = [MaxOutSlots]unsafe.Pointer{}
 	copy(s.p.pre_io[:], p.IO)

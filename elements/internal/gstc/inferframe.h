@@ -92,6 +92,10 @@ typedef struct
   int pre_n_planes;
   gint pre_strides[GSTC_INFER_MAX_PLANES];
   guint64 pre_offsets[GSTC_INFER_MAX_PLANES];
+  /* The caps' layout: a frame without a video meta is laid out so. */
+  int pre_caps_n_planes;
+  gint pre_caps_strides[GSTC_INFER_MAX_PLANES];
+  guint64 pre_caps_offsets[GSTC_INFER_MAX_PLANES];
   void *pre_io[GSTC_OUT_MAX_SLOTS];
   int n_in;
   GstcInferInput in[GSTC_INFER_MAX_INPUTS];

@@ -164,6 +164,9 @@ gstc_sink_frame_add_input (GstcSinkFrame * s, const GstcInput * in,
   r->slot = slot;
   r->keep = keep;
   r->fresh = fresh;
+  /* Used now: the eviction that makes room for the buffer's next new
+   * memory must not take this one. */
+  r->used = ++s->uses;
   s->in[s->n_in++] = r;
   return r;
 }
@@ -734,8 +737,6 @@ gstc_sink_frame_render (GstBaseSink * sink, GstBuffer * buf,
   for (;;) {
     int t = take (s, &i);
 
-    if (t == TAKEN)
-      break;
     if (t == DROPPED) {
       *ret = GST_FLOW_OK;
       return TRUE;
@@ -744,21 +745,26 @@ gstc_sink_frame_render (GstBaseSink * sink, GstBuffer * buf,
       *ret = GST_FLOW_FLUSHING;
       return TRUE;
     }
+    if (t == TAKEN) {
+      r = &s->l[i];
+      f = fill (s, sink, r, buf, ret);
+      if (f == FILLED)
+        break;
+      give (s, i);
+      if (f == FILL_DROPPED)
+        *ret = GST_FLOW_OK;
+      /* A fence wait unlock ended (FLUSHING from fill) is woken as the
+       * lease wait is, below; any other end is the frame's. */
+      if (f == FILL_DROPPED || *ret != GST_FLOW_FLUSHING)
+        return TRUE;
+    }
     /* unlock woke us. A flush or a stop ends the wait (FLUSHING); a
      * pause must not — as GstBaseSink asks of a blocked render, wait in
      * preroll (the sink counts as prerolled) and, back in PLAYING, wait
-     * for a lease again. */
+     * for a lease (and the fences) again. */
     *ret = gst_base_sink_wait_preroll (sink);
     if (*ret != GST_FLOW_OK)
       return TRUE;
-  }
-  r = &s->l[i];
-  f = fill (s, sink, r, buf, ret);
-  if (f != FILLED) {
-    give (s, i);
-    if (f == FILL_DROPPED)
-      *ret = GST_FLOW_OK;
-    return TRUE;
   }
   gstc_sink_count (s->counters, GSTC_SINK_FRAMES, 1);
   g_mutex_lock (&s->lock);

@@ -115,13 +115,14 @@ func UninstallSinkFrame(self RawElement) { C.gstc_sink_frame_set(self.p, nil) }
 func (s SinkFrame) SetReady(on bool) { C.g_atomic_int_set(&s.p.ready, C.gint(cbool(on))) }
 
 // SetSettings sets the properties the engine reads per frame: drop,
-// emit-signals, post-sync-messages, sync-timeout (0: no wait before the
-// START) and on-sync-timeout=drop.
+// emit-signals, post-sync-messages, sync-timeout (0: no bound — the
+// wait for the fences ends when they signal, or at unlock, a flush or a
+// stop) and on-sync-timeout=drop.
 func (s SinkFrame) SetSettings(drop, emitSignals, postSync bool, syncTimeout time.Duration, dropOnTimeout bool) {
 	C.g_atomic_int_set(&s.p.drop, C.gint(cbool(drop)))
 	C.g_atomic_int_set(&s.p.emit_signals, C.gint(cbool(emitSignals)))
 	C.g_atomic_int_set(&s.p.post_sync, C.gint(cbool(postSync)))
-	ms := 0
+	ms := -1
 	if syncTimeout > 0 {
 		ms = max(int(syncTimeout/time.Millisecond), 1)
 	}
