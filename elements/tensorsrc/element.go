@@ -71,7 +71,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"How the CPU-access bracket of each frame ends: adopt (it stays open while the buffer travels and every CPU reader downstream shares it; it ends when the last holder frees the buffer) or close (the source ends it right after writing, so a device reader downstream sees flushed caches; CPU readers bracket their own reads)",
 		handoffAdopt, proptable.WritableInReady, func(e *element) *string { return &e.settings.handoff }, handoffAdopt, handoffClose),
 	proptable.Uint("sync-timeout", "Sync timeout",
-		"Milliseconds to wait at most for a slot's dma-buf fences (a device's write fence attached with the Go API's SetWriteFence, or a reader's, not yet signalled when the slot comes round) before opening its bracket for writing; 0 waits inside the kernel without a limit. A timeout is an error.",
+		"Milliseconds to wait at most for a slot's dma-buf fences (a device's write fence attached with the Go API's SetWriteFence, or a reader's, not yet signalled when the slot comes round) before opening its bracket for writing; 0: no limit (a flush or a stop still ends the wait). A timeout is an error.",
 		0, 3600000, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.syncTimeout }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
