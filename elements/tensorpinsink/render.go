@@ -296,6 +296,16 @@ func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen
 	}
 	l := st.leases
 	r := &l.frames[i]
+	// Until the handler has the frame, it is this call's: an error or a
+	// panic on the way (recovered by the trampoline) releases it.
+	handed := false
+	defer func() {
+		if !handed {
+			r.nplanes = 0
+			r.releasePlanes()
+			st.engine.Release(i, cgen)
+		}
+	}()
 	lf := &st.lease
 	st.engine.ReadLease(i, lf)
 	fp := &st.fp
@@ -313,9 +323,6 @@ func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen
 	for k := 0; k < r.nmem; k++ {
 		vs, err := planeViews(fp, r.mems[k], k, r.planes[:n], offs[:n])
 		if err != nil {
-			r.nplanes = 0
-			r.releasePlanes()
-			st.engine.Release(i, cgen)
 			gstc.PostErrorRaw(self, gstc.StreamFormat, fmt.Sprintf("a plane does not fit its buffer memory: %v", err), "")
 			return gst.FlowError
 		}
@@ -326,7 +333,9 @@ func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen
 	}
 	r.nplanes = n
 	r.pts, r.dur, r.caps, r.copied = lf.PTS, lf.Dur, st.caps, lf.Copied
-	s.callHandler(*h, l.hand(r, cgen))
+	f := l.hand(r, cgen)
+	handed = true
+	s.callHandler(*h, f)
 	return gst.FlowOK
 }
 

@@ -58,8 +58,8 @@ typedef int (*GstcPreRunFunc) (const void *plan, const guint8 * src,
 /* The engine of one element, from start to stop: Go makes it at start
  * and frees it at stop (after the streaming thread stopped), and changes
  * it on the streaming thread only, where gstc_infer_frame reads it; it
- * has no lock. The ring, the counters, the wake and the pending begins
- * are references. */
+ * has no lock. The ring, the counters and the wake are references; the
+ * pending begins are the element's (borrowed: it outlives the engine). */
 typedef struct
 {
   GstcWake *wake;
@@ -124,7 +124,7 @@ void gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring);
 /* Removes input i (the last one takes its place). */
 void gstc_infer_frame_remove_input (GstcInferFrame * s, int i);
 
-/* The frame of in: TRUE with *ret GST_FLOW_OK and *out the output buffer
+/* The frame of in (borrowed): TRUE with *ret GST_FLOW_OK and *out the output buffer
  * (the caller's), or with *ret a flow error (posted),
  * GST_FLOW_FLUSHING or GST_BASE_TRANSFORM_FLOW_DROPPED and nothing
  * held; FALSE when element has no engine. With per_frame the run is Go's

@@ -113,8 +113,8 @@ typedef struct
   gboolean waiting;
   uintptr_t owner;
   GstcInferCounters *counters;
-  /* wake: signalled by every free (the frame engine's wait for a slot
-   * sleeps on it); NULL: none. Set before the ring is shared. */
+  /* wake: signalled by a free when a thread waits on it (the frame
+   * engine's wait for a slot); a reference, under lock; NULL: none. */
   GstcWake *wake;
 } GstcOutRing;
 
@@ -122,7 +122,8 @@ GstcOutRing *gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c);
 void gstc_out_ring_unref (GstcOutRing * r);
 
 /* Makes every free of r signal w (the wake of the element whose frames
- * wait for r's slots): before r is shared. */
+ * wait for r's slots): r takes a reference of w (and drops the one it
+ * had), under its lock; a closed ring keeps none. */
 void gstc_out_ring_set_wake (GstcOutRing * r, GstcWake * w);
 
 /* Adds a slot of n tensors (mems: the ring's references; the memories

@@ -164,9 +164,11 @@ wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
   r = gstc_wake_poll (s->wake, fd, events, s->sync_timeout_ms, &waited);
   if (r == 2)
     return GST_FLOW_FLUSHING;
-  gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
-  gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAIT_NS, MAX (waited, 0));
-  count_max (s->counters, GSTC_INFER_FENCE_WAIT_MAX_NS, MAX (waited, 0));
+  if (r == 0 || r == 1) {
+    gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
+    gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAIT_NS, MAX (waited, 0));
+    count_max (s->counters, GSTC_INFER_FENCE_WAIT_MAX_NS, MAX (waited, 0));
+  }
   if (r == 0)
     return GST_FLOW_OK;
   if (r == 1) {
@@ -248,7 +250,8 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   }
   s->frame = n + 1;
   t = &s->ring->slots[a.slot].t[0];
-  gstc_src_fill (s->data[a.slot], s->size[a.slot], s->pattern, n);
+  if (s->data[a.slot] != NULL)  /* Go gives every slot's bytes (SetSlot) */
+    gstc_src_fill (s->data[a.slot], s->size[a.slot], s->pattern, n);
   if (s->close_after_write)
     gstc_out_ring_close_writes (s->ring, a.slot);
   mem = gstc_out_ring_push (s->ring, a.slot, &nt, rest);
@@ -260,8 +263,9 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
                   s->height, s->n_planes, s->offsets,
                   s->strides)) != GSTC_VMETA_OK)) {
     /* The memory comes back to the ring (its bracket left) as the buffer
-     * goes. */
+     * goes; the frame was not made, its number is the next one's. */
     gst_buffer_unref (buf);
+    s->frame = n;
     if (s->vmeta_error != NULL)
       GSTC_POST_ERROR (src, GSTC_DOMAIN_CORE, GST_CORE_ERROR_FAILED, "video meta: %s",
           s->vmeta_error);

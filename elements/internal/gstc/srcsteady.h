@@ -73,13 +73,13 @@ typedef struct
 
 GstcSrcSteady *gstc_src_steady_of (GstElement * element);
 
-/* Makes r (NULL: none) the ring of s, dropping the one it had, and
- * disables s. */
+/* Makes r (NULL: none) the ring of s, counting into c — s takes a
+ * reference of each and drops the ones it had — and disables s. */
 void gstc_src_steady_set_ring (GstcSrcSteady * s, GstcOutRing * r,
     GstcInferCounters * c);
 
-/* The frame of src: TRUE with *ret GST_FLOW_OK and *out the buffer (the
- * caller's), or *ret FLUSHING or an error (posted) and nothing held;
+/* The frame of src (borrowed): TRUE with *ret GST_FLOW_OK and *out the
+ * buffer (the caller's), or *ret FLUSHING or an error (posted) and nothing held;
  * FALSE when s is not enabled (pattern=app, no caps yet): Go's. */
 gboolean gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
     GstFlowReturn * ret);

@@ -25,6 +25,9 @@ wake_new (void)
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
   w->efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (w->efd < 0)
+    GST_WARNING ("eventfd: %s: a flush or a stop cannot end a wait for "
+        "fences (only their signal or sync-timeout can)", g_strerror (errno));
   return w;
 }
 
@@ -176,12 +179,14 @@ gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
       r = -errno;
       break;
     }
-    if (n > 0 && (p[0].revents & (POLLERR | POLLNVAL)) != 0) {
-      r = -EBADF;
-      break;
-    }
     if (n > 0 && (p[0].revents & events) != 0) {
       r = 0;
+      break;
+    }
+    /* An fd that can never become ready (closed, hung up) would make
+     * this loop spin. */
+    if (n > 0 && (p[0].revents & (POLLERR | POLLNVAL | POLLHUP)) != 0) {
+      r = -EBADF;
       break;
     }
     /* The eventfd or a timeout: the loop's checks say which. */

@@ -24,8 +24,9 @@ typedef struct
   int efd;                      /* readable while flushing or stopping */
 } GstcWake;
 
-/* The wake of element, attached on the first call (the element holds a
- * reference until it is finalized). */
+/* The wake of element (borrowed: the element holds a reference until it
+ * is finalized; a holder that may outlive the element takes its own),
+ * attached on the first call. */
 GstcWake *gstc_wake_of (GstElement * element);
 GstcWake *gstc_wake_ref (GstcWake * w);
 void gstc_wake_unref (GstcWake * w);
