@@ -1,6 +1,6 @@
 // Package pinread is how tensorpinsink and tensorinfer read an input
-// buffer's memory through their pin cache (issue 32, item 4): the entry
-// of a memory found by its qdata, by its fd's identity or by a new
+// buffer's memory through their pin cache, one implementation for both:
+// the entry of a memory found by its qdata, by its fd's identity or by a new
 // import, the qdata value that names the entry on every memory that
 // carries it, and the element's own pinned memory that a buffer which
 // is not fd memory is copied into. The frame engines (gstc's
