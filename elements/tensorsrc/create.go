@@ -181,7 +181,7 @@ func fill(b []byte, p pattern, n uint64) {
 
 // frameTimes returns the PTS and duration of frame n at fpsN/fpsD
 // (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for a variable
-// or unknown rate — as the steady frame in C stamps them
+// or unknown rate — as the C frame stamps them
 // (gstc.FrameTimes, the one implementation).
 func frameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
 	return gstc.FrameTimes(n, fpsN, fpsD)

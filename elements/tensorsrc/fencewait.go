@@ -39,8 +39,8 @@ var slotFence = func(sl *Slot) (fd int, events int16, ok bool) {
 }
 
 // fenceStandIn is set while a test stands a pipe in for a slot's fences
-// (slotFence replaced): the steady frame in C polls the dma-buf itself
-// and would not see it, so it stays off (enableSteadyLocked).
+// (slotFence replaced): configureFrameLocked then gives the C frame the
+// stand-in's fd to poll instead of the dma-buf's.
 var fenceStandIn atomic.Bool
 
 // errWaitInterrupted: a fence wait was woken by what it must give way to

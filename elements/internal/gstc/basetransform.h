@@ -45,9 +45,9 @@ typedef struct
  * DTS and duration and offset seq, and either — output=video (the
  * element's GstcVideoOut on) — in's video with those tensors in a
  * GstTensorPinMeta, or that buffer itself, its begin (the slot's first
- * tensor, seqnum seq) pushed downstream from t's src pad first. One call
- * for both of tensorinfer's frame paths (the steady frame in C, Go's);
- * GstBaseTransform pushes the returned buffer next. in is borrowed. */
+ * tensor, seqnum seq) pushed downstream from t's src pad first: every
+ * frame of tensorinfer's engine (inferframe.c). GstBaseTransform pushes
+ * the returned buffer next. in is borrowed. */
 GstcFinishedFrame gstc_transform_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
     guint64 buf_offset, GstcOutRing * ring, int slot, GstBuffer * in,

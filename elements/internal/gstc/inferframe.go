@@ -53,8 +53,8 @@ func (s InferFrame) IsZero() bool { return s.p == nil }
 // Install makes s the engine of self; UninstallInferFrame before Free.
 func (s InferFrame) Install(self RawElement) { C.gstc_infer_frame_set(self.p, s.p) }
 
-// UninstallInferFrame leaves self with no engine: its frames go to Go's
-// PrepareRaw.
+// UninstallInferFrame leaves self with no engine (a frame then goes to
+// the element's PrepareRaw, if it has one).
 func UninstallInferFrame(self RawElement) { C.gstc_infer_frame_set(self.p, nil) }
 
 // Free releases the engine (uninstalled, no frame running).

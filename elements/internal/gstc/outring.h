@@ -1,7 +1,7 @@
 /* outring.h: C side of outring.go — an element's ring of output slots
  * (tensorinfer's): which slots are free, which memories are downstream,
  * which write brackets are open. Go (a frame it runs, a stop) and C (a
- * steady frame, a memory's return on any thread) share it under its
+ * frame engine, a memory's return on any thread) share it under its
  * lock, which is never held across an ioctl, a call into Go or an unref
  * of a ring memory. */
 #ifndef GSTC_OUTRING_H

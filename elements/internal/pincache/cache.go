@@ -338,7 +338,7 @@ func (c *Cache) Hit(e *Entry) bool {
 
 // Touch marks e most recently used, as a hit does, without counting a
 // hit or taking a reference: for frames that used e without asking the
-// cache (tensorinfer's steady frame, in C). Nothing if e is not in this
+// cache (the frame engines, in C). Nothing if e is not in this
 // cache.
 func (c *Cache) Touch(e *Entry) {
 	if e == nil || e.owner != c {
