@@ -213,35 +213,14 @@ lookup (GstcInferFrame * s, GstBuffer * in)
   return find_copy (s, gst_buffer_get_size (in), offset, stride);
 }
 
-typedef struct
-{
-  GstcOutRing *ring;
-  int slot;
-} TakeArgs;
-
-static gboolean
-take_ready (gpointer data)
-{
-  TakeArgs *a = data;
-
-  a->slot = gstc_out_ring_take (a->ring);
-  return a->slot >= 0;
-}
-
 /* A free output slot, waiting while every slot is downstream; -1 when a
  * flush or a stop ended the wait. */
 static int
 take_slot (GstcInferFrame * s, GstBaseTransform * t)
 {
-  TakeArgs a = { s->ring, gstc_out_ring_take (s->ring) };
-
-  if (a.slot >= 0)
-    return a.slot;
-  gstc_infer_count (s->counters, GSTC_INFER_WAITS, 1);
-  if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t))
-      || !gstc_wake_wait_until (s->wake, take_ready, &a))
-    return -1;
-  return a.slot;
+  if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t)))
+    return gstc_out_ring_take (s->ring);        /* no wait: a flush is under way */
+  return gstc_out_ring_take_waiting (s->ring, s->wake, s->counters);
 }
 
 /* Joins or opens the input's read bracket, after its fences (a wait

@@ -141,6 +141,36 @@ gstc_out_ring_take (GstcOutRing * r)
   return i;
 }
 
+typedef struct
+{
+  GstcOutRing *ring;
+  int slot;
+} TakeArgs;
+
+static gboolean
+take_ready (gpointer data)
+{
+  TakeArgs *a = data;
+
+  a->slot = gstc_out_ring_take (a->ring);
+  return a->slot >= 0;
+}
+
+int
+gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
+    GstcInferCounters * c)
+{
+  TakeArgs a = { r, gstc_out_ring_take (r) };
+
+  if (a.slot >= 0)
+    return a.slot;
+  /* Counted as it begins: a wait under way shows in the stats. */
+  gstc_infer_count (c, GSTC_INFER_WAITS, 1);
+  if (gstc_wake_wait_until (w, take_ready, &a))
+    return a.slot;
+  return -1;
+}
+
 int
 gstc_out_ring_take_or_wait (GstcOutRing * r)
 {

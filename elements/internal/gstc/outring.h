@@ -137,6 +137,13 @@ int gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
  * busy; -1 if none or closed. */
 int gstc_out_ring_take (GstcOutRing * r);
 
+/* gstc_out_ring_take, waiting on w (the element's wake, which the
+ * ring's frees signal) while every slot is busy — a wait counted in c's
+ * GSTC_INFER_WAITS as it begins: the frame engines' wait. -1 when a
+ * flush, a stop or a seek ended it. */
+int gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
+    GstcInferCounters * c);
+
 /* gstc_out_ring_take; when no slot is free (and the ring is open) the
  * next return or give calls gstcGoOutRingFreed(owner) once: set under
  * the same lock as the take, so no return falls between. */

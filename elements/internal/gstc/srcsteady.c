@@ -118,21 +118,6 @@ gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     *dur = next - *pts;
 }
 
-typedef struct
-{
-  GstcOutRing *ring;
-  int slot;
-} SrcTake;
-
-static gboolean
-src_take_ready (gpointer data)
-{
-  SrcTake *a = data;
-
-  a->slot = gstc_out_ring_take (a->ring);
-  return a->slot >= 0;
-}
-
 static void
 count_max (GstcInferCounters * c, int i, guint64 v)
 {
@@ -199,22 +184,18 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   guint64 n, pts, dur;
   int nt, err;
   GstFlowReturn r;
-  SrcTake a;
+  int slot;
 
   if (s == NULL || !s->enabled || s->ring == NULL)
     return FALSE;
   if (s->wake == NULL)
     s->wake = gstc_wake_of (GST_ELEMENT (src));
   *out = NULL;
-  a.ring = s->ring;
-  a.slot = gstc_out_ring_take (s->ring);
-  if (a.slot < 0) {
-    /* Every slot is downstream: back-pressure, not a drop. */
-    gstc_infer_count (s->counters, GSTC_INFER_WAITS, 1);
-    if (!gstc_wake_wait_until (s->wake, src_take_ready, &a)) {
-      *ret = GST_FLOW_FLUSHING;
-      return TRUE;
-    }
+  /* Every slot downstream is back-pressure, not a drop: wait. */
+  slot = gstc_out_ring_take_waiting (s->ring, s->wake, s->counters);
+  if (slot < 0) {
+    *ret = GST_FLOW_FLUSHING;
+    return TRUE;
   }
   if (s->seek_pending) {
     /* The frame at the segment's position, now that the rate is known. */
@@ -226,35 +207,35 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   if (s->pacer != NULL
       && gstc_live_pacer_wait (s->pacer, GST_ELEMENT (src), &pts) ==
       GST_CLOCK_UNSCHEDULED) {
-    gstc_out_ring_give (s->ring, a.slot);
+    gstc_out_ring_give (s->ring, slot);
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
   }
   /* The bracket opens before the CPU writes and stays open while the
    * buffer travels (handoff=adopt): downstream readers run inside it. */
-  r = wait_fences (s, src, a.slot);
+  r = wait_fences (s, src, slot);
   if (r != GST_FLOW_OK) {
-    gstc_out_ring_give (s->ring, a.slot);
+    gstc_out_ring_give (s->ring, slot);
     *ret = r;
     return TRUE;
   }
-  err = gstc_out_ring_open_writes (s->ring, a.slot, TRUE);
+  err = gstc_out_ring_open_writes (s->ring, slot, TRUE);
   if (err != 0) {
     gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
-    gstc_out_ring_give (s->ring, a.slot);
+    gstc_out_ring_give (s->ring, slot);
     GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "slot %d: opening its CPU bracket: DMA_BUF_IOCTL_SYNC START: %s",
-        a.slot, err > 0 ? g_strerror (err) : "busy");
+        slot, err > 0 ? g_strerror (err) : "busy");
     *ret = GST_FLOW_ERROR;
     return TRUE;
   }
   s->frame = n + 1;
-  t = &s->ring->slots[a.slot].t[0];
-  if (s->data[a.slot] != NULL)  /* Go gives every slot's bytes (SetSlot) */
-    gstc_src_fill (s->data[a.slot], s->size[a.slot], s->pattern, n);
+  t = &s->ring->slots[slot].t[0];
+  if (s->data[slot] != NULL)  /* Go gives every slot's bytes (SetSlot) */
+    gstc_src_fill (s->data[slot], s->size[slot], s->pattern, n);
   if (s->close_after_write)
-    gstc_out_ring_close_writes (s->ring, a.slot);
-  mem = gstc_out_ring_push (s->ring, a.slot, &nt, rest);
+    gstc_out_ring_close_writes (s->ring, slot);
+  mem = gstc_out_ring_push (s->ring, slot, &nt, rest);
   buf = gstc_ring_frame_new (mem, pts, dur, n, !s->close_after_write,
       GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE, t->dev, t->ino,
       t->offset, (guint) n);
