@@ -48,4 +48,14 @@ gstc_qdata_attach (gpointer obj, GQuark q, gpointer (*make) (void),
   return v;
 }
 
+/* Raises *p to v if v is larger (a counter's maximum, any thread). */
+static inline void
+gstc_atomic_max (guint64 * p, guint64 v)
+{
+  guint64 m = __atomic_load_n (p, __ATOMIC_RELAXED);
+
+  while (v > m && !__atomic_compare_exchange_n (p, &m, v, FALSE,
+          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 #endif /* GSTC_CGO_H */

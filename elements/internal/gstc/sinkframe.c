@@ -656,15 +656,10 @@ fill (GstcSinkFrame * s, GstBaseSink * sink, GstcSinkLease * r,
     int j;
 
     if (e.waited) {
-      guint64 max = __atomic_load_n (&s->counters[GSTC_SINK_FENCE_WAIT_MAX_NS],
-          __ATOMIC_RELAXED);
-
       gstc_sink_count (s->counters, GSTC_SINK_FENCE_WAITS, 1);
       gstc_sink_count (s->counters, GSTC_SINK_FENCE_WAIT_NS, e.waited_ns);
-      while ((guint64) e.waited_ns > max
-          && !__atomic_compare_exchange_n (&s->counters
-              [GSTC_SINK_FENCE_WAIT_MAX_NS], &max, (guint64) e.waited_ns,
-              FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+      gstc_atomic_max (&s->counters[GSTC_SINK_FENCE_WAIT_MAX_NS],
+          (guint64) e.waited_ns);
     }
     gstc_sink_count (s->counters, GSTC_SINK_SYNCS, 1);
     if (res == GSTC_INPUT_ENTERED) {

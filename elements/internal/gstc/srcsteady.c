@@ -3,6 +3,7 @@
 #include "ringmem.h"
 #include "videometa.h"
 #include "message.h"
+#include "inputread.h"
 
 #include <poll.h>
 #include <string.h>
@@ -118,15 +119,6 @@ gstc_src_frame_times (guint64 n, gint fps_n, gint fps_d, guint64 * pts,
     *dur = next - *pts;
 }
 
-static void
-count_max (GstcInferCounters * c, int i, guint64 v)
-{
-  guint64 m = gstc_infer_load (c, i);
-
-  while (v > m && !__atomic_compare_exchange_n (&c->v[i], &m, v, FALSE,
-          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
-}
-
 /* Waits for slot's fences (its dma-buf's, or a test's stand-in).
  * GST_FLOW_OK: signalled; else FLUSHING, or an error posted. */
 static GstFlowReturn
@@ -135,8 +127,8 @@ wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
   GstcOutTensor *t = &s->ring->slots[slot].t[0];
   int fd = s->fence_fd[slot];
   short events = s->fence_events[slot];
-  gint64 waited = 0;
-  int r;
+  GstcInputEnter e = { 0 };
+  GstcInputResult r;
 
   if (fd < 0) {
     if (!t->bracket.ioctl)
@@ -144,33 +136,35 @@ wait_fences (GstcSrcSteady * s, GstPushSrc * src, int slot)
     fd = t->bracket.fd;
     events = POLLOUT;
   }
-  if (gstc_fences_signalled (fd, events))
-    return GST_FLOW_OK;
-  r = gstc_wake_poll (s->wake, fd, events, s->sync_timeout_ms, &waited);
-  if (r == 2)
-    return GST_FLOW_FLUSHING;
-  if (r == 0 || r == 1) {
+  r = gstc_fences_wait (fd, events, s->wake, s->sync_timeout_ms, &e);
+  if (e.waited) {
     gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAITS, 1);
-    gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAIT_NS, MAX (waited, 0));
-    count_max (s->counters, GSTC_INFER_FENCE_WAIT_MAX_NS, MAX (waited, 0));
+    gstc_infer_count (s->counters, GSTC_INFER_FENCE_WAIT_NS,
+        MAX (e.waited_ns, 0));
+    gstc_atomic_max (&s->counters->v[GSTC_INFER_FENCE_WAIT_MAX_NS],
+        MAX (e.waited_ns, 0));
   }
-  if (r == 0)
-    return GST_FLOW_OK;
-  if (r == 1) {
-    gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
-    GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
-        "slot %d: opening its CPU bracket: dma-buf %" G_GUINT64_FORMAT ":%"
-        G_GUINT64_FORMAT " (fd %d): fences for readwrite access not "
-        "signalled after %.3f ms (limit %d ms): tensor: dma-buf fences not "
-        "signalled in time", slot, t->dev, t->ino, fd, waited / 1e6,
-        s->sync_timeout_ms);
-    return GST_FLOW_ERROR;
+  switch (r) {
+    case GSTC_INPUT_ENTERED:
+      return GST_FLOW_OK;
+    case GSTC_INPUT_FLUSHING:
+      return GST_FLOW_FLUSHING;
+    case GSTC_INPUT_TIMED_OUT:
+      gstc_infer_count (s->counters, GSTC_INFER_FENCE_TIMEOUTS, 1);
+      GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "slot %d: opening its CPU bracket: dma-buf %" G_GUINT64_FORMAT ":%"
+          G_GUINT64_FORMAT " (fd %d): fences for readwrite access not "
+          "signalled after %.3f ms (limit %d ms): tensor: dma-buf fences not "
+          "signalled in time", slot, t->dev, t->ino, fd, e.waited_ns / 1e6,
+          s->sync_timeout_ms);
+      return GST_FLOW_ERROR;
+    default:
+      GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "slot %d: opening its CPU bracket: polling dma-buf %"
+          G_GUINT64_FORMAT ":%" G_GUINT64_FORMAT " (fd %d) for its fences: %s",
+          slot, t->dev, t->ino, fd, g_strerror (e.err));
+      return GST_FLOW_ERROR;
   }
-  GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
-      "slot %d: opening its CPU bracket: polling dma-buf %" G_GUINT64_FORMAT
-      ":%" G_GUINT64_FORMAT " (fd %d) for its fences: %s", slot, t->dev,
-      t->ino, fd, g_strerror (-r));
-  return GST_FLOW_ERROR;
 }
 
 gboolean
