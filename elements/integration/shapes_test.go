@@ -14,6 +14,7 @@ package integration_test
 // (opened, joined, closed) instead.
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -57,6 +59,9 @@ type shape struct {
 	sinkOpens bool
 	// hold: the application keeps every frame until after NULL.
 	hold bool
+	// app: the source is pattern=app, fed by a goroutine of the test
+	// (Acquire, write, Push; EndOfStream after the last frame).
+	app bool
 }
 
 var shapes = []shape{
@@ -103,6 +108,16 @@ var shapes = []shape{
 	{name: "converter-between-close", desc: "tensorsrc name=src %s ! " + shapeCaps + " ! videoconvert ! video/x-raw,format=BGRA ! " +
 		"tensorpinsink name=sink sync=false pool-handoff=close",
 		sinks: 1, syncsPerFrame: 6, expired: true, sinkOpens: true, poolWriteCloses: true},
+	// pattern=app: the application's Acquire opens the slot's bracket
+	// (in C, on the ring the built-in patterns use), the C create sends
+	// it, and its return ends it — the same two ioctls a frame.
+	{name: "app-line", desc: "tensorsrc name=src pattern=app %s ! " + shapeCaps + " ! queue ! tensorpinsink name=sink sync=false",
+		sinks: 1, syncsPerFrame: 2, joined: true, app: true},
+	{name: "app-tee-2-sinks", desc: "tensorsrc name=src pattern=app %s ! " + shapeCaps + " ! tee name=t " +
+		"t. ! queue ! tensorpinsink name=sink sync=false t. ! queue ! tensorpinsink name=sink2 sync=false",
+		sinks: 2, syncsPerFrame: 2, joined: true, app: true},
+	{name: "app-handoff-close", desc: "tensorsrc name=src pattern=app handoff=close %s ! " + shapeCaps + " ! queue ! tensorpinsink name=sink sync=false",
+		sinks: 1, syncsPerFrame: 4, sinkOpens: true, app: true},
 }
 
 // shapeResult is what one run of a shape counted.
@@ -164,6 +179,25 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 	}
 	before := tensor.ReadStats()
 	p.SetState(gst.StatePlaying)
+	fed := make(chan struct{})
+	if sh.app {
+		srcEl, _ := p.GetElementByName("src")
+		src, err := tensorsrc.FromElement(srcEl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer close(fed)
+			if err := feedApp(src, frames); err != nil {
+				mu.Lock()
+				res.problems = append(res.problems, "feeding the source: "+err.Error())
+				mu.Unlock()
+			}
+		}()
+	} else {
+		close(fed)
+	}
+	defer func() { <-fed }()
 	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(120*time.Second), gst.MessageEOS|gst.MessageError)
 	if msg == nil {
 		p.SetState(gst.StateNull)
@@ -210,6 +244,26 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 		res.src[key] = v.(uint64)
 	}
 	return res
+}
+
+// feedApp pushes frames frames into a pattern=app source, byte i of
+// frame n being n+i, 30 a second of stream time, then ends the stream.
+func feedApp(src *tensorsrc.Source, frames int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for n := range frames {
+		sl, err := src.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("frame %d: %w", n, err)
+		}
+		for i, b := 0, sl.Bytes(); i < len(b); i++ {
+			b[i] = byte(n + i)
+		}
+		if err := src.Push(sl, time.Duration(n)*time.Second/30); err != nil {
+			return fmt.Errorf("frame %d: %w", n, err)
+		}
+	}
+	return src.EndOfStream()
 }
 
 func statsDelta(a, b tensor.Stats) tensor.Stats {

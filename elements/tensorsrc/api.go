@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-gst/go-glib/glib"
@@ -58,52 +59,52 @@ func FromElement(e *gst.Element) (*Source, error) {
 // EndOfStream, or ErrStopped once a started source has stopped.
 func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 	e := s.el
-	stop := context.AfterFunc(ctx, func() {
-		e.mu.Lock()
-		e.cond.Broadcast()
-		e.mu.Unlock()
-	})
-	defer stop()
-	e.mu.Lock()
 	waited := false
 	for {
 		if err := ctx.Err(); err != nil {
-			e.mu.Unlock()
 			return nil, err
 		}
+		// Taken before looking: whatever changes after the look closes it.
+		changed := e.changes.next()
+		e.mu.Lock()
 		st := e.st
-		if st == nil && e.runs > 0 {
-			e.mu.Unlock()
-			return nil, ErrStopped
-		}
-		if st != nil {
-			if st.pattern != patternApp {
-				e.mu.Unlock()
-				return nil, ErrNotApp
-			}
-			if st.eos {
-				e.mu.Unlock()
-				return nil, ErrEOS
-			}
-			if st.ring != nil {
-				if sl := st.ring.takeFreeLocked(); sl != nil {
-					sl.state = slotOpening
-					e.mu.Unlock()
-					return s.open(ctx, st, sl)
-				}
-				if !waited {
-					waited = true
-					st.stats.waits.Add(1)
-				}
+		var sl *Slot
+		var err error
+		switch {
+		case st == nil && e.runs > 0:
+			err = ErrStopped
+		case st == nil:
+		case st.pattern != patternApp:
+			err = ErrNotApp
+		case st.eos:
+			err = ErrEOS
+		case st.ring != nil:
+			// No free slot: the next one freed (in C, on any thread)
+			// closes changed.
+			if i := st.ring.out.TakeOrWait(); i >= 0 {
+				sl = st.ring.slots[i]
+			} else if !waited {
+				waited = true
+				st.stats.waits.Add(1)
 			}
 		}
-		e.cond.Wait()
+		e.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if sl != nil {
+			return s.open(ctx, st, sl)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		}
 	}
 }
 
-// open waits for the fences of sl, which Acquire took (slotOpening), with
-// no lock held — a stop, a renegotiation or ctx ends the wait — then opens
-// its bracket and hands it to the application.
+// open waits for the fences of sl, which Acquire took, with no lock held
+// — a stop, a renegotiation or ctx ends the wait — then opens its bracket
+// and hands it to the application.
 func (s *Source) open(ctx context.Context, st *state, sl *Slot) (*Slot, error) {
 	e := s.el
 	stopped := func() bool { return ctx.Err() != nil || e.st != st || sl.r.closed }
@@ -112,18 +113,14 @@ func (s *Source) open(ctx context.Context, st *state, sl *Slot) (*Slot, error) {
 	if err == nil && (e.st != st || sl.r.closed) {
 		// Stopped (or the ring replaced) while we waited: the slot is
 		// no use to the application any more.
-		sl.open = true
 		err = ErrStopped
 	} else if err == nil {
-		sl.state, sl.open = slotApp, true
+		sl.acquired = true
 		e.mu.Unlock()
 		return sl, nil
 	}
-	drop := s.releaseLocked(sl)
 	e.mu.Unlock()
-	if drop {
-		gstc.UnrefRingMemory(sl.m)
-	}
+	sl.release()
 	switch {
 	case errors.Is(err, errWaitInterrupted) && ctx.Err() != nil:
 		return nil, ctx.Err()
@@ -140,10 +137,11 @@ func (s *Source) open(ctx context.Context, st *state, sl *Slot) (*Slot, error) {
 func (s *Source) Push(sl *Slot, pts time.Duration) error {
 	e := s.el
 	e.mu.Lock()
-	if sl == nil || sl.r.el != e || sl.state != slotApp {
+	if sl == nil || sl.r.el != e || !sl.acquired {
 		e.mu.Unlock()
 		return ErrNotAcquired
 	}
+	sl.acquired = false
 	st := e.st
 	var err error
 	switch {
@@ -151,24 +149,21 @@ func (s *Source) Push(sl *Slot, pts time.Duration) error {
 		err = ErrStopped
 	case st.eos:
 		err = ErrEOS
-	}
-	if err != nil {
-		drop := s.releaseLocked(sl)
-		e.mu.Unlock()
-		if drop {
-			gstc.UnrefRingMemory(sl.m)
+	default:
+		at := gstc.ClockTimeNone
+		if pts >= 0 {
+			at = uint64(pts)
 		}
-		return err
+		// Into the C frame's queue, under e.mu: a new ring or a stop
+		// (which give the queue back) cannot come between the check
+		// above and this.
+		st.steady.AppPush(sl.idx, at)
 	}
-	sl.pts = gstc.ClockTimeNone
-	if pts >= 0 {
-		sl.pts = uint64(pts)
-	}
-	sl.state = slotQueued
-	st.queue = append(st.queue, sl)
-	e.cond.Broadcast()
 	e.mu.Unlock()
-	return nil
+	if err != nil {
+		sl.release()
+	}
+	return err
 }
 
 // Discard gives an acquired slot back without pushing it; its bracket is
@@ -176,30 +171,14 @@ func (s *Source) Push(sl *Slot, pts time.Duration) error {
 func (s *Source) Discard(sl *Slot) error {
 	e := s.el
 	e.mu.Lock()
-	if sl == nil || sl.r.el != e || sl.state != slotApp {
+	if sl == nil || sl.r.el != e || !sl.acquired {
 		e.mu.Unlock()
 		return ErrNotAcquired
 	}
-	drop := s.releaseLocked(sl)
+	sl.acquired = false
 	e.mu.Unlock()
-	if drop {
-		gstc.UnrefRingMemory(sl.m)
-	}
+	sl.release()
 	return nil
-}
-
-// releaseLocked closes an app-held slot's bracket and frees it; for a
-// retired ring it reports that the memory reference the slot kept must be
-// dropped (outside the lock).
-func (s *Source) releaseLocked(sl *Slot) (drop bool) {
-	sl.closeBracketLocked()
-	sl.freeLocked()
-	s.el.cond.Broadcast()
-	if !sl.r.closed || !sl.held {
-		return false
-	}
-	sl.held = false
-	return true
 }
 
 // EndOfStream makes the source send EOS after the frames already pushed;
@@ -207,12 +186,16 @@ func (s *Source) releaseLocked(sl *Slot) (drop bool) {
 func (s *Source) EndOfStream() error {
 	e := s.el
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.st == nil {
+	st := e.st
+	if st != nil {
+		st.eos = true
+		st.steady.AppSetEOS(true)
+	}
+	e.mu.Unlock()
+	if st == nil {
 		return ErrStopped
 	}
-	e.st.eos = true
-	e.cond.Broadcast()
+	e.changes.broadcast()
 	return nil
 }
 
@@ -234,14 +217,15 @@ func (s *Source) SetWriteFence(sl *Slot, syncFD int) error {
 	e := s.el
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if sl == nil || sl.r.el != e || sl.state != slotApp {
+	if sl == nil || sl.r.el != e || !sl.acquired {
 		return ErrNotAcquired
 	}
 	if err := sl.t.ImportSyncFile(tensor.AccessWrite, syncFD); err != nil {
 		return fmt.Errorf("tensorsrc: slot %d: %w", sl.idx, err)
 	}
 	sl.r.stats.fencesAttached.Add(1)
-	sl.closeBracketLocked()
+	// Under e.mu, as Push's check: the slot is not queued meanwhile.
+	sl.r.out.CloseWrites(sl.idx)
 	return nil
 }
 
@@ -275,3 +259,34 @@ func (sl *Slot) Index() int { return sl.idx }
 // Bytes returns a writable view of the tensor's bytes (the pin's window):
 // valid while the application holds the slot.
 func (sl *Slot) Bytes() []byte { return sl.pin.Bytes() }
+
+// changeNotifier tells the application's waits that something they wait
+// for may have changed: a slot freed (in C, on the returning thread: the
+// ring's gstcGoOutRingFreed), a start, a stop, a new ring, the end of the
+// stream. A waiter takes next before it looks and waits on it after:
+// a change in between closes it, so none is lost. Its lock is held for
+// nothing but the channel swap, never across a call.
+type changeNotifier struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+// next returns the channel the next broadcast closes.
+func (n *changeNotifier) next() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.ch == nil {
+		n.ch = make(chan struct{})
+	}
+	return n.ch
+}
+
+// broadcast wakes every waiter (those that took next before it).
+func (n *changeNotifier) broadcast() {
+	n.mu.Lock()
+	if n.ch != nil {
+		close(n.ch)
+		n.ch = nil
+	}
+	n.mu.Unlock()
+}

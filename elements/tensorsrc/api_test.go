@@ -11,6 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // sample is a pulled appsink sample whose buffer the test holds.
@@ -267,9 +268,19 @@ func TestAppSlotsReturn(t *testing.T) {
 	if err := src.Discard(a); !errors.Is(err, ErrNotAcquired) {
 		t.Errorf("second Discard: %v", err)
 	}
+	before := tensor.ReadStats()
 	stop(t, p)
+	// b is still the application's: its memory, and so its mapping, stay
+	// until it gives it back; the free slot's go at the stop.
+	if d := tensor.ReadStats().Munmaps - before.Munmaps; d != 1 {
+		t.Errorf("the stop unmapped %d slots, want 1 (the free one)", d)
+	}
+	b.Bytes()[0] = 42 // still mapped (unmapped, this would crash)
 	if err := src.Push(b, 0); !errors.Is(err, ErrStopped) {
 		t.Errorf("Push after stop: %v", err)
+	}
+	if d := tensor.ReadStats().Munmaps - before.Munmaps; d != 2 {
+		t.Errorf("%d slots unmapped after the refused Push, want 2", d)
 	}
 	st := stats(t, srcEl)
 	wantStat(t, st, "brackets-opened", 2)

@@ -175,34 +175,27 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		e.mu.Unlock()
 		return false
 	}
-	b, ends, stats, inC, wake := st.backend, st.ends, st.stats, st.pattern != patternApp, st.wake
+	b, ends, stats, wake := st.backend, st.ends, st.stats, st.wake
 	e.mu.Unlock()
 
-	r, err := newRing(e, f, b, ends, n, stats, inC, wake)
+	r, err := newRing(e, f, b, ends, n, stats, wake, e.changes.broadcast)
 	if err != nil {
 		gstc.PostError(self.Element, gstc.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false
 	}
 	var rel retired
 	e.mu.Lock()
+	// The application's queue goes back to the old ring (SetRing), before
+	// the ring closes in finish.
+	e.configureFrameLocked(st, r)
 	if old := st.ring; old != nil {
 		old.retireLocked(&rel)
-		st.retired = append(st.retired, old)
-		st.pruneRetiredLocked() // old too, if none of its slots is out
-		q := st.queue[:0]
-		for _, sl := range st.queue {
-			if sl.r != old {
-				q = append(q, sl)
-			}
-		}
-		st.queue = q
 	}
 	st.ring = r
-	e.configureFrameLocked(st, r) // the old ring's slots are not ours any more
 	stats.ringSize.Store(uint64(n))
-	e.cond.Broadcast()
 	e.wakeWaitersLocked() // a wait for a retired slot's fences gives up
 	e.mu.Unlock()
+	e.changes.broadcast()
 	rel.finish()
 	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s: %v", n, b.name, why, r.slots[0].t), self.Object)
 	return true

@@ -181,21 +181,24 @@
 //
 // # The frame in C
 //
-// With a built-in pattern, every frame is made in C by the create
-// trampoline, with no call into Go (gstc.SrcSteady): a free slot of the
-// ring (whose states C keeps: gstc.OutRing), waited for while every slot
-// is downstream; the first frame after a start or a seek placed at the
-// segment's position; a live source's clock wait; the slot's fences
-// waited for (bounded by sync-timeout); its write bracket entered; the
-// pattern written; the buffer made (and announced, with handoff=adopt);
-// errors posted there. Unlock (a flush or a stop) and a non-flushing seek
-// end the waits (gstc.Wake). The memory's return, on any thread, leaves
-// the bracket and frees the slot in C as well. Go configures the frame
-// at each new ring and caps change (configureFrameLocked). Why: a C
-// streaming thread that calls into Go keeps a Go P between the calls,
-// and Go's sysmon then keeps waking (docs/design-notes.md, "A source
-// with no Go in its frame"). pattern=app's frames are Go's: the
-// application's slots keep their states in Go.
+// Every frame, of every pattern, is made in C by the create trampoline,
+// with no call into Go (gstc.SrcSteady), on the ring whose slot states C
+// keeps (gstc.OutRing). With a built-in pattern: a free slot, waited for
+// while every slot is downstream; its fences waited for (bounded by
+// sync-timeout); its write bracket entered; the pattern written. With
+// pattern=app: the oldest slot the application pushed (a queue in C),
+// waited for while it has pushed none, its bracket as Acquire opened it.
+// Then: the first frame after a start or a seek placed at the segment's
+// position; a live source's clock wait; the buffer made (and announced,
+// with handoff=adopt); errors posted there. Unlock (a flush or a stop)
+// and a non-flushing seek end the waits (gstc.Wake). The memory's
+// return, on any thread, leaves the bracket and frees the slot in C as
+// well. Go configures the frame at each new ring and caps change
+// (configureFrameLocked) and answers the application (Acquire takes a
+// slot from the same ring; a free wakes its wait). Why: a C streaming
+// thread that calls into Go keeps a Go P between the calls, and Go's
+// sysmon then keeps waking (docs/design-notes.md, "A source with no Go
+// in its frame").
 //
 // # Application API
 //

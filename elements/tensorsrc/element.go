@@ -108,13 +108,13 @@ type element struct {
 	settingsMu sync.Mutex
 	settings   settings
 
-	// mu guards the streaming state, every ring and slot, and runs; cond
-	// (on mu) is broadcast when a slot is freed, the app pushes, the
-	// source is unlocked, started or stopped, or a ring is ready.
+	// mu guards the streaming state, the rings' Go fields and runs.
 	mu   sync.Mutex
-	cond *sync.Cond
 	st   *state // nil outside Start..Stop
 	runs int    // Start calls so far
+	// changes wakes the application's Acquire: a slot freed, a start, a
+	// stop, a new ring, the end of the stream.
+	changes changeNotifier
 	// waiters are the fence waits in progress (no lock held while they
 	// wait): Stop, Unlock and a ring replacement wake them.
 	waiters map[*fenceWaiter]struct{}
@@ -130,7 +130,6 @@ type element struct {
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{stats: newRunStats(0, "")}
 	props.SetDefaults(e)
-	e.cond = sync.NewCond(&e.mu)
 	return e
 }
 

@@ -36,8 +36,8 @@ func TestFenceSetWriteFenceNeedsADMABufSlot(t *testing.T) {
 	if err := src.SetWriteFence(sl, 0); !errors.Is(err, tensor.ErrNotSupported) {
 		t.Fatalf("SetWriteFence on a memfd slot: %v, want ErrNotSupported", err)
 	}
-	if sl.Tensor().OpenSyncs() != 1 {
-		t.Fatalf("a refused fence changed the slot's bracket (%d open)", sl.Tensor().OpenSyncs())
+	if n := sl.brackets(); n != 1 {
+		t.Fatalf("a refused fence changed the slot's bracket (%d open)", n)
 	}
 	if err := src.Discard(sl); err != nil {
 		t.Fatal(err)

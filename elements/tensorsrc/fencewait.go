@@ -185,19 +185,11 @@ func (e *element) openForWrite(ctx context.Context, st *state, sl *Slot, stopped
 	if _, err := e.waitSlotFences(ctx, st, sl, stopped); err != nil {
 		return err
 	}
-	if sl.r.out != nil {
-		// A built-in pattern's slot: its bracket is the C ring's, which
-		// counts the open (runStats.c).
-		if err := sl.r.out.OpenWrites(sl.idx); err != nil {
-			st.stats.syncErrors.Add(1)
-			return fmt.Errorf("%w: %w", tensor.ErrSync, err)
-		}
-		return nil
-	}
-	if _, err := sl.t.BeginCPUAccess(tensor.AccessReadWrite); err != nil {
+	// The slot's bracket is the C ring's, which counts the open
+	// (runStats.c).
+	if err := sl.r.out.OpenWrites(sl.idx); err != nil {
 		st.stats.syncErrors.Add(1)
-		return err
+		return fmt.Errorf("%w: %w", tensor.ErrSync, err)
 	}
-	st.stats.opened.Add(1)
 	return nil
 }

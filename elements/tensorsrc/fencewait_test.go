@@ -156,8 +156,8 @@ func TestFenceWaitInAcquireDoesNotBlockTheSource(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("Acquire after the fence signalled: %v", r.err)
 		}
-		if r.sl.Tensor().OpenSyncs() != 1 {
-			t.Errorf("acquired slot has %d brackets open, want 1", r.sl.Tensor().OpenSyncs())
+		if n := r.sl.brackets(); n != 1 {
+			t.Errorf("acquired slot has %d brackets open, want 1", n)
 		}
 		if err := src.Discard(r.sl); err != nil {
 			t.Fatal(err)

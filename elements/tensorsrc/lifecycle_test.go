@@ -171,22 +171,12 @@ func TestRenegotiate(t *testing.T) {
 	checkAnnounced(t, rec.snapshot())
 }
 
-// retiredRings counts the retired rings the running source still keeps
-// (test hook).
-func (e *element) retiredRings() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.st == nil {
-		return 0
-	}
-	return len(e.st.retired)
-}
-
 // Caps renegotiated again and again: each renegotiation retires a ring,
-// and a retired ring is forgotten once its last slot has come back — the
-// source keeps only the rings with slots still out, not one per
-// renegotiation for the life of the stream.
-func TestRetiredRingsArePrunedWhenTheirSlotsReturn(t *testing.T) {
+// and a retired ring's tensors are unmapped and closed once its last slot
+// has come back — while the stream runs, the source keeps only its
+// current ring's mappings, not one ring per renegotiation.
+func TestRetiredRingsAreFreedWhenTheirSlotsReturn(t *testing.T) {
+	before := tensor.ReadStats()
 	p, src := parse(t, "tensorsrc name=src pool-size=2 ! capsfilter name=cf caps=video/x-raw,width=32,height=16 ! queue ! fakesink name=sink enable-last-sample=false")
 	rec := &recorder{pattern: patternCounter}
 	rec.attach(t, p, "sink")
@@ -205,6 +195,12 @@ func TestRetiredRingsArePrunedWhenTheirSlotsReturn(t *testing.T) {
 			return len(b) > 0 && b[len(b)-1].size == w*16*3
 		})
 	}
-	e := goElement(t, src)
-	waitFor(t, "retired rings to be let go", func() bool { return e.retiredRings() == 0 })
+	mapped := func() int64 {
+		now := tensor.ReadStats()
+		return int64(now.Mmaps-before.Mmaps) - int64(now.Munmaps-before.Munmaps)
+	}
+	waitFor(t, "retired rings to be unmapped", func() bool { return mapped() == 2 })
+	if n := statU(t, src, "mmaps"); n != 2*(renegotiations+1) {
+		t.Errorf("%d mmaps, want %d: a ring of 2 at the start and at each renegotiation", n, 2*(renegotiations+1))
+	}
 }

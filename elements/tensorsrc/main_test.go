@@ -102,8 +102,8 @@ func goElement(t testing.TB, src *gst.Element) *element {
 	return s.el
 }
 
-// openBrackets counts CPU brackets open on the tensors of every ring the
-// running source has (test hook; 0 when stopped).
+// openBrackets counts CPU brackets open on the tensors of the running
+// source's ring (test hook; 0 when stopped).
 func (e *element) openBrackets() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -111,26 +111,28 @@ func (e *element) openBrackets() int {
 		return 0
 	}
 	n := 0
-	for _, r := range append(e.st.retired, e.st.ring) {
-		if r != nil {
-			n += r.openBrackets()
-		}
+	if e.st.ring != nil {
+		n += e.st.ring.openBrackets()
 	}
 	return n
 }
 
-// openBrackets counts the holders inside the brackets of r's tensors,
-// from the state word Go and C share (bracketabi): a built-in pattern's
-// brackets are entered in C, which the tensor's own count (OpenSyncs)
-// does not see.
+// openBrackets counts the holders inside the brackets of r's tensors.
 func (r *ring) openBrackets() int {
 	n := 0
 	for _, sl := range r.slots {
-		if b, ok := bracketabi.Of(sl.t); ok {
-			n += int(atomic.LoadUint64((*uint64)(b.Word)) & bracketabi.RefsMask)
-		} else {
-			n += sl.t.OpenSyncs()
-		}
+		n += sl.brackets()
 	}
 	return n
+}
+
+// brackets counts the holders inside the bracket of sl's tensor, from
+// the state word Go and C share (bracketabi): a slot's bracket is
+// entered in C (the ring's), which the tensor's own count (OpenSyncs)
+// does not see.
+func (sl *Slot) brackets() int {
+	if b, ok := bracketabi.Of(sl.t); ok {
+		return int(atomic.LoadUint64((*uint64)(b.Word)) & bracketabi.RefsMask)
+	}
+	return sl.t.OpenSyncs()
 }

@@ -26,8 +26,7 @@ import (
 // downstream, and each slot's memory comes back when its last holder lets
 // go — a queue at the flush, a tee branch, the application releasing a
 // frame it held across the seek, on any goroutine — and its bracket ends
-// then, once (the C ring's return for a built-in pattern, onReturn for
-// pattern=app). Sinks expire the begin events whose buffers the
+// then, once (the C ring's return). Sinks expire the begin events whose buffers the
 // flush dropped.
 
 // formatBuffers is GST_FORMAT_BUFFERS (go-gst v1.4.0 lacks the constant).
@@ -75,16 +74,12 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 		// needs the frame rate (else the conversion fails before the
 		// task is paused, and nothing would restart it).
 		if st := e.st; st != nil && (format == gst.FormatTime || (isFrames(format) && st.fpsN > 0 && st.fpsD > 0)) {
-			st.seekWake = true
 			st.wake.SetSeeking(true)
-			e.cond.Broadcast()
-			e.wakeWaitersLocked()
 		}
 		e.mu.Unlock()
 		defer func() {
 			e.mu.Lock()
 			if e.st != nil {
-				e.st.seekWake = false
 				e.st.wake.SetSeeking(false)
 			}
 			e.mu.Unlock()
@@ -124,13 +119,12 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 		return false
 	}
 	first := !st.seeked
-	st.seeked, st.seekWake = true, false
+	st.seeked = true
 	// GstBaseSrc restarts the task once this returns, before seekEvent
 	// does: the C frame's waits must not end at once then.
 	st.wake.SetSeeking(false)
-	st.seekPos, st.seekPending = pos, true
-	// The next frame is the one at pos (the stream lock is held: no
-	// create runs).
+	// The next frame is the one at pos, placed by the C frame once it
+	// knows the rate (the stream lock is held: no create runs).
 	st.steady.SetSeek(pos)
 	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstc.ClockTimeNone
 	sk := Seek{Position: time.Duration(pos), Stop: -1, Rate: rate,
@@ -142,16 +136,10 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	if notify {
 		st.stats.seeks.Add(1)
 		// Pushed, not sent: frames of before the seek. The slots go back
-		// to the ring; those the application holds stay its own.
-		for _, sl := range st.queue {
-			sl.closeBracketLocked()
-			sl.freeLocked()
-		}
-		sk.Discarded = len(st.queue)
-		st.stats.seekDiscarded.Add(uint64(len(st.queue)))
-		clear(st.queue)
-		st.queue = st.queue[:0]
-		e.cond.Broadcast()
+		// to the ring (their frees wake an Acquire); those the
+		// application holds stay its own.
+		sk.Discarded = st.steady.AppDrain()
+		st.stats.seekDiscarded.Add(uint64(sk.Discarded))
 	}
 	app := st.pattern == patternApp
 	e.mu.Unlock()

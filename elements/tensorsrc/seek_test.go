@@ -238,8 +238,8 @@ func TestSeekTellsTheApplication(t *testing.T) {
 	if d := statU(t, srcEl, "seek-discarded"); d != uint64(sk.Discarded) || d > 2 {
 		t.Errorf("seek-discarded %d, OnSeek said %d", d, sk.Discarded)
 	}
-	if held.Tensor().OpenSyncs() != 1 {
-		t.Errorf("the held slot has %d brackets open after the seek, want 1", held.Tensor().OpenSyncs())
+	if n := held.brackets(); n != 1 {
+		t.Errorf("the held slot has %d brackets open after the seek, want 1", n)
 	}
 	mu.Lock()
 	before := len(offsets)

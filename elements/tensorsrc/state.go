@@ -97,10 +97,9 @@ type state struct {
 	// pacer paces frames on the clock when is-live (nil otherwise); it is
 	// closed at Stop, after the streaming thread has left create.
 	pacer *gstc.LivePacer
-	// steady is the element's frame in C: every frame of a built-in
-	// pattern, made by the create trampoline as configureFrameLocked set
-	// it (each new ring, each caps change). It holds the frame counter for
-	// every pattern.
+	// steady is the element's frame in C: every frame, made by the create
+	// trampoline as configureFrameLocked set it (each new ring, each caps
+	// change); it holds the frame counter and pattern=app's queue.
 	steady gstc.SrcSteady
 	// wake ends the C frame's waits (a free slot, fences): set by Unlock
 	// and a non-flushing seek.
@@ -111,21 +110,11 @@ type state struct {
 
 	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
 	haveFormat bool
-	ring       *ring   // nil until the first DecideAllocation
-	retired    []*ring // rings replaced by a renegotiation, slots maybe still out
-	fpsN       int     // negotiated frame rate (0: unknown)
+	ring       *ring // nil until the first DecideAllocation
+	fpsN       int   // negotiated frame rate (0: unknown)
 	fpsD       int
-	// seekPos is the position (ns) of the last do_seek; seekPending: the
-	// next frame is the one at seekPos (set by DoSeek, applied by create,
-	// which knows the frame rate by then). seeked: DoSeek ran this run.
-	seekPos     uint64
-	seekPending bool
-	seeked      bool
-
-	flushing bool    // Unlock called, UnlockStop not yet
-	seekWake bool    // a non-flushing seek is waiting for create to return
-	eos      bool    // app: EndOfStream called
-	queue    []*Slot // app: pushed slots awaiting create, oldest first
+	seeked     bool // DoSeek ran this run
+	eos        bool // app: EndOfStream called (the C queue knows it too)
 }
 
 // Start checks the settings and creates the streaming state; the ring is
@@ -170,8 +159,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	pool := int(s.poolSize)
 	st := &state{backend: b, pattern: pat, poolSize: pool, stats: newRunStats(pool, b.name),
 		closeAfterWrite: s.handoff == handoffClose,
-		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond,
-		queue:           make([]*Slot, 0, pool)}
+		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond}
 	if s.isLive {
 		st.pacer = gstc.NewLivePacer()
 	}
@@ -180,6 +168,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	st.steady.SetRing(nil, gstc.InferCounters{})
 	st.steady.SetFrame(0)
 	st.steady.SetSeek(0)
+	st.steady.AppSetEOS(false)
 	st.wake = gstc.WakeOf(gstc.RawElementOf(self.Unsafe()))
 	st.wake.SetFlushing(false)
 	st.wake.SetSeeking(false)
@@ -187,8 +176,8 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	e.mu.Lock()
 	e.st, e.stats = st, st.stats
 	e.runs++
-	e.cond.Broadcast()
 	e.mu.Unlock()
+	e.changes.broadcast()
 	cat.LogInfo(fmt.Sprintf("started: backend %s, pool of %d, pattern %s", b.name, s.poolSize, s.pattern), self.Object)
 	return true
 }
@@ -204,20 +193,18 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	e.st = nil
 	var rel retired
 	if st != nil {
-		for _, r := range append(st.retired, st.ring) {
-			if r != nil {
-				r.retireLocked(&rel)
-			}
-		}
-		st.queue = st.queue[:0]
-	}
-	e.cond.Broadcast()
-	e.wakeWaitersLocked()
-	e.mu.Unlock()
-	if st != nil {
-		// No create runs now (GstBaseSrc stopped the task first).
+		// No create runs now (GstBaseSrc stopped the task first). The
+		// application's queue goes back to the ring before it closes.
 		st.steady.SetRing(nil, gstc.InferCounters{})
 		st.steady.SetPacer(nil) // closed below
+		if st.ring != nil {
+			st.ring.retireLocked(&rel)
+		}
+	}
+	e.wakeWaitersLocked()
+	e.mu.Unlock()
+	e.changes.broadcast()
+	if st != nil {
 		st.stats.freezeEnds()
 	}
 	rel.finish()
@@ -225,26 +212,24 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 		st.pacer.Close()
 	}
 	if st != nil {
-		cat.LogInfo(fmt.Sprintf("stopped after %d frames: %d open bracket(s) closed at stop, %d slot(s) still held downstream, %d by the application",
-			st.stats.frameCount(), rel.closed, rel.inFlight, rel.appHeld), self.Object)
+		cat.LogInfo(fmt.Sprintf("stopped after %d frames: %d slot(s) still held downstream, %d by the application",
+			st.stats.frameCount(), rel.inFlight, rel.appHeld), self.Object)
 	}
 	return true
 }
 
-// Unlock wakes a create waiting for a free slot, an application push or
-// a slot's fences; it returns FLUSHING until UnlockStop.
+// Unlock wakes a create waiting for a free slot, an application push,
+// a slot's fences or the clock (all in C); it returns FLUSHING until
+// UnlockStop.
 func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
-		e.st.flushing = true
 		e.st.wake.SetFlushing(true)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(true)
 		}
 	}
-	e.cond.Broadcast()
-	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	return true
 }
@@ -254,7 +239,6 @@ func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
 	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
-		e.st.flushing = false
 		e.st.wake.SetFlushing(false)
 		if e.st.pacer != nil {
 			e.st.pacer.SetUnlocked(false)

@@ -17,18 +17,14 @@ type runStats struct {
 	poolSize int
 	backend  string
 
-	frames, mmaps atomic.Uint64
+	mmaps atomic.Uint64
 	// ringSize: tensors in the current ring (pool-size, or more when
 	// downstream's ALLOCATION answer asked for more); downstreamMin: the
 	// min-buffers downstream asked for.
 	ringSize, downstreamMin atomic.Uint64
-	// opened: brackets the source opened (or joined) before writing a
-	// slot; closed: brackets it left — when the slot's memory came back
-	// from its last holder (handoff=adopt), or right after writing
-	// (handoff=close); ended: the closes that were the last one out, i.e.
-	// did the END ioctl here.
-	opened, closed, ended atomic.Uint64
-	waits                 atomic.Uint64
+	// waits: the application's Acquires that waited for a free slot
+	// (create's waits are counted in c).
+	waits atomic.Uint64
 	// Reader ends: GstTensorSync end events from downstream readers
 	// (tensorpinsink, tensorinfer) about a frame of this run, any number
 	// per frame (one per reader); other ends: end events about no frame
@@ -51,11 +47,14 @@ type runStats struct {
 	// seeks: seeks done (not counting the start's); seekDiscarded: slots
 	// the application had pushed that a seek gave back unsent.
 	seeks, seekDiscarded atomic.Uint64
-	// c: what the built-in patterns' frames and rings count in C — frames,
-	// waits for a slot and for fences, and every bracket of their slots
-	// (gstc.OutRing) — added to the counters above (pattern=app's, Go's)
-	// in what is reported. A C block, as a slot's memory
-	// returning after Stop still counts into it.
+	// c: what the frames and the ring count in C — frames, create's waits
+	// for a slot and for fences, and every bracket of the slots
+	// (gstc.OutRing: opened before writing, closed when the slot's memory
+	// came back from its last holder or right after writing with
+	// handoff=close, ended when that close did the END ioctl) — added to
+	// the counters above (the application's Acquire's, Go's) in what is
+	// reported. A C block, as a slot's memory returning after Stop still
+	// counts into it.
 	c gstc.InferCounters
 }
 
@@ -65,9 +64,9 @@ func newRunStats(poolSize int, backend string) *runStats {
 	return s
 }
 
-// frameCount returns the frames made, in Go and in C.
+// frameCount returns the frames made (all in C).
 func (s *runStats) frameCount() uint64 {
-	return s.frames.Load() + s.c.Load(gstc.InferFrames)
+	return s.c.Load(gstc.InferFrames)
 }
 
 // countEnds makes the run's end counts those of tally from now until
@@ -109,8 +108,8 @@ func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
 	fw, fn, fm, ft := s.fences.Read()
 	// Closes first: every close follows its open, so opened >= closed.
-	closed := s.closed.Load() + s.c.Load(gstc.InferOutClosed)
-	opened := s.opened.Load() + s.c.Load(gstc.InferOutOpened)
+	closed := s.c.Load(gstc.InferOutClosed)
+	opened := s.c.Load(gstc.InferOutOpened)
 	readerEnds, otherEnds := s.endCounts()
 	for _, f := range []struct {
 		k string
@@ -124,7 +123,7 @@ func (s *runStats) structure() *gst.Structure {
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
 		{"brackets-closed", closed},
-		{"brackets-ended-here", s.ended.Load() + s.c.Load(gstc.InferOutEnded)},
+		{"brackets-ended-here", s.c.Load(gstc.InferOutEnded)},
 		{"brackets-open", opened - min(opened, closed)},
 		{"waits-for-free-slot", s.waits.Load() + s.c.Load(gstc.InferWaits)},
 		{"reader-end-events", readerEnds},

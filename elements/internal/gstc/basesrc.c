@@ -14,7 +14,8 @@ push_src_create (GstPushSrc * src, GstBuffer ** buf)
 {
   GstFlowReturn ret;
 
-  /* A built-in pattern's frame never calls into Go (srcsteady.h). */
+  /* tensorsrc's frame never calls into Go (srcsteady.h); another
+   * element's create is its Go CreateRaw. */
   if (gstc_src_steady_create (src, buf, &ret))
     return ret;
   ret = gstcGoPushSrcCreateRaw (src, gstc_instance_handle (src), buf);

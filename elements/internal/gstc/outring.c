@@ -121,12 +121,11 @@ take_locked (GstcOutRing * r)
     if (!r->slots[i].busy && (newest < 0
             || r->slots[i].freed_at > r->slots[newest].freed_at))
       newest = i;
-  if (newest >= 0) {
+  /* A take that finds a slot leaves the waiting flag alone: another
+   * thread may wait (pattern=app's Acquire from several goroutines), and
+   * a flag left set costs one call into Go at the next free. */
+  if (newest >= 0)
     r->slots[newest].busy = TRUE;
-    /* Only the streaming thread waits: a take that found a slot ends
-     * any wait of its (one a flush ended left the flag set). */
-    __atomic_store_n (&r->waiting, FALSE, __ATOMIC_RELEASE);
-  }
   return newest;
 }
 
@@ -234,21 +233,44 @@ signal_waiter (GstcOutRing * r, GstcWake * w)
     gstcGoOutRingFreed (r->owner);
 }
 
+/* Leaves t's write bracket (its open flag already cleared by the
+ * caller). */
+static void leave_write (GstcOutRing * r, GstcOutTensor * t);
+
 void
 gstc_out_ring_give (GstcOutRing * r, int slot)
 {
+  GstMemory *drop[GSTC_OUT_MAX_TENSORS];
+  GstcOutSlot *sl;
+  GstcWake *w;
+  int nd = 0, k;
+
   if (slot < 0 || slot >= r->n)
     return;
-  GstcWake *w;
-
+  sl = &r->slots[slot];
   g_mutex_lock (&r->lock);
-  w = free_locked (r, &r->slots[slot]);
+  w = free_locked (r, sl);
+  if (r->closed) {
+    /* The close kept a taken slot's memories for its taker: they go
+     * now, their brackets left first. */
+    for (k = 0; k < sl->n; k++) {
+      if (!sl->t[k].held)
+        continue;
+      sl->t[k].held = FALSE;
+      drop[nd++] = sl->t[k].mem;
+    }
+  }
   g_mutex_unlock (&r->lock);
+  if (nd > 0) {
+    gstc_out_ring_close_writes (r, slot);
+    gstc_wake_unref (w);
+    for (k = 0; k < nd; k++)
+      gst_memory_unref (drop[k]);
+    return;
+  }
   signal_waiter (r, w);
 }
 
-/* Leaves t's write bracket (its open flag already cleared by the
- * caller). */
 static void
 leave_write (GstcOutRing * r, GstcOutTensor * t)
 {
@@ -432,7 +454,9 @@ gstc_out_ring_close (GstcOutRing * r)
     for (k = 0; k < r->slots[i].n; k++) {
       GstcOutTensor *t = &r->slots[i].t[k];
 
-      if (!t->held)
+      /* A slot taken and not pushed is its taker's, who may be writing
+       * it (pattern=app's application): its give drops it. */
+      if (!t->held || r->slots[i].busy)
         continue;
       drop[nd++] = t->mem;
       t->held = FALSE;

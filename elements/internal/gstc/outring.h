@@ -1,5 +1,5 @@
 /* outring.h: C side of outring.go — an element's ring of output slots
- * (tensorinfer's): which slots are free, which memories are downstream,
+ * (tensorinfer's outputs, tensorsrc's frames): which slots are free, which memories are downstream,
  * which write brackets are open. Go (a frame it runs, a stop) and C (a
  * frame engine, a memory's return on any thread) share it under its
  * lock, which is never held across an ioctl, a call into Go or an unref
@@ -108,8 +108,8 @@ typedef struct
   GstcOutSlot slots[GSTC_OUT_MAX_SLOTS];
   guint64 free_clock;
   gboolean closed;
-  /* waiting: a Go wait for a free slot; a return then calls
-   * gstcGoOutRingFreed(owner). */
+  /* waiting: a Go wait for a free slot (pattern=app's Acquire); a
+   * return then calls gstcGoOutRingFreed(owner). */
   gboolean waiting;
   uintptr_t owner;
   GstcInferCounters *counters;
@@ -146,10 +146,12 @@ int gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
 
 /* gstc_out_ring_take; when no slot is free (and the ring is open) the
  * next return or give calls gstcGoOutRingFreed(owner) once: set under
- * the same lock as the take, so no return falls between. */
+ * the same lock as the take, so no return falls between. Any number of
+ * threads may wait this way (pattern=app's Acquire). */
 int gstc_out_ring_take_or_wait (GstcOutRing * r);
 
-/* Puts back a slot taken but not pushed (its brackets left already). */
+/* Puts back a slot taken but not pushed (its brackets left already, or
+ * left here if the ring is closed: then its memories are dropped). */
 void gstc_out_ring_give (GstcOutRing * r, int slot);
 
 /* Enters the write (readwrite) bracket of each tensor of slot (taken).
@@ -200,7 +202,8 @@ void gstc_out_ring_probe_install (gboolean on);
 
 /* Retires the ring: the memories it holds are dropped (their write
  * brackets left first), memories downstream are freed when they come
- * back. Idempotent. */
+ * back, and a slot taken and not pushed keeps its memories until it is
+ * given back (its taker may still write it). Idempotent. */
 void gstc_out_ring_close (GstcOutRing * r);
 
 #endif /* GSTC_OUTRING_H */

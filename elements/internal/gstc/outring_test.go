@@ -1,6 +1,7 @@
 package gstc
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
@@ -14,9 +15,10 @@ import (
 // ioctls), each wrapped as a ring memory as tensorinfer does.
 type testOutRing struct {
 	*OutRing
-	mring   *MemRing
-	tensors []*tensor.Tensor
-	freed   chan struct{}
+	mring    *MemRing
+	tensors  []*tensor.Tensor
+	freed    chan struct{}
+	released atomic.Int32 // memories freed (their tensors closed)
 }
 
 func newTestOutRing(t *testing.T, n int) *testOutRing {
@@ -37,7 +39,10 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := r.mring.Wrap(false, tn.FD(), 64, i*MaxOutTensors, func() { tn.Close() })
+		m, err := r.mring.Wrap(false, tn.FD(), 64, i*MaxOutTensors, func() {
+			r.released.Add(1)
+			tn.Close()
+		})
 		if err != nil {
 			tn.Close()
 			t.Fatal(err)
@@ -50,6 +55,10 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 	}
 	t.Cleanup(func() {
 		r.Close()
+		// A slot the test still holds keeps its memory until given back.
+		for i := range n {
+			r.Give(i)
+		}
 		r.mring.Close()
 	})
 	return r
@@ -246,5 +255,35 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 		if m := PeekMemory(buf, k); m.Offset() != 0 || m.Size() != size {
 			t.Errorf("memory %d of the slot's next frame: offset %d, size %d; want 0, %d (its whole tensor)", k, m.Offset(), m.Size(), size)
 		}
+	}
+}
+
+// A slot taken when the ring closes is its taker's (tensorsrc's
+// application may be writing it): the close leaves its memory — its
+// tensor and its write bracket — alone, and the slot's give drops it,
+// the bracket left first. A free slot's memory goes at the close.
+func TestOutRingCloseLeavesATakenSlotToItsTaker(t *testing.T) {
+	r := newTestOutRing(t, 2)
+	sl := r.mustTake(t)
+	if err := r.OpenWrites(sl); err != nil {
+		t.Fatal(err)
+	}
+	id := r.tensors[sl].Identity()
+	r.Close()
+	if n := r.released.Load(); n != 1 {
+		t.Fatalf("the close freed %d memories, want 1 (the free slot's)", n)
+	}
+	if _, open := tensor.OpenBracket(id); !open {
+		t.Fatal("the close left the taken slot's write bracket")
+	}
+	if i := r.Take(); i >= 0 {
+		t.Fatalf("took slot %d from a closed ring", i)
+	}
+	r.Give(sl)
+	if _, open := tensor.OpenBracket(id); open {
+		t.Fatal("the give did not leave the write bracket")
+	}
+	if n := r.released.Load(); n != 2 {
+		t.Fatalf("%d memories freed after the give, want 2", n)
 	}
 }

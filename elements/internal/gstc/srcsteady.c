@@ -25,6 +25,7 @@ src_steady_new (void)
   s->sync_timeout_ms = -1;
   for (i = 0; i < GSTC_OUT_MAX_SLOTS; i++)
     s->fence_fd[i] = -1;
+  g_mutex_init (&s->app.lock);
   return s;
 }
 
@@ -36,14 +37,110 @@ src_steady_free (gpointer data)
   gstc_out_ring_unref (s->ring);
   gstc_infer_counters_unref (s->counters);
   g_free (s->vmeta_error);
+  g_mutex_clear (&s->app.lock);
   g_free (s);
 }
 
 GstcSrcSteady *
 gstc_src_steady_of (GstElement * element)
 {
-  return gstc_qdata_attach (element, src_steady_quark (), src_steady_new,
-      src_steady_free);
+  GstcSrcSteady *s = gstc_qdata_attach (element, src_steady_quark (),
+      src_steady_new, src_steady_free);
+
+  /* Here, before any frame: the application's push signals it. */
+  if (s->wake == NULL)
+    s->wake = gstc_wake_of (element);
+  return s;
+}
+
+void
+gstc_src_app_push (GstcSrcSteady * s, int slot, guint64 pts)
+{
+  GstcSrcAppQueue *q = &s->app;
+  int tail;
+
+  g_mutex_lock (&q->lock);
+  /* A slot is queued once at most: the queue cannot overflow. */
+  tail = (q->head + q->n) % GSTC_OUT_MAX_SLOTS;
+  q->slot[tail] = slot;
+  q->pts[tail] = pts;
+  q->n++;
+  g_mutex_unlock (&q->lock);
+  gstc_wake_signal (s->wake);
+}
+
+void
+gstc_src_app_set_eos (GstcSrcSteady * s, gboolean eos)
+{
+  g_mutex_lock (&s->app.lock);
+  s->app.eos = eos;
+  g_mutex_unlock (&s->app.lock);
+  if (eos)
+    gstc_wake_signal (s->wake);
+}
+
+int
+gstc_src_app_drain (GstcSrcSteady * s)
+{
+  GstcSrcAppQueue *q = &s->app;
+  int slots[GSTC_OUT_MAX_SLOTS];
+  int n, i;
+
+  g_mutex_lock (&q->lock);
+  n = q->n;
+  for (i = 0; i < n; i++)
+    slots[i] = q->slot[(q->head + i) % GSTC_OUT_MAX_SLOTS];
+  q->head = q->n = 0;
+  g_mutex_unlock (&q->lock);
+  if (s->ring == NULL)
+    return n;
+  for (i = 0; i < n; i++) {
+    gstc_out_ring_close_writes (s->ring, slots[i]);
+    gstc_out_ring_give (s->ring, slots[i]);
+  }
+  return n;
+}
+
+/* The application's oldest pushed slot, for gstc_wake_wait_until (the
+ * wake's lock held): slot >= 0, or eos when none is left and the stream
+ * ended. */
+typedef struct
+{
+  GstcSrcAppQueue *q;
+  int slot;
+  guint64 pts;
+} AppPop;
+
+static gboolean
+app_pop (gpointer data)
+{
+  AppPop *a = data;
+  GstcSrcAppQueue *q = a->q;
+  gboolean ready = TRUE;
+
+  g_mutex_lock (&q->lock);
+  if (q->n > 0) {
+    a->slot = q->slot[q->head];
+    a->pts = q->pts[q->head];
+    q->head = (q->head + 1) % GSTC_OUT_MAX_SLOTS;
+    q->n--;
+  } else if (!q->eos)
+    ready = FALSE;
+  g_mutex_unlock (&q->lock);
+  return ready;
+}
+
+/* Puts a popped slot back first in the queue (a live wait a flush
+ * ended: the frame is still the next one to send). */
+static void
+app_unpop (GstcSrcAppQueue * q, int slot, guint64 pts)
+{
+  g_mutex_lock (&q->lock);
+  q->head = (q->head + GSTC_OUT_MAX_SLOTS - 1) % GSTC_OUT_MAX_SLOTS;
+  q->slot[q->head] = slot;
+  q->pts[q->head] = pts;
+  q->n++;
+  g_mutex_unlock (&q->lock);
 }
 
 void
@@ -54,6 +151,9 @@ gstc_src_steady_set_ring (GstcSrcSteady * s, GstcOutRing * r,
   GstcInferCounters *oldc = s->counters;
 
   s->enabled = FALSE;
+  /* The queued slots are the old ring's. */
+  if (r != old)
+    gstc_src_app_drain (s);
   if (r != NULL)
     g_atomic_int_inc (&r->refs);
   s->ring = r;
@@ -178,18 +278,38 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   guint64 n, pts, dur;
   int nt, err;
   GstFlowReturn r;
+  gboolean announce;
+  AppPop app = { NULL, -1, GST_CLOCK_TIME_NONE };
   int slot;
 
-  if (s == NULL || !s->enabled || s->ring == NULL)
+  if (s == NULL)
     return FALSE;
-  if (s->wake == NULL)
-    s->wake = gstc_wake_of (GST_ELEMENT (src));
   *out = NULL;
-  /* Every slot downstream is back-pressure, not a drop: wait. */
-  slot = gstc_out_ring_take_waiting (s->ring, s->wake, s->counters);
-  if (slot < 0) {
-    *ret = GST_FLOW_FLUSHING;
+  if (!s->enabled || s->ring == NULL) {
+    GSTC_POST_ERROR (src, GSTC_DOMAIN_CORE, GST_CORE_ERROR_NEGOTIATION,
+        "no caps were negotiated before the first buffer");
+    *ret = GST_FLOW_NOT_NEGOTIATED;
     return TRUE;
+  }
+  if (s->is_app) {
+    /* The application's next frame, waiting while it has pushed none. */
+    app.q = &s->app;
+    if (!gstc_wake_wait_until (s->wake, app_pop, &app)) {
+      *ret = GST_FLOW_FLUSHING;
+      return TRUE;
+    }
+    if (app.slot < 0) {
+      *ret = GST_FLOW_EOS;
+      return TRUE;
+    }
+    slot = app.slot;
+  } else {
+    /* Every slot downstream is back-pressure, not a drop: wait. */
+    slot = gstc_out_ring_take_waiting (s->ring, s->wake, s->counters);
+    if (slot < 0) {
+      *ret = GST_FLOW_FLUSHING;
+      return TRUE;
+    }
   }
   if (s->seek_pending) {
     /* The frame at the segment's position, now that the rate is known. */
@@ -198,39 +318,52 @@ gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
   }
   n = s->frame;
   gstc_src_frame_times (n, s->fps_n, s->fps_d, &pts, &dur);
+  if (s->is_app)
+    pts = app.pts;
   if (s->pacer != NULL
       && gstc_live_pacer_wait (s->pacer, GST_ELEMENT (src), &pts) ==
       GST_CLOCK_UNSCHEDULED) {
-    gstc_out_ring_give (s->ring, slot);
+    if (s->is_app)
+      app_unpop (&s->app, slot, app.pts);
+    else
+      gstc_out_ring_give (s->ring, slot);
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
   }
-  /* The bracket opens before the CPU writes and stays open while the
-   * buffer travels (handoff=adopt): downstream readers run inside it. */
-  r = wait_fences (s, src, slot);
-  if (r != GST_FLOW_OK) {
-    gstc_out_ring_give (s->ring, slot);
-    *ret = r;
-    return TRUE;
-  }
-  err = gstc_out_ring_open_writes (s->ring, slot, TRUE);
-  if (err != 0) {
-    gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
-    gstc_out_ring_give (s->ring, slot);
-    GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
-        "slot %d: opening its CPU bracket: DMA_BUF_IOCTL_SYNC START: %s",
-        slot, err > 0 ? g_strerror (err) : "busy");
-    *ret = GST_FLOW_ERROR;
-    return TRUE;
+  t = &s->ring->slots[slot].t[0];
+  if (!s->is_app) {
+    /* The bracket opens before the CPU writes and stays open while the
+     * buffer travels (handoff=adopt): downstream readers run inside it.
+     * (The application's Acquire opened an app slot's.) */
+    r = wait_fences (s, src, slot);
+    if (r != GST_FLOW_OK) {
+      gstc_out_ring_give (s->ring, slot);
+      *ret = r;
+      return TRUE;
+    }
+    err = gstc_out_ring_open_writes (s->ring, slot, TRUE);
+    if (err != 0) {
+      gstc_infer_count (s->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
+      gstc_out_ring_give (s->ring, slot);
+      GSTC_POST_ERROR (src, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
+          "slot %d: opening its CPU bracket: DMA_BUF_IOCTL_SYNC START: %s",
+          slot, err > 0 ? g_strerror (err) : "busy");
+      *ret = GST_FLOW_ERROR;
+      return TRUE;
+    }
+    if (s->data[slot] != NULL)  /* Go gives every slot's bytes (SetSlot) */
+      gstc_src_fill (s->data[slot], s->size[slot], s->pattern, n);
   }
   s->frame = n + 1;
-  t = &s->ring->slots[slot].t[0];
-  if (s->data[slot] != NULL)  /* Go gives every slot's bytes (SetSlot) */
-    gstc_src_fill (s->data[slot], s->size[slot], s->pattern, n);
+  /* A slot whose bracket is closed (the application's SetWriteFence: a
+   * device wrote it) has none to announce: readers open their own and
+   * wait for the device's fence. The flag is the slot's taker's, and the
+   * push into the queue published it. */
+  announce = !s->close_after_write && t->open;
   if (s->close_after_write)
     gstc_out_ring_close_writes (s->ring, slot);
   mem = gstc_out_ring_push (s->ring, slot, &nt, rest);
-  buf = gstc_ring_frame_new (mem, pts, dur, n, !s->close_after_write,
+  buf = gstc_ring_frame_new (mem, pts, dur, n, announce,
       GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE, t->dev, t->ino,
       t->offset, (guint) n);
   if (s->vmeta_error != NULL || (s->has_vmeta

@@ -1,8 +1,9 @@
 package gstc
 
-// srcsteady.go: tensorsrc's steady frame in C (srcsteady.h): the frames
-// of a built-in pattern made in GstPushSrcClass.create with no call into
-// Go, on the element's OutRing.
+// srcsteady.go: tensorsrc's frame in C (srcsteady.h): every frame made
+// in GstPushSrcClass.create with no call into Go, on the element's
+// OutRing — a built-in pattern's written there, pattern=app's taken from
+// the queue the application's pushes fill.
 
 /*
 #cgo noescape gstc_src_fill
@@ -27,10 +28,11 @@ const (
 	SrcNone     = C.GSTC_SRC_NONE
 )
 
-// SrcSteady is an element's steady frame: C memory attached to the
-// element and freed with it. Go changes it only where no create runs —
-// on the streaming thread, under the stream lock, or while the element is
-// stopped (srcsteady.h) — and the create trampoline reads it.
+// SrcSteady is tensorsrc's frame: C memory attached to the element and
+// freed with it. Go changes it only where no create runs — on the
+// streaming thread, under the stream lock, or while the element is
+// stopped (srcsteady.h) — but for the application's queue (AppPush,
+// AppSetEOS: any goroutine), and the create trampoline reads it.
 type SrcSteady struct{ p *C.GstcSrcSteady }
 
 // SrcSteadyOf returns the steady frame of self (borrowed: valid while
@@ -75,6 +77,27 @@ func (s SrcSteady) Configure(pattern int, closeAfterWrite bool, fpsN, fpsD int, 
 		}
 	}
 }
+
+// SetApp makes the frames the application's pushed slots (pattern=app:
+// AppPush) rather than a built-in pattern's.
+func (s SrcSteady) SetApp(on bool) { s.p.is_app = cbool(on) }
+
+// AppPush queues slot (taken from the ring by the application, its write
+// bracket as the application left it) as the next frame, with PTS pts
+// (ClockTimeNone: none). Any goroutine; the caller checked that the slot
+// is of s's ring and the stream not ended, under the lock that orders it
+// with SetRing and AppDrain.
+func (s SrcSteady) AppPush(slot int, pts uint64) {
+	C.gstc_src_app_push(s.p, C.int(slot), C.guint64(pts))
+}
+
+// AppDrain gives every queued slot back to the ring, its write bracket
+// left, and returns how many (a seek; SetRing does it for a new ring).
+func (s SrcSteady) AppDrain() int { return int(C.gstc_src_app_drain(s.p)) }
+
+// AppSetEOS makes the frames queued the last (the frame then returns
+// EOS), or clears that (a start).
+func (s SrcSteady) AppSetEOS(eos bool) { C.gstc_src_app_set_eos(s.p, cbool(eos)) }
 
 // Enable lets the create trampoline make frames in C (on) or not.
 func (s SrcSteady) Enable(on bool) { s.p.enabled = cbool(on && s.p.ring != nil) }
@@ -124,22 +147,12 @@ func (s SrcSteady) SetFenceStandIn(i, fd int, events int16) {
 	s.p.fence_events[i] = C.short(events)
 }
 
-// Enabled reports whether frames are made in C.
-func (s SrcSteady) Enabled() bool { return gobool(s.p.enabled) }
-
-// NextFrame returns the next frame's number and counts it.
-func (s SrcSteady) NextFrame() uint64 {
-	n := uint64(s.p.frame)
-	s.p.frame++
-	return n
-}
-
 // SetFrame makes n the next frame's number.
 func (s SrcSteady) SetFrame(n uint64) { s.p.frame = C.guint64(n) }
 
 // FillPattern writes the built-in pattern's frame n into b: byte i is
 // n*7+i (SrcCounter), i (SrcGradient) or 0 (SrcBlack), or leaves b as it
-// is (SrcNone) — what SrcSteady writes, for the frames Go makes.
+// is (SrcNone) — what SrcSteady writes (tests check frames against it).
 func FillPattern(b []byte, pattern int, n uint64) {
 	if len(b) == 0 {
 		return
@@ -161,7 +174,7 @@ func FrameAt(pos uint64, fpsN, fpsD int) uint64 {
 // FrameTimes returns the PTS and duration of frame n at fpsN/fpsD
 // (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for an unknown
 // or variable rate, or a time past 64 bits (then the duration too) —
-// what SrcSteady stamps, for the frames Go makes.
+// what SrcSteady stamps (tensorsrc's conversions use it).
 func FrameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
 	if fpsN <= 0 || fpsD <= 0 || fpsN > math.MaxInt32 || fpsD > math.MaxInt32 {
 		return ClockTimeNone, ClockTimeNone // caps fractions are gints

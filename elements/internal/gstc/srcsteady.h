@@ -1,15 +1,17 @@
-/* srcsteady.h: C side of srcsteady.go — tensorsrc's frame for its
- * built-in patterns, every frame, in C inside GstPushSrcClass.create with
- * no call into Go: a free slot of its output ring (outring.h) taken —
- * waiting while every slot is downstream —, the first frame after a start
- * or a seek placed at the segment's position, a live source's clock
- * wait (livepacer.h), the slot's fences waited for (a poll bounded by
- * sync-timeout), its write bracket entered, the pattern written, the
+/* srcsteady.h: C side of srcsteady.go — tensorsrc's frame, every frame
+ * of every pattern, in C inside GstPushSrcClass.create with no call into
+ * Go. A built-in pattern's: a free slot of its output ring (outring.h)
+ * taken — waiting while every slot is downstream —, the slot's fences
+ * waited for (a poll bounded by sync-timeout), its write bracket
+ * entered, the pattern written. pattern=app's: the oldest slot the
+ * application pushed (its queue here, GstcSrcAppQueue) — waiting while
+ * there is none —, its bracket opened by the application's Acquire.
+ * Then for both: the first frame after a start or a seek placed at the
+ * segment's position, a live source's clock wait (livepacer.h), the
  * bracket left at once (handoff=close) or announced and left when the
  * memory comes back (handoff=adopt: the ring does it), the buffer made;
  * errors are posted here. A flush (unlock), a stop or a non-flushing
- * seek ends the waits (the element's wake.h). pattern=app's frames are
- * Go's (the application's queue).
+ * seek ends the waits (the element's wake.h).
  *
  * Why in C: a C streaming thread that calls into Go keeps a Go P until
  * its next call, and while it does Go's sysmon never sleeps deeply — it
@@ -35,15 +37,30 @@ enum
   GSTC_SRC_NONE
 };
 
-/* An element's steady frame, attached to it on the first
- * gstc_src_steady_of and freed with it. Go changes it only where no
- * create runs: on the streaming thread (create, caps, allocation), under
- * the stream lock (a seek), or while the element is stopped; so it has
- * no lock. data[i] is slot i's pinned bytes, Go's (its ring's tensor
- * pins), valid while ring is the element's current ring. */
+/* pattern=app's queue: the slots the application pushed, oldest first,
+ * each with its PTS, and whether it ended the stream. Under lock: the
+ * application pushes from any thread while create pops. A slot in it is
+ * taken in the ring (busy) and its bracket is as Acquire left it. */
+typedef struct
+{
+  GMutex lock;
+  int head, n;
+  int slot[GSTC_OUT_MAX_SLOTS];
+  guint64 pts[GSTC_OUT_MAX_SLOTS];
+  gboolean eos;
+} GstcSrcAppQueue;
+
+/* An element's frame, attached to it on the first gstc_src_steady_of
+ * and freed with it. Go changes it only where no create runs: on the
+ * streaming thread (create, caps, allocation), under the stream lock (a
+ * seek), or while the element is stopped; so it has no lock (but for
+ * app, which has its own). data[i] is slot i's pinned bytes, Go's (its
+ * ring's tensor pins), valid while ring is the element's current ring. */
 typedef struct
 {
   gboolean enabled;
+  gboolean is_app;              /* pattern=app: frames from app */
+  GstcSrcAppQueue app;
   GstcWake *wake;               /* the element's (found on the first frame) */
   GstcOutRing *ring;            /* a reference, or NULL */
   GstcInferCounters *counters;  /* a reference: frames counted here */
@@ -74,15 +91,32 @@ typedef struct
 GstcSrcSteady *gstc_src_steady_of (GstElement * element);
 
 /* Makes r (NULL: none) the ring of s, counting into c — s takes a
- * reference of each and drops the ones it had — and disables s. */
+ * reference of each and drops the ones it had — and disables s. Slots
+ * still in the application's queue go back to the old ring, their
+ * brackets left (gstc_src_app_drain). */
 void gstc_src_steady_set_ring (GstcSrcSteady * s, GstcOutRing * r,
     GstcInferCounters * c);
 
 /* The frame of src (borrowed): TRUE with *ret GST_FLOW_OK and *out the
- * buffer (the caller's), or *ret FLUSHING or an error (posted) and nothing held;
- * FALSE when s is not enabled (pattern=app, no caps yet): Go's. */
+ * buffer (the caller's), or *ret FLUSHING, EOS (pattern=app) or an
+ * error (posted: NOT_NEGOTIATED before a ring was configured) and
+ * nothing held; FALSE when src has no frame (not a tensorsrc). */
 gboolean gstc_src_steady_create (GstPushSrc * src, GstBuffer ** out,
     GstFlowReturn * ret);
+
+/* pattern=app: queues slot (taken from s's ring by the application,
+ * its bracket as it left it) as the next frame, with PTS pts. The caller
+ * checked that the ring is s's and the stream not ended. */
+void gstc_src_app_push (GstcSrcSteady * s, int slot, guint64 pts);
+
+/* pattern=app: gives every queued slot back to s's ring, its write
+ * bracket left; the number given back. Where no create runs (a seek,
+ * a new ring, a stop). */
+int gstc_src_app_drain (GstcSrcSteady * s);
+
+/* pattern=app: the frames queued are the last (EOS after them); FALSE
+ * clears it (a start). */
+void gstc_src_app_set_eos (GstcSrcSteady * s, gboolean eos);
 
 /* The PTS and duration of frame n at fps_n/fps_d (n × fps_d / fps_n s,
  * without drift); GST_CLOCK_TIME_NONE for an unknown or variable rate,
