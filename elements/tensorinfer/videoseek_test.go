@@ -1,6 +1,7 @@
 package tensorinfer_test
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
 
@@ -18,11 +20,13 @@ import (
 // the frames that do not run belongs to the frames before the flush, so
 // the first frame after it runs the model (a run number not seen before)
 // and carries its own scores; every frame's scores are those of the
-// frame that ran.
+// frame that ran. The application feeds the source (pattern=app) four
+// frames before the seek — not a multiple of the interval, so a kept
+// result would be reused by the first frame after it — and seven after.
 func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 	lib := infertest.Lib(t)
 	model := infertest.RepoFile(t, infertest.ShippedModel)
-	desc := fmt.Sprintf("tensorsrc name=src pattern=counter ! video/x-raw,format=RGB,width=64,height=64,framerate=30/1 ! "+
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=64,height=64,framerate=30/1 ! "+
 		"tensorinfer name=infer output=video interval=3 ort-library=%s model=%s ! fakesink name=sink sync=false", lib, model)
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
@@ -69,7 +73,7 @@ func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		if nBefore == 5 {
+		if nBefore == 4 {
 			select {
 			case before <- struct{}{}:
 			default:
@@ -84,10 +88,35 @@ func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 		return gst.PadProbeOK
 	})
 	gstc.ReleasePad(pad)
+	srcEl, _ := p.GetElementByName("src")
+	src, err := tensorsrc.FromElement(srcEl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeked := make(chan struct{}, 1)
+	src.OnSeek(func(tensorsrc.Seek) { seeked <- struct{}{} })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	push := func(n int, at time.Duration) {
+		t.Helper()
+		sl, err := src.Acquire(ctx)
+		if err != nil {
+			t.Fatalf("frame %d: %v", n, err)
+		}
+		for i, b := 0, sl.Bytes(); i < len(b); i++ {
+			b[i] = byte(n*7 + i)
+		}
+		if err := src.Push(sl, at); err != nil {
+			t.Fatalf("frame %d: %v", n, err)
+		}
+	}
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatal(err)
 	}
 	defer p.SetState(gst.StateNull)
+	for n := range 4 {
+		push(n, time.Duration(n)*time.Second/30)
+	}
 	wait := func(ch chan struct{}, what string) {
 		t.Helper()
 		select {
@@ -96,9 +125,13 @@ func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 			t.Fatalf("no %s within 30 s", what)
 		}
 	}
-	wait(before, "five frames before the seek")
+	wait(before, "four frames before the seek")
 	if !p.SeekSimple(int64(seekTo), gst.FormatTime, gst.SeekFlagFlush|gst.SeekFlagAccurate) {
 		t.Fatal("the seek was refused")
+	}
+	wait(seeked, "the source's seek")
+	for n := range 7 {
+		push(4+n, seekTo+time.Duration(n)*time.Second/30)
 	}
 	wait(after, "seven frames after the seek")
 	if err := p.SetState(gst.StateNull); err != nil {
