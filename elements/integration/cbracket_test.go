@@ -3,7 +3,7 @@ package integration_test
 import (
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -19,7 +19,7 @@ func TestCBracketIoctlsOnDMAHeap(t *testing.T) {
 	tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{4096}}, tensor.AllocOptions{Source: tensor.SourceDMAHeap})
 	needReal(t, tensor.DMAHeapPath, err)
 	defer tn.Close()
-	b, ok := gstc.NewCBracket(tn)
+	b, ok := frameengine.NewCBracket(tn)
 	if !ok {
 		t.Fatal("a dma-heap tensor has no C bracket")
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -98,7 +98,7 @@ func run(t *testing.T, p *gst.Pipeline, sink *tensorpinsink.Sink) tensorpinsink.
 		t.Fatal("no EOS within 120 s")
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		t.Fatalf("pipeline error: %+v", ge)
 	}
 	return sink.Stats()
@@ -136,10 +136,10 @@ func (m *memProbe) attach(sink *gst.Element) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		m.buffers++
-		if gstc.PeekMemory(gstc.BorrowBuffer(buf), 0).IsDmabuf() {
+		if gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0).IsDmabuf() {
 			m.dmabuf++
 		}
-		if vm, ok := gstc.GetVideoMeta(gstc.BorrowBuffer(buf)); ok {
+		if vm, ok := gstglue.GetVideoMeta(gstglue.BorrowBuffer(buf)); ok {
 			m.metas++
 			m.strides[vm.Strides[0]]++
 		}
@@ -545,7 +545,7 @@ func TestDMAHeapSeekBrackets(t *testing.T) {
 		runtime.KeepAlive(p)
 	}()
 	srcStat := func(key string) uint64 {
-		st, err := gstc.GetStructureProperty(srcEl, "stats")
+		st, err := gstglue.GetStructureProperty(srcEl, "stats")
 		if err != nil {
 			t.Fatal(err)
 		}

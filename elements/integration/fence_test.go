@@ -17,7 +17,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
@@ -128,7 +128,7 @@ func TestDMABufFenceSinkTimeoutErrors(t *testing.T) {
 		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		t.Fatalf("no error within 10 s (%v)", msg)
 	}
-	ge, _ := gstc.ParseErrorMessage(msg)
+	ge, _ := gstglue.ParseErrorMessage(msg)
 	t.Logf("error after %v: %s", elapsed, ge.Message)
 	for _, want := range []string{stuckID.String(), "read access", "not signalled after", "sync-timeout 100 ms"} {
 		if !strings.Contains(ge.Message, want) {
@@ -221,7 +221,7 @@ func TestDMABufFenceTensorSrcWriteFence(t *testing.T) {
 	if s.Frames != 1 || s.FenceWaits != 1 || waited < 150*time.Millisecond || s.FenceTimeouts != 0 {
 		t.Errorf("stats %+v, want 1 frame after one wait of ~200ms", s)
 	}
-	st, err := gstc.GetStructureProperty(se, "stats")
+	st, err := gstglue.GetStructureProperty(se, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
@@ -85,7 +85,7 @@ func TestDMABufFenceInferTimeout(t *testing.T) {
 					t.Errorf("%v, stats %+v: want EOS, 2 frames, 1 dropped", msg.Type(), s)
 				}
 			case "error":
-				ge, _ := gstc.ParseErrorMessage(msg)
+				ge, _ := gstglue.ParseErrorMessage(msg)
 				if msg.Type() != gst.MessageError {
 					t.Fatalf("%v, want an error", msg.Type())
 				}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -209,7 +209,7 @@ func TestV4L2ConvertScaleIntoTensorInfer(t *testing.T) {
 	pad := inferEl.GetStaticPad("sink")
 	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		buf := info.GetBuffer()
-		m := gstc.PeekMemory(gstc.BorrowBuffer(buf), 0)
+		m := gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0)
 		mu.Lock()
 		defer mu.Unlock()
 		inBufs++

@@ -19,7 +19,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -66,7 +66,7 @@ func runForeignShape(t *testing.T, desc string, sinks, frames int) tensor.Stats 
 		t.Fatal("no EOS within 120 s")
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		t.Fatalf("pipeline error: %+v", ge)
 	}
 	d := statsDelta(before, tensor.ReadStats())

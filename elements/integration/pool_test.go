@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -162,7 +162,7 @@ func TestDMAHeapPoolHandoff(t *testing.T) {
 			var bad []string
 			pad := sinkEl.GetStaticPad("sink")
 			pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-				m := gstc.PeekMemory(gstc.BorrowBuffer(info.GetBuffer()), 0)
+				m := gstglue.PeekMemory(gstglue.BorrowBuffer(info.GetBuffer()), 0)
 				mu.Lock()
 				defer mu.Unlock()
 				atPad++

@@ -17,7 +17,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -178,7 +178,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 			if ret, m := settled(p, 10*time.Second); ret != gst.StateChangeSuccess {
 				diag := fmt.Sprintf("sink %+v", k.Stats())
 				if src, err := p.GetElementByName("src"); err == nil && src != nil {
-					st, _ := gstc.GetStructureProperty(src, "stats")
+					st, _ := gstglue.GetStructureProperty(src, "stats")
 					diag += fmt.Sprintf("; src %s", st)
 				}
 				diag += fmt.Sprintf("; PLAYING→PAUSED: %v", pauseErr)
@@ -193,7 +193,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 					m = p.GetPipelineBus().PopFiltered(gst.MessageWarning)
 				}
 				if m != nil {
-					if ge, ok := gstc.ParseErrorMessage(m); ok {
+					if ge, ok := gstglue.ParseErrorMessage(m); ok {
 						diag += fmt.Sprintf("; bus %v from %s: %s (%s)", m.Type(), m.Source(), ge.Message, ge.Debug)
 					} else {
 						diag += fmt.Sprintf("; bus %v from %s", m.Type(), m.Source())
@@ -260,7 +260,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 
 func srcStatsU(t *testing.T, src *gst.Element) map[string]uint64 {
 	t.Helper()
-	st, err := gstc.GetStructureProperty(src, "stats")
+	st, err := gstglue.GetStructureProperty(src, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -205,7 +205,7 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 		t.Fatalf("%s: no EOS within 120 s", sh.name)
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		p.SetState(gst.StateNull)
 		runtime.KeepAlive(p) // go-gst may finalize p during the call otherwise
 		t.Fatalf("%s: pipeline error: %+v", sh.name, ge)
@@ -229,7 +229,7 @@ func runShape(t *testing.T, sh shape, backend string, frames int) shapeResult {
 		mu.Unlock()
 	}
 	res.delta = statsDelta(before, tensor.ReadStats())
-	st, err := gstc.GetStructureProperty(srcEl, "stats")
+	st, err := gstglue.GetStructureProperty(srcEl, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

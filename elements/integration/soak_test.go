@@ -23,7 +23,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
@@ -130,7 +130,7 @@ func TestSoakStateCycles(t *testing.T) {
 // unreachable when it returns. A refused or unfinished state change, an
 // error on the bus, or a cycle that delivers fewer than max-leases frames
 // in 5 s fails the test. (This strict form found the live-source stall
-// that gstc.LivePacer fixes: PAUSED→PLAYING stuck in ASYNC.)
+// that frameengine.LivePacer fixes: PAUSED→PLAYING stuck in ASYNC.)
 func cycleStates(t *testing.T, kind string, cycles int) int {
 	p, k, _ := parseWithSink(t, "tensorsrc is-live=true framerate=500/1 ! "+
 		"video/x-raw,format=RGBA,width=32,height=32 ! tensorpinsink name=sink sync=false max-leases=3")
@@ -278,12 +278,12 @@ func renegotiate(t *testing.T, rounds int) int {
 			src.SetCaps(gst.NewCapsFromString("other/tensors,format=static,num_tensors=1,dimensions=" + layouts[r%2] + ",types=uint8,framerate=0/1"))
 		}
 		for i := 0; i < 4; i++ {
-			mem, err := gstc.NewFdMemory(fds[i%2], 256, nil)
+			mem, err := gstglue.NewFdMemory(fds[i%2], 256, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, mem)
+			gstglue.AppendMemory(buf, mem)
 			buf.SetPresentationTimestamp(gst.ClockTime(r*4 + i))
 			src.PushBuffer(buf)
 		}

@@ -5,7 +5,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 )
 
@@ -51,7 +51,7 @@ func TestSourcePerFrameAllocationFree(t *testing.T) {
 				// Every frame's reader end event took the trampoline to
 				// TensorSyncEnd, and every bracket ended at the source.
 				src, _ := p.GetElementByName("src")
-				st, err := gstc.GetStructureProperty(src, "stats")
+				st, err := gstglue.GetStructureProperty(src, "stats")
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -95,14 +95,14 @@ import (
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // setPassthrough sets the element's GstBaseTransform passthrough: the
 // buffer pushed as it came (never made writable), transform_ip still
 // called (GstBaseTransform's transform_ip_on_passthrough, TRUE by
 // default).
-func setPassthrough(elem gstc.RawElement, on bool) {
+func setPassthrough(elem gstglue.RawElement, on bool) {
 	v := C.gboolean(0)
 	if on {
 		v = 1
@@ -111,7 +111,7 @@ func setPassthrough(elem gstc.RawElement, on bool) {
 }
 
 // numMemory is buf's number of memories (buf borrowed).
-func numMemory(buf gstc.RawBuffer) int { return int(C.tdec_n_memory((*C.GstBuffer)(buf.Unsafe()))) }
+func numMemory(buf gstglue.RawBuffer) int { return int(C.tdec_n_memory((*C.GstBuffer)(buf.Unsafe()))) }
 
 // maps holds the GstMapInfo of each tensor of a frame, in C memory (C
 // writes pointers into it, and Go hands it back to C): one per running
@@ -127,7 +127,7 @@ func (m maps) free() { C.free(unsafe.Pointer(m.p)) }
 // mapAll maps the first n memories of buf (borrowed; n ≤ MaxTensors, the
 // buffer holding at least n) for reading and returns how many it mapped
 // (n unless one failed); unmap must be given that count.
-func (m maps) mapAll(buf gstc.RawBuffer, n int) int {
+func (m maps) mapAll(buf gstglue.RawBuffer, n int) int {
 	return int(C.tdec_map((*C.GstBuffer)(buf.Unsafe()), C.guint(n), m.p))
 }
 
@@ -183,7 +183,7 @@ func (m *message) add(x, y, w, h, classID int, confidence float64, label *C.gcha
 }
 
 // post posts the message from elem with pts; false if elem has no bus.
-func (m *message) post(elem gstc.RawElement, pts uint64) bool {
+func (m *message) post(elem gstglue.RawElement, pts uint64) bool {
 	var p *C.TdecObject
 	if len(m.objs) > 0 {
 		p = &m.objs[0]

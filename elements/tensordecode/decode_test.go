@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // labelsFile writes a labels file and returns its path.
@@ -55,8 +55,8 @@ func TestTensorDecodeYOLO(t *testing.T) {
 	}, pad[:5]...)...)
 	r := mustRun(t, caps, fmt.Sprintf("tensordecode name=dec mode=boxes-yolo labels=%s input-width=640 input-height=480", labels),
 		[][]byte{frame1}, [][]byte{frame2})
-	checkROIs(t, "frame 1", r.frames[0], []gstc.ROI{roi("class-1", 270, 200, 100, 80, "", 1, 0.9)})
-	checkROIs(t, "frame 2", r.frames[1], []gstc.ROI{
+	checkROIs(t, "frame 1", r.frames[0], []gstglue.ROI{roi("class-1", 270, 200, 100, 80, "", 1, 0.9)})
+	checkROIs(t, "frame 2", r.frames[1], []gstglue.ROI{
 		roi("fox", 610, 450, 30, 30, "fox", 2, 0.75), roi("cat", 90, 90, 20, 20, "cat", 0, 0.5),
 	})
 	if r.stats.Frames != 2 || r.stats.Objects != 3 || r.stats.DecodeNsTotal == 0 {
@@ -76,7 +76,7 @@ func TestTensorDecodeSSD(t *testing.T) {
 	classes := floats(1, 0, 2, 1)
 	r := mustRun(t, caps, "tensordecode name=dec mode=boxes-ssd score-threshold=0.5 input-width=600 input-height=400",
 		[][]byte{scores, count, boxes, classes})
-	checkROIs(t, "ssd", r.frames[0], []gstc.ROI{
+	checkROIs(t, "ssd", r.frames[0], []gstglue.ROI{
 		roi("class-1", 120, 40, 240, 160, "", 1, 0.9),
 		roi("class-2", 300, 100, 300, 200, "", 2, 0.6),
 	})
@@ -94,7 +94,7 @@ func TestTensorDecodeClassify(t *testing.T) {
 		w, h  uint
 	}{{"", 0, 0}, {" input-width=64 input-height=48", 64, 48}} {
 		r := mustRun(t, caps, "tensordecode name=dec mode=classify softmax=true top-k=2 labels="+labels+c.props, [][]byte{logits})
-		checkROIs(t, "classify"+c.props, r.frames[0], []gstc.ROI{
+		checkROIs(t, "classify"+c.props, r.frames[0], []gstglue.ROI{
 			roi("classification", 0, 0, c.w, c.h, "d", 3, 4.0/9), roi("classification", 0, 0, c.w, c.h, "b", 1, 3.0/9),
 		})
 	}
@@ -116,14 +116,14 @@ func TestTensorDecodeMapBoxes(t *testing.T) {
 	set(1, 1, 3, 3, 0.9)
 	set(8, 2, 9, 5, 0.75)
 	r := mustRun(t, caps, "tensordecode name=dec mode=map-boxes map-threshold=0.5 input-width=40 input-height=24", [][]byte{floats(m...)})
-	checkROIs(t, "scaled", r.frames[0], []gstc.ROI{
+	checkROIs(t, "scaled", r.frames[0], []gstglue.ROI{
 		roi("class-0", 4, 4, 8, 8, "", 0, 0.9), roi("class-0", 32, 8, 4, 12, "", 0, 0.75),
 	})
 	r = mustRun(t, caps, "tensordecode name=dec mode=map-boxes map-threshold=0.5 unclip-ratio=1.5", [][]byte{floats(m...)})
 	// Unclip: 2×2 cells grow by 4×1.5/8 = 0.75 a side ([0.25, 3.75)
 	// rounds to [0, 4)), 1×3 cells by 3×1.5/8 = 0.5625 ([7.4375, 9.5625)
 	// × [1.4375, 5.5625) rounds to [7, 10) × [1, 6)).
-	checkROIs(t, "map size, unclipped", r.frames[0], []gstc.ROI{
+	checkROIs(t, "map size, unclipped", r.frames[0], []gstglue.ROI{
 		roi("class-0", 0, 0, 4, 4, "", 0, 0.9), roi("class-0", 7, 1, 3, 5, "", 0, 0.75),
 	})
 }

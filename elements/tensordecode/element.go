@@ -12,7 +12,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
@@ -106,7 +106,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
-		return gstc.TakeStructureValue(e.statsStructure())
+		return gstglue.TakeStructureValue(e.statsStructure())
 	}),
 )
 
@@ -128,7 +128,7 @@ type element struct {
 }
 
 // raw returns the element as a borrowed RawElement.
-func (e *element) raw() gstc.RawElement { return gstc.RawElementOf(e.self) }
+func (e *element) raw() gstglue.RawElement { return gstglue.RawElementOf(e.self) }
 
 // guard stops a panic in a vfunc go-gst calls (their self is nil, see
 // element.self): it becomes onPanic's result and an error message from
@@ -139,7 +139,7 @@ func (e *element) guard(what string, onPanic func()) {
 		return
 	}
 	onPanic()
-	gstc.PostErrorRaw(e.raw(), gstc.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
+	gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
 }
 
 func (*element) New() glib.GoObjectSubclass {
@@ -185,14 +185,14 @@ func (e *element) InstanceInit(obj *glib.Object) {
 }
 
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, e, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
 }
 
 func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
 	return props.Get(e, id)
 }
 

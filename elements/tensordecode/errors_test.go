@@ -9,12 +9,12 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // wantError fails unless r ended with an error of code whose text holds
 // every string of want.
-func wantError(t *testing.T, what string, r run, code gstc.ErrorCode, want ...string) {
+func wantError(t *testing.T, what string, r run, code gstglue.ErrorCode, want ...string) {
 	t.Helper()
 	if r.err == nil {
 		t.Errorf("%s: no error; regions %v", what, r.frames)
@@ -48,7 +48,7 @@ func TestTensorDecodeBadLayout(t *testing.T) {
 			[]string{"boxes-ssd takes boxes [1 N 4]", "[1 84 8400]"}},
 	} {
 		r := runTensors(t, c.caps, "tensordecode name=dec mode="+c.mode, [][]byte{make([]byte, 4)})
-		wantError(t, c.mode, r, gstc.CoreNegotiation, c.want...)
+		wantError(t, c.mode, r, gstglue.CoreNegotiation, c.want...)
 		if len(r.frames) != 0 {
 			t.Errorf("%s: %d buffers went through", c.mode, len(r.frames))
 		}
@@ -60,7 +60,7 @@ func TestTensorDecodeBadLayout(t *testing.T) {
 func TestTensorDecodeSSDNeedsInputSize(t *testing.T) {
 	caps := "other/tensors,format=static,num_tensors=3,dimensions=(string)\"4:2:1,2:1,2:1\",types=(string)\"float32,float32,float32\""
 	r := runTensors(t, caps, "tensordecode name=dec mode=boxes-ssd", [][]byte{make([]byte, 32), make([]byte, 8), make([]byte, 8)})
-	wantError(t, "no input size", r, gstc.StreamFormat, "set input-width and input-height", "[1 2 4]")
+	wantError(t, "no input size", r, gstglue.StreamFormat, "set input-width and input-height", "[1 2 4]")
 }
 
 // A buffer that is not the caps' tensors — a memory short of its shape,
@@ -68,7 +68,7 @@ func TestTensorDecodeSSDNeedsInputSize(t *testing.T) {
 func TestTensorDecodeBadBuffers(t *testing.T) {
 	caps := "other/tensors,format=static,num_tensors=1,dimensions=(string)8:7:1,types=(string)float32,names=(string)output0"
 	r := runTensors(t, caps, "tensordecode name=dec input-width=64 input-height=64", [][]byte{make([]byte, 100)})
-	wantError(t, "short", r, gstc.StreamFormat, `"output0" float32 [1 7 8] holds 100 bytes, want 224`, "dimensions=8:7:1")
+	wantError(t, "short", r, gstglue.StreamFormat, `"output0" float32 [1 7 8] holds 100 bytes, want 224`, "dimensions=8:7:1")
 	caps2 := "other/tensors,format=static,num_tensors=2,dimensions=(string)\"4:1,4:1\",types=(string)\"float32,float32\""
 	r = runTensors(t, caps2, "tensordecode name=dec mode=boxes-ssd input-width=64 input-height=64", [][]byte{make([]byte, 16)})
 	if r.err == nil || !strings.Contains(r.err.Message, "boxes-ssd takes") {
@@ -81,7 +81,7 @@ func TestTensorDecodeBadBuffers(t *testing.T) {
 	}
 	caps4 := "other/tensors,format=static,num_tensors=1,dimensions=(string)4:1,types=(string)float32"
 	r = runTensors(t, caps4, "tensordecode name=dec mode=classify", [][]byte{make([]byte, 16), make([]byte, 16)})
-	wantError(t, "two memories", r, gstc.StreamFormat, "a buffer of 2 memories, but the caps say 1 tensors")
+	wantError(t, "two memories", r, gstglue.StreamFormat, "a buffer of 2 memories, but the caps say 1 tensors")
 }
 
 // A labels file that does not exist: the state change fails with an
@@ -103,8 +103,8 @@ func TestTensorDecodeLabelsMissing(t *testing.T) {
 	if msg == nil {
 		t.Fatal("no error on the bus")
 	}
-	ge, _ := gstc.ParseErrorMessage(msg)
-	if ge.Domain != gstc.DomainResource || ge.Code != gstc.ResourceNotFound.Code() || !strings.Contains(ge.Message, missing) {
+	ge, _ := gstglue.ParseErrorMessage(msg)
+	if ge.Domain != gstglue.DomainResource || ge.Code != gstglue.ResourceNotFound.Code() || !strings.Contains(ge.Message, missing) {
 		t.Errorf("error %s/%d %q, want resource not-found naming %s", ge.Domain, ge.Code, ge.Message, missing)
 	}
 }

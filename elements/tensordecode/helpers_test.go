@@ -13,7 +13,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 )
 
@@ -34,10 +34,10 @@ func tensorBuffer(t testing.TB, pts time.Duration, tensors ...[]byte) *gst.Buffe
 		one := gst.NewBufferFromBytes(data)
 		// PeekMemory's wrapper holds a reference, which AppendMemory
 		// moves into buf.
-		if err := gstc.AppendMemory(buf, one.PeekMemory(0)); err != nil {
+		if err := gstglue.AppendMemory(buf, one.PeekMemory(0)); err != nil {
 			t.Fatal(err)
 		}
-		gstc.UnrefBuffer(one)
+		gstglue.UnrefBuffer(one)
 	}
 	buf.SetPresentationTimestamp(gst.ClockTime(pts))
 	return buf
@@ -45,9 +45,9 @@ func tensorBuffer(t testing.TB, pts time.Duration, tensors ...[]byte) *gst.Buffe
 
 // run is what a pipeline run ended with.
 type run struct {
-	err      *gstc.GError // the first bus error, if any
-	frames   [][]gstc.ROI // the regions of each buffer leaving "dec", in order
-	messages []string     // the tensordecode-objects messages, as gst-launch -m prints them
+	err      *gstglue.GError // the first bus error, if any
+	frames   [][]gstglue.ROI // the regions of each buffer leaving "dec", in order
+	messages []string        // the tensordecode-objects messages, as gst-launch -m prints them
 	stats    tensordecode.Stats
 	shared   []*gst.Buffer // the buffers pushed, still held by the test
 }
@@ -78,7 +78,7 @@ func runTensors(t *testing.T, caps, desc string, frames ...[][]byte) run {
 	dec, _ := p.GetElementByName("dec")
 	pad := dec.GetStaticPad("src")
 	defer pad.RemoveProbe(pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-		rois := gstc.ROIs(gstc.BorrowBuffer(info.GetBuffer()))
+		rois := gstglue.ROIs(gstglue.BorrowBuffer(info.GetBuffer()))
 		mu.Lock()
 		r.frames = append(r.frames, rois)
 		mu.Unlock()
@@ -99,7 +99,7 @@ func runTensors(t *testing.T, caps, desc string, frames ...[][]byte) run {
 			t.Fatalf("%s: no EOS within 30 s", line)
 		case msg.Type() == gst.MessageError:
 			if r.err == nil {
-				r.err, _ = gstc.ParseErrorMessage(msg)
+				r.err, _ = gstglue.ParseErrorMessage(msg)
 			}
 			done = true
 		case msg.Type() == gst.MessageElement:
@@ -128,7 +128,7 @@ func mustRun(t *testing.T, caps, desc string, frames ...[][]byte) run {
 	// The element wrote into none of the buffers the test holds: the
 	// regions are on copies.
 	for i, b := range r.shared {
-		if rois := gstc.ROIs(gstc.BorrowBuffer(b)); len(rois) != 0 {
+		if rois := gstglue.ROIs(gstglue.BorrowBuffer(b)); len(rois) != 0 {
 			t.Errorf("frame %d: the pushed buffer, held by the test, got %d regions", i, len(rois))
 		}
 	}
@@ -137,13 +137,13 @@ func mustRun(t *testing.T, caps, desc string, frames ...[][]byte) run {
 
 // roi is an expected region: the rectangle, type, label, class and
 // confidence (a "detection" structure).
-func roi(typ string, x, y, w, h uint, label string, class int, conf float64) gstc.ROI {
-	return gstc.ROI{Type: typ, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: class, Confidence: conf}
+func roi(typ string, x, y, w, h uint, label string, class int, conf float64) gstglue.ROI {
+	return gstglue.ROI{Type: typ, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: class, Confidence: conf}
 }
 
 // checkROIs fails unless got equals want (ids aside; confidences within
 // float32's precision).
-func checkROIs(t *testing.T, what string, got, want []gstc.ROI) {
+func checkROIs(t *testing.T, what string, got, want []gstglue.ROI) {
 	t.Helper()
 	ok := len(got) == len(want)
 	for i := 0; ok && i < len(got); i++ {
@@ -158,7 +158,7 @@ func checkROIs(t *testing.T, what string, got, want []gstc.ROI) {
 	}
 }
 
-func fmtROIs(rs []gstc.ROI) string {
+func fmtROIs(rs []gstglue.ROI) string {
 	var s []string
 	for _, r := range rs {
 		s = append(s, fmt.Sprintf("{%s %d,%d %dx%d %q class %d %.4g}", r.Type, r.X, r.Y, r.W, r.H, r.Label, r.ClassID, r.Confidence))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -53,17 +53,17 @@ func TestTensorDecodeFromTensorInfer(t *testing.T) {
 	dec, _ := p.GetElementByName("dec")
 	var mu sync.Mutex
 	var in, out []unsafe.Pointer
-	var got [][]gstc.ROI
+	var got [][]gstglue.ROI
 	sinkPad, srcPad := dec.GetStaticPad("sink"), dec.GetStaticPad("src")
 	defer sinkPad.RemoveProbe(sinkPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		mu.Lock()
-		in = append(in, gstc.BorrowBuffer(info.GetBuffer()).Unsafe())
+		in = append(in, gstglue.BorrowBuffer(info.GetBuffer()).Unsafe())
 		mu.Unlock()
 		return gst.PadProbeOK
 	}))
 	defer srcPad.RemoveProbe(srcPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-		b := gstc.BorrowBuffer(info.GetBuffer())
-		rois := gstc.ROIs(b)
+		b := gstglue.BorrowBuffer(info.GetBuffer())
+		rois := gstglue.ROIs(b)
 		mu.Lock()
 		out = append(out, b.Unsafe())
 		got = append(got, rois)
@@ -110,7 +110,7 @@ func TestTensorDecodeFromTensorInfer(t *testing.T) {
 		t.Fatal("no EOS within 60 s")
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		t.Fatalf("pipeline error: %s (%s)", ge.Message, ge.Debug)
 	}
 	p.SetState(gst.StateNull)
@@ -123,7 +123,7 @@ func TestTensorDecodeFromTensorInfer(t *testing.T) {
 	for k := range frames {
 		r := rect(k)
 		checkROIs(t, fmt.Sprintf("frame %d", k), got[k],
-			[]gstc.ROI{roi("red", uint(r[0]), uint(r[1]), uint(r[2]), uint(r[3]), "red", 0, 255.0/256)})
+			[]gstglue.ROI{roi("red", uint(r[0]), uint(r[1]), uint(r[2]), uint(r[3]), "red", 0, 255.0/256)})
 		if in[k] != out[k] {
 			t.Errorf("frame %d: buffer %p came in, %p left: an unshared buffer was copied", k, in[k], out[k])
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -24,10 +24,10 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 	defer e.guard("transform", func() { ret = gst.FlowError })
 	st := e.current()
 	if st == nil || !st.haveCaps {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, "tensordecode: a buffer before caps", "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.CoreNegotiation, "tensordecode: a buffer before caps", "")
 		return gst.FlowNotNegotiated
 	}
-	raw := gstc.BorrowBuffer(buf)
+	raw := gstglue.BorrowBuffer(buf)
 	start := time.Now()
 	var objs []decode.Object
 	var err error
@@ -50,11 +50,11 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 		objs, err = e.decodeTensors(st, raw, int(buf.NumMemoryBlocks()), &st.lay, st.tr)
 	}
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.CodeOf(err, gstc.StreamFormat), "tensordecode: "+err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.CodeOf(err, gstglue.StreamFormat), "tensordecode: "+err.Error(), "")
 		return gst.FlowError
 	}
 	if err := e.attach(st, raw, objs); err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreFailed, "tensordecode: "+err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, "tensordecode: "+err.Error(), "")
 		return gst.FlowError
 	}
 	e.stats.frames.Add(1)
@@ -80,7 +80,7 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 	if st == nil || !st.haveCaps || !st.video {
 		return
 	}
-	st.pend = e.decodeVideo(st, gstc.BorrowBuffer(buf))
+	st.pend = e.decodeVideo(st, gstglue.BorrowBuffer(buf))
 	if pass := st.pend.noMeta || (st.pend.err == nil && len(st.pend.objs) == 0); pass != st.passthrough {
 		setPassthrough(e.raw(), pass)
 		st.passthrough = pass
@@ -91,16 +91,16 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 // (their caps parsed once per caps string) with the meta's transform onto
 // the frame's size. The tensors' reference is dropped before it returns
 // (the objects are the decoder's copies).
-func (e *element) decodeVideo(st *streamState, buf gstc.RawBuffer) pending {
+func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	start := time.Now()
 	m, ok := st.metaRead.Read(buf)
 	if !ok || m.Tensors.IsNil() {
 		if ok {
-			gstc.UnrefRawBuffer(m.Tensors)
+			gstglue.UnrefRawBuffer(m.Tensors)
 		}
 		return pending{valid: true, noMeta: true}
 	}
-	defer gstc.UnrefRawBuffer(m.Tensors)
+	defer gstglue.UnrefRawBuffer(m.Tensors)
 	p := pending{valid: true}
 	lay, err := st.metaLayout(m.Caps)
 	var tr decode.Transform
@@ -121,7 +121,7 @@ func (e *element) decodeVideo(st *streamState, buf gstc.RawBuffer) pending {
 // decodeTensors maps buf's memories — one per tensor of lay — and
 // decodes them with the transform tr. The objects are the decoder's,
 // valid until the next frame.
-func (e *element) decodeTensors(st *streamState, buf gstc.RawBuffer, have int, lay *layout, tr decode.Transform) ([]decode.Object, error) {
+func (e *element) decodeTensors(st *streamState, buf gstglue.RawBuffer, have int, lay *layout, tr decode.Transform) ([]decode.Object, error) {
 	n := len(lay.tensors)
 	if have != n {
 		return nil, fmt.Errorf("a buffer of %d memories, but the caps say %d tensors (%s): one memory per tensor", have, n, lay.dims)
@@ -134,7 +134,7 @@ func (e *element) decodeTensors(st *streamState, buf gstc.RawBuffer, have int, l
 		}
 	}()
 	if mapped < n {
-		return nil, gstc.Fail(gstc.ResourceRead, "memory %d of the buffer (tensor %v) cannot be mapped for reading", mapped, lay.tensors[mapped])
+		return nil, gstglue.Fail(gstglue.ResourceRead, "memory %d of the buffer (tensor %v) cannot be mapped for reading", mapped, lay.tensors[mapped])
 	}
 	for i := range lay.tensors {
 		lay.tensors[i].Data = st.maps.bytes(i)
@@ -150,7 +150,7 @@ func (e *element) decodeTensors(st *streamState, buf gstc.RawBuffer, have int, l
 // rounded to whole pixels (edges to the nearest), with a "detection"
 // structure (label, class-id, confidence). Its type is the label, else
 // "class-N"; classify's whole-frame regions are "classification".
-func (e *element) attach(st *streamState, buf gstc.RawBuffer, objs []decode.Object) error {
+func (e *element) attach(st *streamState, buf gstglue.RawBuffer, objs []decode.Object) error {
 	whole := st.mode == decode.Classify
 	for _, o := range objs {
 		x, y, w, h := o.Box.Pixels()
@@ -161,7 +161,7 @@ func (e *element) attach(st *streamState, buf gstc.RawBuffer, objs []decode.Obje
 		case typ == "":
 			typ = "class-" + strconv.Itoa(o.ClassID)
 		}
-		if _, err := gstc.AddROI(buf, gstc.ROI{Type: typ, X: uint(x), Y: uint(y), W: uint(w), H: uint(h), ParentID: -1,
+		if _, err := gstglue.AddROI(buf, gstglue.ROI{Type: typ, X: uint(x), Y: uint(y), W: uint(w), H: uint(h), ParentID: -1,
 			Detection: true, Label: o.Label, ClassID: o.ClassID, Confidence: o.Confidence}); err != nil {
 			return fmt.Errorf("adding a region of interest: %w", err)
 		}

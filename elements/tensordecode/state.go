@@ -11,7 +11,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -39,7 +40,7 @@ type streamState struct {
 
 	// metaRead reads each frame's meta, making its caps string only when
 	// the caps change (it holds the last caps: closed at Stop).
-	metaRead gstc.TensorPinMetaReader
+	metaRead frameengine.TensorPinMetaReader
 	// metaCaps is the caps string of the last meta's tensors, parsed
 	// into metaLay (or refused: metaErr) once, not every frame.
 	metaParsed bool
@@ -100,11 +101,11 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	if set.labels != "" {
 		var err error
 		if labels, err = decode.ReadLabels(set.labels); err != nil {
-			code := gstc.ResourceOpenRead
+			code := gstglue.ResourceOpenRead
 			if errors.Is(err, fs.ErrNotExist) {
-				code = gstc.ResourceNotFound
+				code = gstglue.ResourceNotFound
 			}
-			gstc.PostErrorRaw(e.raw(), code, "tensordecode: "+err.Error(), "")
+			gstglue.PostErrorRaw(e.raw(), code, "tensordecode: "+err.Error(), "")
 			return false
 		}
 	}
@@ -114,7 +115,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		dec, err = decode.New(cfg)
 	}
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensordecode: "+err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensordecode: "+err.Error(), "")
 		return false
 	}
 	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps()}
@@ -161,7 +162,7 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	if incaps.GetSize() == 1 && incaps.GetStructureAt(0).Name() == capslayout.MediaVideo {
 		w, h, err := videoSize(incaps)
 		if err != nil {
-			gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, fmt.Sprintf("tensordecode: caps %v: %v", incaps, err), "")
+			gstglue.PostErrorRaw(e.raw(), gstglue.CoreNegotiation, fmt.Sprintf("tensordecode: caps %v: %v", incaps, err), "")
 			return false
 		}
 		st.video, st.frameW, st.frameH, st.haveCaps = true, w, h, true
@@ -171,13 +172,13 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 	st.video = false
 	lay, err := st.parseTensors(incaps)
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, "tensordecode: "+err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.CoreNegotiation, "tensordecode: "+err.Error(), "")
 		return false
 	}
 	st.lay = lay
 	tr, err := tensorsTransform(st.set, st.dec.Config(), st.lay.tensors)
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.StreamFormat, fmt.Sprintf("tensordecode: %v (caps %s)", err, st.lay.dims), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.StreamFormat, fmt.Sprintf("tensordecode: %v (caps %s)", err, st.lay.dims), "")
 		return false
 	}
 	st.tr, st.haveCaps = tr, true
@@ -219,7 +220,7 @@ func (st *streamState) metaLayout(caps string) (layout, error) {
 		st.metaErr = fmt.Errorf("the tensors' caps %q do not parse", caps)
 	} else {
 		st.metaLay, st.metaErr = st.parseTensors(c)
-		gstc.ReleaseCaps(c)
+		gstglue.ReleaseCaps(c)
 	}
 	if st.metaErr != nil {
 		st.metaErr = fmt.Errorf("the GstTensorPinMeta's tensors: %w", st.metaErr)
@@ -247,7 +248,7 @@ func videoSize(caps *gst.Caps) (w, h int, err error) {
 // model input's size (an input that is not an image) takes it from
 // input-width × input-height, else from the outputs, and a scale that is
 // not positive is the stretch onto it.
-func (st *streamState) videoTransform(t gstc.Transform, lay layout) (decode.Transform, error) {
+func (st *streamState) videoTransform(t frameengine.Transform, lay layout) (decode.Transform, error) {
 	tr := decode.Transform{InputWidth: t.ModelWidth, InputHeight: t.ModelHeight, FrameWidth: st.frameW, FrameHeight: st.frameH,
 		ScaleX: t.ScaleX, ScaleY: t.ScaleY, OffsetX: t.OffsetX, OffsetY: t.OffsetY}
 	if tr.InputWidth <= 0 || tr.InputHeight <= 0 {

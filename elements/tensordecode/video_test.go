@@ -15,7 +15,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
@@ -24,7 +24,7 @@ import (
 
 // videoRun is what a video-mode pipeline run ended with.
 type videoRun struct {
-	frames [][]gstc.ROI // the regions of each buffer leaving "dec", in order
+	frames [][]gstglue.ROI // the regions of each buffer leaving "dec", in order
 	in     []unsafe.Pointer
 	out    []unsafe.Pointer
 	dec    tensordecode.Stats
@@ -40,7 +40,7 @@ type videoRun struct {
 // buffer leaving "dec" (and which buffers entered and left it), dec's and
 // "infer"'s stats, and probe(buffer) for each buffer leaving the element
 // named "probe" when there is one.
-func runVideoApp(t *testing.T, desc string, frames, height int, paint func(k int, b []byte, stride int), probe func(gstc.RawBuffer) any) videoRun {
+func runVideoApp(t *testing.T, desc string, frames, height int, paint func(k int, b []byte, stride int), probe func(gstglue.RawBuffer) any) videoRun {
 	t.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
@@ -59,13 +59,13 @@ func runVideoApp(t *testing.T, desc string, frames, height int, paint func(k int
 	sinkPad, srcPad := dec.GetStaticPad("sink"), dec.GetStaticPad("src")
 	defer sinkPad.RemoveProbe(sinkPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		mu.Lock()
-		r.in = append(r.in, gstc.BorrowBuffer(info.GetBuffer()).Unsafe())
+		r.in = append(r.in, gstglue.BorrowBuffer(info.GetBuffer()).Unsafe())
 		mu.Unlock()
 		return gst.PadProbeOK
 	}))
 	defer srcPad.RemoveProbe(srcPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-		b := gstc.BorrowBuffer(info.GetBuffer())
-		rois := gstc.ROIs(b)
+		b := gstglue.BorrowBuffer(info.GetBuffer())
+		rois := gstglue.ROIs(b)
 		mu.Lock()
 		r.out = append(r.out, b.Unsafe())
 		r.frames = append(r.frames, rois)
@@ -75,7 +75,7 @@ func runVideoApp(t *testing.T, desc string, frames, height int, paint func(k int
 	if pe, _ := p.GetElementByName("probe"); pe != nil && probe != nil {
 		pad := pe.GetStaticPad("src")
 		defer pad.RemoveProbe(pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-			v := probe(gstc.BorrowBuffer(info.GetBuffer()))
+			v := probe(gstglue.BorrowBuffer(info.GetBuffer()))
 			mu.Lock()
 			r.probed = append(r.probed, v)
 			mu.Unlock()
@@ -111,7 +111,7 @@ func runVideoApp(t *testing.T, desc string, frames, height int, paint func(k int
 		t.Fatalf("no EOS within 90 s (tensorinfer %+v)", s)
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		t.Fatalf("pipeline error: %s (%s)", ge.Message, ge.Debug)
 	}
 	p.SetState(gst.StateNull)
@@ -134,7 +134,7 @@ func paintRect(b []byte, stride int, r [4]int, c int) {
 
 // near reports whether the region is the rectangle r (x, y, w, h), each
 // edge within a pixel.
-func near(g gstc.ROI, r [4]int) bool {
+func near(g gstglue.ROI, r [4]int) bool {
 	d := func(a, b int) bool { return a-b <= 1 && b-a <= 1 }
 	x, y := int(g.X), int(g.Y)
 	return d(x, r[0]) && d(y, r[1]) && d(x+int(g.W), r[0]+r[2]) && d(y+int(g.H), r[1]+r[3])
@@ -266,7 +266,7 @@ func TestTensorDecodeVideoClassify(t *testing.T) {
 
 // runLine plays a self-ending launch line and collects the regions on
 // each buffer leaving "dec" and its stats, or the first error.
-func runLine(t *testing.T, desc string) (videoRun, *gstc.GError) {
+func runLine(t *testing.T, desc string) (videoRun, *gstglue.GError) {
 	t.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
@@ -278,7 +278,7 @@ func runLine(t *testing.T, desc string) (videoRun, *gstc.GError) {
 	var r videoRun
 	pad := dec.GetStaticPad("src")
 	defer pad.RemoveProbe(pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-		rois := gstc.ROIs(gstc.BorrowBuffer(info.GetBuffer()))
+		rois := gstglue.ROIs(gstglue.BorrowBuffer(info.GetBuffer()))
 		mu.Lock()
 		r.frames = append(r.frames, rois)
 		mu.Unlock()
@@ -289,9 +289,9 @@ func runLine(t *testing.T, desc string) (videoRun, *gstc.GError) {
 	if msg == nil {
 		t.Fatal("no EOS within 60 s")
 	}
-	var ge *gstc.GError
+	var ge *gstglue.GError
 	if msg.Type() == gst.MessageError {
-		ge, _ = gstc.ParseErrorMessage(msg)
+		ge, _ = gstglue.ParseErrorMessage(msg)
 	}
 	p.SetState(gst.StateNull)
 	mu.Lock()
@@ -351,15 +351,15 @@ func TestTensorDecodeVideoWithoutMeta(t *testing.T) {
 			sinkPad, srcPad := dec.GetStaticPad("sink"), dec.GetStaticPad("src")
 			defer sinkPad.RemoveProbe(sinkPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 				mu.Lock()
-				in = append(in, gstc.BorrowBuffer(info.GetBuffer()).Unsafe())
+				in = append(in, gstglue.BorrowBuffer(info.GetBuffer()).Unsafe())
 				mu.Unlock()
 				return gst.PadProbeOK
 			}))
 			defer srcPad.RemoveProbe(srcPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
-				b := gstc.BorrowBuffer(info.GetBuffer())
+				b := gstglue.BorrowBuffer(info.GetBuffer())
 				mu.Lock()
 				out = append(out, b.Unsafe())
-				regions += len(gstc.ROIs(b))
+				regions += len(gstglue.ROIs(b))
 				mu.Unlock()
 				return gst.PadProbeOK
 			}))
@@ -376,7 +376,7 @@ func TestTensorDecodeVideoWithoutMeta(t *testing.T) {
 			msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(30*time.Second), gst.MessageEOS|gst.MessageError)
 			if msg == nil || msg.Type() != gst.MessageEOS {
 				if msg != nil {
-					ge, _ := gstc.ParseErrorMessage(msg)
+					ge, _ := gstglue.ParseErrorMessage(msg)
 					t.Fatalf("pipeline error: %s (%s)", ge.Message, ge.Debug)
 				}
 				t.Fatal("no EOS within 30 s")
@@ -393,7 +393,7 @@ func TestTensorDecodeVideoWithoutMeta(t *testing.T) {
 				}
 			}
 			for _, b := range held {
-				if n := len(gstc.ROIs(gstc.BorrowBuffer(b))); n != 0 {
+				if n := len(gstglue.ROIs(gstglue.BorrowBuffer(b))); n != 0 {
 					t.Errorf("a held buffer got %d regions", n)
 				}
 			}
@@ -426,9 +426,9 @@ func TestTensorDecodeVideoOverlayLine(t *testing.T) {
 		w, h, lib, model)
 	type px struct{ edge, middle [3]byte }
 	r := runVideoApp(t, desc, frames, h, func(_ int, b []byte, stride int) { paintRect(b, stride, rect, 0) },
-		func(b gstc.RawBuffer) any {
+		func(b gstglue.RawBuffer) any {
 			data := make([]byte, w*h*3) // RGB, 128 wide: rows of 384 bytes, no padding
-			gstc.ExtractBuffer(b, data)
+			gstglue.ExtractBuffer(b, data)
 			at := func(x, y int) (p [3]byte) { copy(p[:], data[y*w*3+3*x:]); return p }
 			return px{edge: at(rect[0]+1, rect[1]+rect[3]/2), middle: at(rect[0]+rect[2]/2, rect[1]+rect[3]/2)}
 		})

@@ -14,7 +14,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -34,20 +34,20 @@ func pushNewMemfd(t testing.TB, src *app.Source, content []byte, pts time.Durati
 		t.Error(err)
 		return false
 	}
-	mem, err := gstc.NewFdMemory(fd, len(content), func() { unix.Close(fd) })
+	mem, err := gstglue.NewFdMemory(fd, len(content), func() { unix.Close(fd) })
 	if err != nil {
 		unix.Close(fd)
 		t.Error(err)
 		return false
 	}
 	buf := gst.NewEmptyBuffer()
-	if err := gstc.AppendMemory(buf, mem); err != nil {
+	if err := gstglue.AppendMemory(buf, mem); err != nil {
 		t.Error(err)
 		return false
 	}
 	buf.SetPresentationTimestamp(gst.ClockTime(pts))
 	ok := src.PushBuffer(buf) == gst.FlowOK
-	gstc.ReleaseBuffer(buf) // the push took its own reference
+	gstglue.ReleaseBuffer(buf) // the push took its own reference
 	return ok
 }
 
@@ -217,9 +217,9 @@ func TestTensorInferAlternatingOffsetBindsTwicePerMemory(t *testing.T) {
 			}
 		}
 	}
-	layouts := [2]*gstc.VideoMetaLayout{}
+	layouts := [2]*gstglue.VideoMetaLayout{}
 	for k := range layouts {
-		if layouts[k], err = gstc.PrepareVideoMeta("RGB", 64, 64, []int{64 * 3}, []int{k * frame}); err != nil {
+		if layouts[k], err = gstglue.PrepareVideoMeta("RGB", 64, 64, []int{64 * 3}, []int{k * frame}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,21 +237,21 @@ func TestTensorInferAlternatingOffsetBindsTwicePerMemory(t *testing.T) {
 				t.Error(err)
 				break
 			}
-			mem, err := gstc.NewFdMemory(dup, 2*frame, func() { unix.Close(dup) })
+			mem, err := gstglue.NewFdMemory(dup, 2*frame, func() { unix.Close(dup) })
 			if err != nil {
 				unix.Close(dup)
 				t.Error(err)
 				break
 			}
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, mem)
-			if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), layouts[k]); err != nil {
+			gstglue.AppendMemory(buf, mem)
+			if err := gstglue.AddVideoMeta(gstglue.BorrowBuffer(buf), layouts[k]); err != nil {
 				t.Error(err)
 				break
 			}
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(n) * time.Millisecond))
 			ok := src.PushBuffer(buf) == gst.FlowOK
-			gstc.ReleaseBuffer(buf)
+			gstglue.ReleaseBuffer(buf)
 			if !ok {
 				break
 			}
@@ -352,7 +352,7 @@ func TestTensorInferCapsChangesStayBounded(t *testing.T) {
 			batch := batchOf(i)
 			caps := capsFor(i)
 			src.SetCaps(caps)
-			gstc.ReleaseCaps(caps)
+			gstglue.ReleaseCaps(caps)
 			if !pushNewMemfd(t, src, counter(i, batch*8*8*3), time.Duration(i)*time.Millisecond) {
 				break
 			}

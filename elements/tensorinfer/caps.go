@@ -10,7 +10,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
@@ -29,7 +29,7 @@ func (e *element) TransformCaps(self *base.GstBaseTransform, dir gst.PadDirectio
 		// downstream takes.
 		sink := e.sinkCaps()
 		out = sink.IntersectFull(caps, gst.CapsIntersectFirst)
-		gstc.ReleaseCaps(sink)
+		gstglue.ReleaseCaps(sink)
 	case video:
 		out = caps.Copy()
 	case dir == gst.PadDirectionSource:
@@ -41,10 +41,10 @@ func (e *element) TransformCaps(self *base.GstBaseTransform, dir gst.PadDirectio
 		// The filter's order first, as GStreamer's transforms do; within
 		// each of its structures ours keep their order, the model's first.
 		f := filter.IntersectFull(out, gst.CapsIntersectFirst)
-		gstc.ReleaseCaps(out)
+		gstglue.ReleaseCaps(out)
 		out = f
 	}
-	return gstc.GiveCaps(out)
+	return gstglue.GiveCaps(out)
 }
 
 // sinkCaps are the caps the sink pad takes: what the model's input takes
@@ -206,7 +206,7 @@ func (e *element) outputCaps(self *base.GstBaseTransform, in *gst.Caps) *gst.Cap
 	}
 	s := tensorsCaps(outs)
 	if in != nil {
-		if n, d, ok := gstc.CapsFraction(in, 0, "framerate"); ok {
+		if n, d, ok := gstglue.CapsFraction(in, 0, "framerate"); ok {
 			s += fmt.Sprintf(", framerate=(fraction)%d/%d", n, d)
 		}
 	}
@@ -221,7 +221,7 @@ func (e *element) refuse(self *base.GstBaseTransform, st *streamState, caps *gst
 	st.refusedCaps = text
 	e.stateMu.Unlock()
 	if !again {
-		gstc.PostErrorRaw(e.raw(), gstc.CoreNegotiation, "tensorinfer: "+err.Error(), "caps: "+text)
+		gstglue.PostErrorRaw(e.raw(), gstglue.CoreNegotiation, "tensorinfer: "+err.Error(), "caps: "+text)
 	}
 }
 

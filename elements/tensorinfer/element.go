@@ -11,7 +11,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
@@ -131,7 +132,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 				"and pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
-		return gstc.TakeStructureValue(e.statsStructure())
+		return gstglue.TakeStructureValue(e.statsStructure())
 	}),
 )
 
@@ -158,11 +159,11 @@ type element struct {
 }
 
 // raw returns the element as a borrowed RawElement.
-func (e *element) raw() gstc.RawElement {
-	return gstc.RawElementOf(e.self)
+func (e *element) raw() gstglue.RawElement {
+	return gstglue.RawElementOf(e.self)
 }
 
-// guard is gstc.Guard for the vfuncs go-gst calls (their self is nil, see
+// guard is gstglue.Guard for the vfuncs go-gst calls (their self is nil, see
 // element.self): a panic becomes onPanic's result and an error message
 // from the element, never an unwinding into C.
 func (e *element) guard(what string, onPanic func()) {
@@ -171,7 +172,7 @@ func (e *element) guard(what string, onPanic func()) {
 		return
 	}
 	onPanic()
-	gstc.PostErrorRaw(e.raw(), gstc.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
+	gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
 }
 
 func (*element) New() glib.GoObjectSubclass {
@@ -190,10 +191,10 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	klass.InstallProperties(props.ParamSpecs())
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take gstc's allocation-free trampolines.
-	gstc.InstallBaseTransform(klass)
+	frameengine.InstallBaseTransform(klass)
 	// The sink pad's caps are the model's (TransformCaps), whatever
 	// downstream takes.
-	gstc.InstallTransformSinkCaps(klass)
+	frameengine.InstallTransformSinkCaps(klass)
 }
 
 func sinkTemplate() *gst.Caps {
@@ -216,26 +217,26 @@ func tensorsTemplate() string {
 
 // InstanceInit binds e to the instance for gstc's trampolines. (Each
 // output frame's write bracket is announced downstream right before its
-// buffer by the frame's own push: gstc.TransformFinishFrame.)
+// buffer by the frame's own push: frameengine.TransformFinishFrame.)
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	// The per-frame trampolines (prepare-output-buffer, GstTensorSync
 	// begin) find e through a handle on the instance, not go-glib's
 	// lookup.
-	gstc.BindInstance(e.self, e)
+	frameengine.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
 }
 
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, e, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
 }
 
 func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
 	return props.Get(e, id)
 }
 

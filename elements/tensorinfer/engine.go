@@ -3,7 +3,7 @@ package tensorinfer
 import (
 	"unsafe"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/internal/ortabi"
 )
@@ -51,8 +51,8 @@ func (st *streamState) setEngineSession() {
 // table, taking a reference of ent for it; when the table is full, the
 // input used least recently leaves it first (its binding stays: a frame
 // on it asks Go again, which adds it back).
-func (st *streamState) addEngineInput(ent *pincache.Entry, k engineInput, in gstc.InferInput) (int, bool) {
-	if st.engine.NumInputs() >= gstc.MaxInferInputs {
+func (st *streamState) addEngineInput(ent *pincache.Entry, k engineInput, in frameengine.InferInput) (int, bool) {
+	if st.engine.NumInputs() >= frameengine.MaxInferInputs {
 		lru := 0
 		for i := range st.engineIns {
 			if st.engine.InputUsed(i) < st.engine.InputUsed(lru) {
@@ -124,7 +124,7 @@ func (st *streamState) touchEngineInputs() {
 	if st.engine.IsZero() || len(st.engineIns) == 0 {
 		return
 	}
-	var order [gstc.MaxInferInputs]int
+	var order [frameengine.MaxInferInputs]int
 	n := 0
 	for i := range st.engineIns {
 		if u := st.engine.InputUsed(i); u > st.engineTouched {

@@ -3,12 +3,12 @@ package tensorinfer
 import (
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 )
 
 // WaitingForSlot reports whether e's streaming thread is inside the
 // engine's wait for a free output slot (tests only).
 func WaitingForSlot(e *gst.Element) bool {
 	el := fromObject(e.Unsafe())
-	return el != nil && gstc.WakeOf(el.raw()).Waiters() > 0
+	return el != nil && frameengine.WakeOf(el.raw()).Waiters() > 0
 }

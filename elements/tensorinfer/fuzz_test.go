@@ -11,7 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -58,12 +58,12 @@ func inferCapsRun(t *testing.T, lib, model string, inputBytes int, capsSeq ...*g
 			if c != nil {
 				src.SetCaps(c)
 			}
-			mem, err := gstc.NewFdMemory(fd, inputBytes, nil)
+			mem, err := gstglue.NewFdMemory(fd, inputBytes, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, mem)
+			gstglue.AppendMemory(buf, mem)
 			src.PushBuffer(buf)
 		}
 		src.EndStream()
@@ -73,7 +73,7 @@ func inferCapsRun(t *testing.T, lib, model string, inputBytes int, capsSeq ...*g
 			t.Fatalf("caps %q: neither EOS nor an error within %v", caps.String(), fuzzBound)
 		}
 		if msg.Type() == gst.MessageError {
-			ge, _ := gstc.ParseErrorMessage(msg)
+			ge, _ := gstglue.ParseErrorMessage(msg)
 			if ge == nil || strings.TrimSpace(ge.Message) == "" {
 				t.Fatalf("caps %q: an error message with no text (%+v) from %s", caps.String(), ge, msg.Source())
 			}

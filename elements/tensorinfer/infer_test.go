@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -22,7 +22,7 @@ import (
 
 // result is what a pipeline run ends with.
 type result struct {
-	err     *gstc.GError // the first bus error, if any
+	err     *gstglue.GError // the first bus error, if any
 	sink    tensorpinsink.Stats
 	infer   tensorinfer.Stats
 	message map[string]uint64 // the tensorinfer-stats element message posted at EOS
@@ -61,7 +61,7 @@ func runPipelineOf(t testing.TB, p *gst.Pipeline, desc string, onFrame func(tens
 		}
 		switch msg.Type() {
 		case gst.MessageError:
-			r.err, _ = gstc.ParseErrorMessage(msg)
+			r.err, _ = gstglue.ParseErrorMessage(msg)
 		case gst.MessageElement:
 			if st := msg.GetStructure(); st != nil && st.Name() == "tensorinfer-stats" {
 				r.message = map[string]uint64{}

@@ -9,7 +9,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
@@ -36,7 +37,7 @@ func TestTensorInferProposesOnePoolPerConfiguration(t *testing.T) {
 	se, _ := p.GetElementByName("src")
 	buf := gst.NewBufferFromBytes(make([]byte, 64*64*3))
 	app.SrcFromElement(se).PushBuffer(buf)
-	gstc.ReleaseBuffer(buf)
+	gstglue.ReleaseBuffer(buf)
 	ie, _ := p.GetElementByName("infer")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 		if s, _ := tensorinfer.ReadStats(ie); s.Frames == 1 {
@@ -47,17 +48,17 @@ func TestTensorInferProposesOnePoolPerConfiguration(t *testing.T) {
 		}
 	}
 	pad := ie.GetStaticPad("sink")
-	defer gstc.ReleasePad(pad)
+	defer gstglue.ReleasePad(pad)
 	ask := func(capsText string) (pool uintptr, size, min, max int) {
 		t.Helper()
 		caps := gst.NewCapsFromString(capsText)
-		defer gstc.ReleaseCaps(caps)
+		defer gstglue.ReleaseCaps(caps)
 		q := gst.NewAllocationQuery(caps, true)
-		defer gstc.ReleaseQuery(q)
+		defer gstglue.ReleaseQuery(q)
 		if !pad.Query(q) {
 			t.Fatalf("allocation query for %s refused", capsText)
 		}
-		pool, size, min, max, ok := gstc.AllocationPool(q, 0)
+		pool, size, min, max, ok := frameengine.AllocationPool(q, 0)
 		if !ok || pool == 0 {
 			t.Fatalf("no pool proposed for %s", capsText)
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -93,7 +93,7 @@ func TestTensorInferPreprocessCapsChanges(t *testing.T) {
 			f := forms[i%len(forms)]
 			caps := gst.NewCapsFromString(fmt.Sprintf("video/x-raw,format=%s,width=%d,height=%d,framerate=0/1", f.format, f.w, f.h))
 			src.SetCaps(caps)
-			gstc.ReleaseCaps(caps)
+			gstglue.ReleaseCaps(caps)
 			if !pushNewMemfd(t, src, frameOf(i), time.Duration(i)*time.Millisecond) {
 				return
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
@@ -55,14 +55,14 @@ func TestTensorInferPreprocessVideoMetaLayouts(t *testing.T) {
 		defer unix.Close(fd)
 		unix.Ftruncate(fd, memSize)
 		pool[i] = fd
-		if mems[i], err = gstc.NewFdMemory(fd, memSize, func() {}); err != nil {
+		if mems[i], err = gstglue.NewFdMemory(fd, memSize, func() {}); err != nil {
 			t.Fatal(err)
 		}
-		defer gstc.ReleaseMemory(mems[i])
+		defer gstglue.ReleaseMemory(mems[i])
 	}
-	metas := [2]*gstc.VideoMetaLayout{}
+	metas := [2]*gstglue.VideoMetaLayout{}
 	for k, l := range layouts {
-		if metas[k], err = gstc.PrepareVideoMeta("RGBx", w, h, []int{l.stride}, []int{l.offset}); err != nil {
+		if metas[k], err = gstglue.PrepareVideoMeta("RGBx", w, h, []int{l.stride}, []int{l.offset}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,19 +102,19 @@ func TestTensorInferPreprocessVideoMetaLayouts(t *testing.T) {
 			}
 			unix.Pwrite(pool[n%2], img, 0)
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, gstc.RefMemory(mems[n%2]))
+			gstglue.AppendMemory(buf, gstglue.RefMemory(mems[n%2]))
 			// Layout 0 is the caps': every other pair of its frames comes
 			// without a meta (read as the caps say, after frames that
 			// made the pass read the padded layout).
 			if k == 1 || (n/4)%2 == 0 {
-				if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), metas[k]); err != nil {
+				if err := gstglue.AddVideoMeta(gstglue.BorrowBuffer(buf), metas[k]); err != nil {
 					t.Error(err)
 					return
 				}
 			}
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(n) * time.Millisecond))
 			ok := src.PushBuffer(buf) == gst.FlowOK
-			gstc.ReleaseBuffer(buf)
+			gstglue.ReleaseBuffer(buf)
 			if !ok {
 				return
 			}

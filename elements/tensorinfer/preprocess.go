@@ -10,7 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
@@ -234,11 +235,11 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 	in := st.sess.Input()
 	if pre.t, err = tensor.Alloc(in.Layout(), tensor.AllocOptions{Source: tensor.SourceMemfd, Name: "tensorinfer-input"}); err != nil {
 		pre.close()
-		return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate the model's input: %v", err)
+		return gstglue.Fail(gstglue.ResourceNoSpaceLeft, "cannot allocate the model's input: %v", err)
 	}
 	if pre.pin, err = pre.t.PinHost(); err != nil {
 		pre.close()
-		return gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot pin the model's input: %v", err)
+		return gstglue.Fail(gstglue.ResourceNoSpaceLeft, "cannot pin the model's input: %v", err)
 	}
 	// The old pass (if any) goes once the new one is bound in its
 	// place: a bind that fails leaves the element as it was.
@@ -255,8 +256,8 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 	if st.set.output == outputVideo {
 		tr := pre.plan.Transform()
 		caps := tensorsCapsOf(st.sess.Outputs())
-		defer gstc.ReleaseCaps(caps)
-		st.video.Set(true, int(st.set.interval), caps, gstc.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
+		defer gstglue.ReleaseCaps(caps)
+		st.video.Set(true, int(st.set.interval), caps, frameengine.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
 			ScaleX: tr.ScaleX, ScaleY: tr.ScaleY, OffsetX: tr.OffsetX, OffsetY: tr.OffsetY})
 	}
 	cat.LogInfo(fmt.Sprintf("pre-processing %s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, cfg.SrcWidth, cfg.SrcHeight,
@@ -278,7 +279,7 @@ func (e *element) replanPreprocess(st *streamState, strides, offsets []int) erro
 	cfg.SrcOffsets = append([]int(nil), offsets...)
 	plan, err := preprocess.NewPlan(cfg)
 	if err != nil {
-		return gstc.Fail(gstc.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
+		return gstglue.Fail(gstglue.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
 	}
 	old := pre.plan
 	pre.plan, pre.cfg, pre.strides, pre.offsets = plan, cfg, cfg.SrcStrides, cfg.SrcOffsets
@@ -295,11 +296,11 @@ func (st *streamState) setEnginePreprocess() {
 	}
 	pre := st.pre
 	if pre == nil || st.sess == nil || st.ring == nil {
-		st.engine.SetPreprocess(gstc.Preprocess{})
+		st.engine.SetPreprocess(frameengine.Preprocess{})
 		return
 	}
 	b := pre.pin.Bytes()
-	st.engine.SetPreprocess(gstc.Preprocess{
+	st.engine.SetPreprocess(frameengine.Preprocess{
 		Plan: pre.plan.CPlan(), Run: preprocess.CRunFunc(), Dst: unsafe.Pointer(unsafe.SliceData(b)), DstLen: len(b),
 		Strides: pre.strides, Offsets: pre.offsets, CapsStrides: pre.capsStrides, CapsOffsets: pre.capsOffsets,
 		IO: st.engineIO(preInputSlot),

@@ -6,7 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -88,16 +89,16 @@ func TestTensorInferPreprocess(t *testing.T) {
 func TestTensorInferPreprocessVideoTransform(t *testing.T) {
 	lib := infertest.Lib(t)
 	model := writeModel(t, "nchw.onnx", infertest.Means{NCHW: true, H: 24, W: 32, C: 3, Scale: 1}.ONNX())
-	var got []gstc.Transform
+	var got []frameengine.Transform
 	desc := fmt.Sprintf("tensorsrc num-buffers=3 pattern=counter ! video/x-raw,format=RGBx,width=64,height=32 ! "+
 		"tensorinfer name=infer output=video resize=letterbox ort-library=%s model=%s ! fakesink", lib, model)
-	videoRun(t, desc, func(gstc.RawBuffer) {}, func(b gstc.RawBuffer) {
-		if m, ok := gstc.ReadTensorPinMeta(b); ok {
+	videoRun(t, desc, func(gstglue.RawBuffer) {}, func(b gstglue.RawBuffer) {
+		if m, ok := frameengine.ReadTensorPinMeta(b); ok {
 			got = append(got, m.Transform)
-			gstc.UnrefRawBuffer(m.Tensors)
+			gstglue.UnrefRawBuffer(m.Tensors)
 		}
 	})
-	want := gstc.Transform{ModelWidth: 32, ModelHeight: 24, ScaleX: 0.5, ScaleY: 0.5, OffsetY: 4}
+	want := frameengine.Transform{ModelWidth: 32, ModelHeight: 24, ScaleX: 0.5, ScaleY: 0.5, OffsetY: 4}
 	if len(got) != 3 {
 		t.Fatalf("%d metas, want 3", len(got))
 	}
@@ -154,20 +155,20 @@ func runPreprocessed(t *testing.T, desc string, plan *preprocess.Plan, m inferte
 	inputs := map[uint64][]byte{}
 	var problems []string
 	outs := 0
-	s := videoRun(t, desc, func(b gstc.RawBuffer) {
+	s := videoRun(t, desc, func(b gstglue.RawBuffer) {
 		buf := make([]byte, plan.SrcSize())
-		gstc.ExtractBuffer(b, buf)
+		gstglue.ExtractBuffer(b, buf)
 		mu.Lock()
-		inputs[gstc.BufferPTS(b)] = buf
+		inputs[gstglue.BufferPTS(b)] = buf
 		mu.Unlock()
-	}, func(b gstc.RawBuffer) {
+	}, func(b gstglue.RawBuffer) {
 		mu.Lock()
 		defer mu.Unlock()
 		outs++
 		got := make([]byte, 12)
-		gstc.ExtractBuffer(b, got)
+		gstglue.ExtractBuffer(b, got)
 		dst := make([]byte, plan.DstSize())
-		if err := plan.Run(dst, inputs[gstc.BufferPTS(b)]); err != nil {
+		if err := plan.Run(dst, inputs[gstglue.BufferPTS(b)]); err != nil {
 			problems = append(problems, err.Error())
 			return
 		}
@@ -175,7 +176,7 @@ func runPreprocessed(t *testing.T, desc string, plan *preprocess.Plan, m inferte
 		want := m.Reference(func(y, x, c int) float64 { return float64(img[(c*m.H+y)*m.W+x]) })[0]
 		for i, v := range floats(got) {
 			if !within(v, want[i]) {
-				problems = append(problems, fmt.Sprintf("frame at %d: scores %v, want %v", gstc.BufferPTS(b), floats(got), want))
+				problems = append(problems, fmt.Sprintf("frame at %d: scores %v, want %v", gstglue.BufferPTS(b), floats(got), want))
 				break
 			}
 		}

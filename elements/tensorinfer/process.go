@@ -6,35 +6,36 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
-// InferInput implements gstc.InferFrameHost: the engine's call when a
+// InferInput implements frameengine.InferFrameHost: the engine's call when a
 // frame's memory is not in its table. It finds the input's pinned entry
 // (importing it, or the element's own memory for an input that is not
 // one fd memory, which the engine copies into), binds it once (the
 // session input slot for its memory and layout), and puts it in the
 // engine's table. Errors are posted here and named as the frame's.
-func (e *element) InferInput(self gstc.RawElement, in gstc.RawBuffer) int {
+func (e *element) InferInput(self gstglue.RawElement, in gstglue.RawBuffer) int {
 	st := e.current()
 	if st == nil {
 		return int(gst.FlowFlushing)
 	}
 	i, err := e.engineInputFor(st, in)
 	if err != nil {
-		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), "tensorinfer: "+err.Error(), "")
+		gstglue.PostErrorRaw(self, gstglue.CodeOf(err, gstglue.StreamFailed), "tensorinfer: "+err.Error(), "")
 		return int(gst.FlowError)
 	}
 	return i
 }
 
-func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error) {
+func (e *element) engineInputFor(st *streamState, in gstglue.RawBuffer) (int, error) {
 	v := &st.view
-	gstc.ReadBufferView(in, st.qkey, v) // the one read of the buffer
+	gstglue.ReadBufferView(in, st.qkey, v) // the one read of the buffer
 	l := st.inLayout
 	vm, hasMeta := v.VideoMeta()
 	if st.pre != nil {
@@ -52,13 +53,13 @@ func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error
 	}
 	g, err := st.inputGeometry(l)
 	if err != nil {
-		return 0, gstc.Fail(gstc.StreamFormat, "input layout %v: %v", l, err)
+		return 0, gstglue.Fail(gstglue.StreamFormat, "input layout %v: %v", l, err)
 	}
 	off := l.Offset
 	if v.Size() < off+g.Extent {
 		// A copy would run the model on the bytes this buffer has and a
 		// stale tail: refused, as tensorpinsink refuses it.
-		return 0, gstc.Fail(gstc.StreamFormat, "input buffer of %d bytes is shorter than the frame its caps describe "+
+		return 0, gstglue.Fail(gstglue.StreamFormat, "input buffer of %d bytes is shorter than the frame its caps describe "+
 			"(%d bytes from byte %d: %v %v, row stride %d)", v.Size(), g.Extent, off, l.DType, l.Shape, g.Stride)
 	}
 	fd := v.NMemory() == 1 && v.MemFD(0) >= 0 && off+g.Extent <= v.MemSize(0)
@@ -87,7 +88,7 @@ func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error
 		}
 	}
 	key, id := ent.Key(), ent.Tensor().Identity()
-	rec := gstc.InferInput{
+	rec := frameengine.InferInput{
 		Tag: ent.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: ent.Tensor(),
 		Dev: id.Dev, Ino: id.Ino, Offset: uint64(kOff), Stride: kStride, Host: unsafe.Pointer(unsafe.SliceData(ent.Pin().Bytes())),
 		Need: uint64(off + g.Extent), Slot: slot, Copy: !fd,
@@ -100,15 +101,15 @@ func (e *element) engineInputFor(st *streamState, in gstc.RawBuffer) (int, error
 	}
 	i, ok := st.addEngineInput(ent, engineInput{offset: kOff, stride: kStride, slot: slot}, rec)
 	if !ok {
-		return 0, gstc.Fail(gstc.CoreFailed, "the input's pinned memory cannot be bracketed from C (no shared bracket)")
+		return 0, gstglue.Fail(gstglue.CoreFailed, "the input's pinned memory cannot be bracketed from C (no shared bracket)")
 	}
 	return i, nil
 }
 
-// InferRun implements gstc.InferFrameHost: the run of an input slot
+// InferRun implements frameengine.InferFrameHost: the run of an input slot
 // package infer converts before each run (a frame laid out otherwise
 // than the model takes it), which is Go's.
-func (e *element) InferRun(self gstc.RawElement, inSlot, outSlot int) gst.FlowReturn {
+func (e *element) InferRun(self gstglue.RawElement, inSlot, outSlot int) gst.FlowReturn {
 	st := e.current()
 	if st == nil {
 		return gst.FlowFlushing
@@ -117,13 +118,13 @@ func (e *element) InferRun(self gstc.RawElement, inSlot, outSlot int) gst.FlowRe
 		inSlot = preInputSlot
 	}
 	if err := st.sess.Run(inSlot, outSlot); err != nil {
-		gstc.PostErrorRaw(self, gstc.LibraryFailed, "tensorinfer: "+err.Error(), "")
+		gstglue.PostErrorRaw(self, gstglue.LibraryFailed, "tensorinfer: "+err.Error(), "")
 		return gst.FlowError
 	}
 	return gst.FlowOK
 }
 
-// InferPerFrame implements gstc.InferFrameHost: the run of a frame the
+// InferPerFrame implements frameengine.InferFrameHost: the run of a frame the
 // upstream way (TENSORPIN_INFER_MODE=per-frame, a benchmark aid) on its
 // input (the engine's table input i, found, pinned and bracketed as in
 // the element's way, so that only what the two ways do with ONNX Runtime
@@ -131,41 +132,41 @@ func (e *element) InferRun(self gstc.RawElement, inSlot, outSlot int) gst.FlowRe
 // a run without IoBinding, every output copied into new memory) and a
 // new buffer of system memories holding a copy of each output, as
 // GStreamer's onnxinference pushes. The output ring is not used.
-func (e *element) InferPerFrame(self gstc.RawElement, in gstc.RawBuffer, i int) (gst.FlowReturn, gstc.RawBuffer) {
+func (e *element) InferPerFrame(self gstglue.RawElement, in gstglue.RawBuffer, i int) (gst.FlowReturn, gstglue.RawBuffer) {
 	st := e.current()
 	if st == nil || i < 0 || i >= len(st.engineIns) {
-		return gst.FlowFlushing, gstc.RawBuffer{}
+		return gst.FlowFlushing, gstglue.RawBuffer{}
 	}
 	buf, err := e.runPerFrame(st, in, st.engineIns[i])
 	if err != nil {
-		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), "tensorinfer: "+err.Error(), "")
-		return gst.FlowError, gstc.RawBuffer{}
+		gstglue.PostErrorRaw(self, gstglue.CodeOf(err, gstglue.StreamFailed), "tensorinfer: "+err.Error(), "")
+		return gst.FlowError, gstglue.RawBuffer{}
 	}
 	return gst.FlowOK, buf
 }
 
-func (e *element) runPerFrame(st *streamState, in gstc.RawBuffer, ei engineInput) (gstc.RawBuffer, error) {
+func (e *element) runPerFrame(st *streamState, in gstglue.RawBuffer, ei engineInput) (gstglue.RawBuffer, error) {
 	v := &st.view
-	gstc.ReadBufferView(in, st.qkey, v)
+	gstglue.ReadBufferView(in, st.qkey, v)
 	l := st.inLayout
 	l.Offset, l.RowStride = ei.offset, ei.stride
 	g, err := l.Geometry()
 	if err != nil {
-		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
+		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.StreamFormat, "input layout: %v", err)
 	}
 	p, err := ei.ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		return gstc.RawBuffer{}, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	l.Offset = 0
 	outs, runErr := st.sess.RunPerFrame(infer.Input{Pin: &p, Layout: l, Transpose: st.transpose})
 	p.Release()
 	if runErr != nil {
-		return gstc.RawBuffer{}, gstc.Fail(gstc.LibraryFailed, "%v", runErr)
+		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.LibraryFailed, "%v", runErr)
 	}
-	buf, ok := gstc.NewCopiedBuffer(v.PTS(), v.DTS(), v.Duration(), outs...)
+	buf, ok := frameengine.NewCopiedBuffer(v.PTS(), v.DTS(), v.Duration(), outs...)
 	if !ok {
-		return gstc.RawBuffer{}, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate the output buffer")
+		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.ResourceNoSpaceLeft, "cannot allocate the output buffer")
 	}
 	for _, o := range outs {
 		e.stats.copies.Add(1)
@@ -203,18 +204,18 @@ func (e *element) bindOnce(st *streamState, ent *pincache.Entry, l tensor.Layout
 	}
 	g, err := l.Geometry()
 	if err != nil {
-		return 0, gstc.Fail(gstc.StreamFormat, "input layout: %v", err)
+		return 0, gstglue.Fail(gstglue.StreamFormat, "input layout: %v", err)
 	}
 	p, err := ent.Pin().Narrow(l.Offset, g.Extent)
 	if err != nil {
-		return 0, gstc.Fail(gstc.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
+		return 0, gstglue.Fail(gstglue.StreamFormat, "input at offset %d (%d bytes) does not fit its memory: %v", l.Offset, g.Extent, err)
 	}
 	defer p.Release()
 	bl := l
 	bl.Offset = 0
 	slot := st.binds.take()
 	if err := st.sess.BindInput(slot, infer.Input{Pin: &p, Layout: bl, Transpose: st.transpose}); err != nil {
-		return 0, gstc.Fail(gstc.CoreNegotiation, "%v", err)
+		return 0, gstglue.Fail(gstglue.CoreNegotiation, "%v", err)
 	}
 	st.binds.add(slot, k)
 	e.stats.inputsBound.Store(uint64(st.binds.count()))
@@ -272,7 +273,7 @@ func (h *insertHooks) AfterInsert()  { h.e.unbindEvicted(h.st) }
 
 // entryForMemory finds the pinned entry of memory i of the view
 // (pinread.Reader.EntryForMemory), counted.
-func (e *element) entryForMemory(st *streamState, v *gstc.BufferView, i int) (*pincache.Entry, error) {
+func (e *element) entryForMemory(st *streamState, v *gstglue.BufferView, i int) (*pincache.Entry, error) {
 	r := e.reader(st)
 	ent, isNew, err := r.EntryForMemory(v, i)
 	e.countLookup(ent, isNew)
@@ -312,17 +313,17 @@ func (e *element) copyEntry(st *streamState, size int) (*pincache.Entry, error) 
 
 // SinkEOS posts the counters as the element message tensorinfer-stats,
 // before EOS goes downstream.
-func (e *element) SinkEOS(self gstc.RawElement) {
+func (e *element) SinkEOS(self gstglue.RawElement) {
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
-	gstc.PostElementMessageRaw(self, e.statsStructure())
+	gstglue.PostElementMessageRaw(self, e.statsStructure())
 }
 
 // SinkFlushStop forgets the pending begins (their buffers were
 // flushed) and the last result output=video reuses. (The flush flag
 // that ends the engine's waits is C's: gstc's wake.)
-func (e *element) SinkFlushStop(self gstc.RawElement) {
+func (e *element) SinkFlushStop(self gstglue.RawElement) {
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 		st.video.Reset()

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
@@ -42,7 +42,7 @@ type resizer struct {
 	n      int
 	steady uint64
 	// slots: true once the slot was resized.
-	slots    map[gstc.RawMemory]bool
+	slots    map[gstglue.RawMemory]bool
 	resized  int
 	reused   int // frames of the chosen way on a slot resized before
 	kept     []int
@@ -61,18 +61,18 @@ func (r *resizer) probe(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 	r.n++
 	inC := s.SteadyFrames > r.steady
 	r.steady = s.SteadyFrames
-	rb := gstc.BorrowBuffer(buf)
+	rb := gstglue.BorrowBuffer(buf)
 	if nm := int(buf.NumMemoryBlocks()); nm != 2 {
 		r.problems = append(r.problems, fmt.Sprintf("frame %d: %d memories, want 2", n, nm))
 		return gst.PadProbeOK
 	}
 	for k := range 2 {
-		if m := gstc.PeekMemory(rb, k); m.Offset() != 0 || m.Size() != resizeTensorBytes {
+		if m := gstglue.PeekMemory(rb, k); m.Offset() != 0 || m.Size() != resizeTensorBytes {
 			r.problems = append(r.problems, fmt.Sprintf("frame %d (made in C: %v) memory %d arrived with offset %d, size %d; want 0, %d (its whole tensor)",
 				n, inC, k, m.Offset(), m.Size(), resizeTensorBytes))
 		}
 	}
-	slot := gstc.PeekMemory(rb, 0)
+	slot := gstglue.PeekMemory(rb, 0)
 	if r.slots[slot] || inC != r.inC {
 		if r.slots[slot] && inC == r.inC {
 			r.reused++
@@ -85,9 +85,9 @@ func (r *resizer) probe(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		r.problems = append(r.problems, fmt.Sprintf("frame %d: not writable at tensorinfer's src pad; cannot resize it", n))
 		return gst.PadProbeDrop
 	}
-	m1 := gstc.PeekMemory(rb, 1)
+	m1 := gstglue.PeekMemory(rb, 1)
 	buf.Resize(4, 2*resizeTensorBytes-8)
-	if gstc.PeekMemory(rb, 0) != slot || gstc.PeekMemory(rb, 1) != m1 || slot.Offset() != 4 || m1.Size() != resizeTensorBytes-4 {
+	if gstglue.PeekMemory(rb, 0) != slot || gstglue.PeekMemory(rb, 1) != m1 || slot.Offset() != 4 || m1.Size() != resizeTensorBytes-4 {
 		r.problems = append(r.problems, fmt.Sprintf("frame %d: gst_buffer_resize did not trim the slot's own memories in place", n))
 	}
 	r.resized++
@@ -123,7 +123,7 @@ func runResized(t *testing.T, desc string, inC bool, frames int, ref func(n int)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &resizer{infer: infer, inC: inC, slots: map[gstc.RawMemory]bool{}}
+	r := &resizer{infer: infer, inC: inC, slots: map[gstglue.RawMemory]bool{}}
 	pad := infer.GetStaticPad("src")
 	// Removed at the end: the probe's closure holds infer, which holds
 	// the pad (a cycle through C that no finalizer breaks).
@@ -148,7 +148,7 @@ func runResized(t *testing.T, desc string, inC bool, frames int, ref func(n int)
 		t.Fatal("no EOS within 90 s")
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		t.Errorf("pipeline error: %s (%s)", ge.Message, ge.Debug)
 	}
 	p.SetState(gst.StateNull)

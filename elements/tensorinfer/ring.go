@@ -5,7 +5,8 @@ import (
 	"sync"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
@@ -19,7 +20,7 @@ import (
 type outTensor struct {
 	t   *tensor.Tensor
 	pin pin.HostPin
-	m   gstc.RawMemory
+	m   gstglue.RawMemory
 	id  tensor.Identity
 }
 
@@ -31,7 +32,7 @@ type outSlot struct {
 
 // ring is the output ring of one session. Which slots are free, which
 // memories are downstream and which write brackets are open is kept in C
-// (gstc.OutRing), where the frame engine takes a slot and a memory's
+// (frameengine.OutRing), where the frame engine takes a slot and a memory's
 // return — on any thread — leaves its write bracket and frees its slot,
 // the slot freed last handed out first (most recently freed first keeps
 // the outputs' working set in the CPU cache: when every frame comes back
@@ -46,23 +47,23 @@ type outSlot struct {
 type ring struct {
 	mu     sync.Mutex
 	slots  []*outSlot
-	c      *gstc.OutRing
-	mring  *gstc.MemRing
+	c      *frameengine.OutRing
+	mring  *frameengine.MemRing
 	closed bool
 	stats  *counters
 }
 
 // newRing allocates n output slots for the session's outputs and binds
 // each once (engine BindOutput). On error everything allocated is freed.
-func newRing(sess *infer.Session, n int, stats *counters, cc gstc.InferCounters) (*ring, error) {
+func newRing(sess *infer.Session, n int, stats *counters, cc frameengine.InferCounters) (*ring, error) {
 	outs := sess.Outputs()
-	if len(outs) > capslayout.MaxTensors || len(outs) > gstc.MaxOutTensors {
+	if len(outs) > capslayout.MaxTensors || len(outs) > frameengine.MaxOutTensors {
 		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
 	}
 	r := &ring{stats: stats}
-	r.c = gstc.NewOutRing(cc, nil)
+	r.c = frameengine.NewOutRing(cc, nil)
 	// Returns are the C ring's; the MemRing only frees memories.
-	r.mring = gstc.NewMemRing(gstc.EndTally{}, func(int, uint32) bool { return false })
+	r.mring = frameengine.NewMemRing(frameengine.EndTally{}, func(int, uint32) bool { return false })
 	if err := r.grow(sess, n); err != nil {
 		r.close()
 		return nil, err
@@ -79,7 +80,7 @@ func newRing(sess *infer.Session, n int, stats *counters, cc gstc.InferCounters)
 // slots it has.
 func (r *ring) grow(sess *infer.Session, n int) error {
 	outs := sess.Outputs()
-	n = min(n, gstc.MaxOutSlots)
+	n = min(n, frameengine.MaxOutSlots)
 	for {
 		r.mu.Lock()
 		i := len(r.slots)
@@ -91,9 +92,9 @@ func (r *ring) grow(sess *infer.Session, n int) error {
 		if err != nil {
 			return fmt.Errorf("output slot %d of %d: %w", i+1, n, err)
 		}
-		ts := make([]gstc.OutTensor, len(sl.tensors))
+		ts := make([]frameengine.OutTensor, len(sl.tensors))
 		for k, ot := range sl.tensors {
-			ts[k] = gstc.OutTensor{Mem: ot.m, Tensor: ot.t, Dev: ot.id.Dev, Ino: ot.id.Ino, Off: uint64(ot.t.Offset())}
+			ts[k] = frameengine.OutTensor{Mem: ot.m, Tensor: ot.t, Dev: ot.id.Dev, Ino: ot.id.Ino, Off: uint64(ot.t.Offset())}
 		}
 		idx, err := r.c.AddSlot(ts)
 		if err != nil || idx != i {
@@ -139,7 +140,7 @@ func (r *ring) makeSlot(sess *infer.Session, i int, outs []infer.TensorInfo) (*o
 			ot.pin.Release()
 			ot.t.Close()
 		}
-		m, err := r.mring.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*gstc.MaxOutTensors+k, release)
+		m, err := r.mring.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*frameengine.MaxOutTensors+k, release)
 		if err != nil {
 			release()
 			sl.drop()
@@ -160,7 +161,7 @@ func (r *ring) makeSlot(sess *infer.Session, i int, outs []infer.TensorInfo) (*o
 // release closes the tensors).
 func (sl *outSlot) drop() {
 	for _, ot := range sl.tensors {
-		gstc.UnrefRingMemory(ot.m)
+		frameengine.UnrefRingMemory(ot.m)
 	}
 	sl.tensors = nil
 }

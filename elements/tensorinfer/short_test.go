@@ -11,7 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
@@ -66,7 +66,7 @@ func TestTensorInferShortInputIsAnError(t *testing.T) {
 					t.Errorf("error %q does not say %q", r.err.Message, want)
 				}
 			}
-			if r.err.Domain != gstc.StreamFormat.Domain() || r.err.Code != gstc.StreamFormat.Code() {
+			if r.err.Domain != gstglue.StreamFormat.Domain() || r.err.Code != gstglue.StreamFormat.Code() {
 				t.Errorf("error %s/%d, want the stream domain's FORMAT", r.err.DomainName, r.err.Code)
 			}
 			if r.infer.Runs != 1 || r.sink.Frames != 1 {

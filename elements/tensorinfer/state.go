@@ -14,7 +14,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
@@ -49,11 +50,11 @@ type streamState struct {
 	spareClosed bool
 
 	cache *pincache.Cache
-	qkey  gstc.QdataKey
+	qkey  gstglue.QdataKey
 	// pools: the pool proposed upstream, reused for identical queries.
-	pools *gstc.PoolCache
+	pools *frameengine.PoolCache
 	// video: output=video's state in C (the frame paths read it there).
-	video gstc.VideoOut
+	video frameengine.VideoOut
 	// pre: pre-processing's pass and bound input (nil: frames feed the
 	// model as they are).
 	pre *preState
@@ -77,22 +78,22 @@ type streamState struct {
 	unbindScratch []int
 	own           *tensor.Tensor // copy path: pinned memfd, bound as one input slot
 
-	view gstc.BufferView
+	view gstglue.BufferView
 	// begins: the GstTensorSync begins received (serialized, from
 	// upstream) whose buffers have not been run yet — C memory on the
 	// element, where gstc's sink-event trampoline records them (the event
 	// is consumed: the element announces its own output).
-	begins gstc.PendingBegins
+	begins frameengine.PendingBegins
 	// engine: the frame engine in C (engine.go), made at start, freed at
 	// stop; engineIns: what its table's inputs hold (index for index);
 	// engineTouched: the last use stamp touchEngineInputs gave the pin
 	// cache.
-	engine        gstc.InferFrame
+	engine        frameengine.InferFrame
 	engineIns     []engineInput
 	engineTouched uint64
 	// hooks: the pin-cache insert hooks of the run (reader).
 	hooks insertHooks
-	cc    gstc.InferCounters
+	cc    frameengine.InferCounters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).
@@ -127,7 +128,7 @@ func perFrameMode() (bool, error) {
 }
 
 // qdataKeys lends each running element a qdata key of its own.
-var qdataKeys = gstc.NewQdataKeyPool("tensorinfer")
+var qdataKeys = gstglue.NewQdataKeyPool("tensorinfer")
 
 // options are the engine options the settings ask for.
 func (s settings) options(shapes map[string][]int64) infer.Options {
@@ -148,15 +149,15 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer e.guard("start", func() { ret = false })
 	set := e.readSettings()
 	e.stats.reset()
-	gstc.InferCountersOf(e.raw()).Reset()
+	frameengine.InferCountersOf(e.raw()).Reset()
 	perFrame, err := perFrameMode()
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensorinfer: "+err.Error(), "")
 		return false
 	}
 	st, code, err := e.open(set)
 	if err != nil {
-		gstc.PostErrorRaw(e.raw(), code, err.Error(), "")
+		gstglue.PostErrorRaw(e.raw(), code, err.Error(), "")
 		return false
 	}
 	if st.perFrame = perFrame; perFrame {
@@ -164,18 +165,18 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 			"IoBinding and a copy of every output into a new buffer (the upstream way, a benchmark aid): " +
 			"unset it for the element's bound-once way")
 	}
-	st.begins = gstc.PendingBeginsOf(e.raw())
+	st.begins = frameengine.PendingBeginsOf(e.raw())
 	st.begins.Clear()
-	st.video = gstc.VideoOutOf(e.raw())
+	st.video = frameengine.VideoOutOf(e.raw())
 	st.video.ClearReused()
-	st.video.Set(set.output == outputVideo, int(set.interval), nil, gstc.Transform{})
+	st.video.Set(set.output == outputVideo, int(set.interval), nil, frameengine.Transform{})
 	if perFrame && (set.output == outputVideo || st.preprocessing()) {
-		st.video.Set(false, 1, nil, gstc.Transform{})
+		st.video.Set(false, 1, nil, frameengine.Transform{})
 		st.close()
-		gstc.PostErrorRaw(e.raw(), gstc.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
+		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
 		return false
 	}
-	st.engine = gstc.NewInferFrame(e.raw(), st.cc)
+	st.engine = frameengine.NewInferFrame(e.raw(), st.cc)
 	st.engine.SetPerFrame(perFrame)
 	st.engine.SetSync(time.Duration(set.syncTimeout)*time.Millisecond, set.onSyncTimeout == onTimeoutDrop)
 	st.setEngineSession()
@@ -187,15 +188,15 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	return true
 }
 
-func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err error) {
+func (e *element) open(set settings) (st *streamState, code gstglue.ErrorCode, err error) {
 	if set.model == "" {
-		return nil, gstc.ResourceNotFound, errors.New("tensorinfer: no model: set the model property to an .onnx file")
+		return nil, gstglue.ResourceNotFound, errors.New("tensorinfer: no model: set the model property to an .onnx file")
 	}
 	env, err := infer.Load(set.ortLibrary)
 	if err != nil {
-		return nil, gstc.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
+		return nil, gstglue.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
 	}
-	s := &streamState{set: set, env: env, cc: gstc.InferCountersOf(e.raw()), binds: newInputBindings()}
+	s := &streamState{set: set, env: env, cc: frameengine.InferCountersOf(e.raw()), binds: newInputBindings()}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -213,7 +214,7 @@ func (e *element) open(set settings) (st *streamState, code gstc.ErrorCode, err 
 			return nil, modelCode(err), fmt.Errorf("tensorinfer: %w", err)
 		}
 	}
-	st.pools = gstc.NewPoolCache()
+	st.pools = frameengine.NewPoolCache()
 	st.cache = pincache.NewWithSlots(16, e.slots)
 	st.cache.AutoGrow(4096)
 	st.qkey = qdataKeys.Take()
@@ -232,16 +233,16 @@ func dynamicInput(info infer.ModelInfo) bool {
 	return false
 }
 
-func modelCode(err error) gstc.ErrorCode {
+func modelCode(err error) gstglue.ErrorCode {
 	switch {
 	case errors.Is(err, infer.ErrRuntimeUnavailable):
-		return gstc.LibraryInit
+		return gstglue.LibraryInit
 	case errors.Is(err, infer.ErrModel):
-		return gstc.ResourceOpenRead
+		return gstglue.ResourceOpenRead
 	case errors.Is(err, infer.ErrInput), errors.Is(err, infer.ErrDynamicDims):
-		return gstc.CoreNegotiation
+		return gstglue.CoreNegotiation
 	}
-	return gstc.LibraryFailed
+	return gstglue.LibraryFailed
 }
 
 // openSession creates the session with shapes fixed and its output ring
@@ -295,7 +296,7 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
 		st.clearEngineInputs()
 		st.engine.SetReady(false)
-		st.engine.SetPreprocess(gstc.Preprocess{})
+		st.engine.SetPreprocess(frameengine.Preprocess{})
 		st.engine.SetRing(nil)
 		st.cache.Clear()
 		st.pre.close() // bound to the old session
@@ -380,7 +381,7 @@ func (st *streamState) close() {
 	st.clearEngineInputs()
 	if !st.engine.IsZero() {
 		st.engine.Free() // uninstalled by Stop, or never installed
-		st.engine = gstc.InferFrame{}
+		st.engine = frameengine.InferFrame{}
 	}
 	if st.ring != nil {
 		st.ring.close()
@@ -422,8 +423,8 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	}
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	e.stats.framesReused.Store(st.video.Reused())
-	st.video.Set(false, 1, nil, gstc.Transform{}) // the last result goes
-	gstc.UninstallInferFrame(e.raw())
+	st.video.Set(false, 1, nil, frameengine.Transform{}) // the last result goes
+	frameengine.UninstallInferFrame(e.raw())
 	st.close()
 	cat.LogInfo("stopped")
 	return true
@@ -543,12 +544,12 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 		return fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s (use output=tensors)", f.Media)
 	}
 	caps := tensorsCapsOf(st.sess.Outputs())
-	defer gstc.ReleaseCaps(caps)
+	defer gstglue.ReleaseCaps(caps)
 	w, h := 0, 0
 	if len(l.Shape) >= 2 {
 		h, w = l.Shape[0], l.Shape[1]
 	}
-	st.video.Set(true, int(st.set.interval), caps, gstc.Transform{ModelWidth: w, ModelHeight: h, ScaleX: 1, ScaleY: 1})
+	st.video.Set(true, int(st.set.interval), caps, frameengine.Transform{ModelWidth: w, ModelHeight: h, ScaleX: 1, ScaleY: 1})
 	return nil
 }
 
@@ -556,12 +557,12 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 // does) and says the element reads GstVideoMeta.
 func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *gst.Query) (ret bool) {
 	defer e.guard("propose-allocation", func() { ret = false })
-	query.AddAllocationMeta(gstc.VideoMetaAPIType(), nil)
+	query.AddAllocationMeta(gstglue.VideoMetaAPIType(), nil)
 	set := e.readSettings()
 	if !set.proposePool {
 		return true
 	}
-	caps, _ := gstc.AllocationCaps(query)
+	caps, _ := frameengine.AllocationCaps(query)
 	if caps == nil {
 		return true
 	}
@@ -571,9 +572,9 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 	if err != nil || (len(f.Planes) != 1 && !set.preprocessing()) {
 		return true
 	}
-	mem := gstc.PoolMemfd
+	mem := frameengine.PoolMemfd
 	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
-		mem = gstc.PoolDMAHeap
+		mem = frameengine.PoolDMAHeap
 	}
 	// The input is read during the run only: two buffers let upstream
 	// fill the next frame while this one runs; at most proposedPoolMax,
@@ -581,7 +582,7 @@ func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *
 	// pin and bind without bound). The same pool for the same query.
 	st := e.current()
 	if st == nil {
-		if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem, true); err != nil {
+		if err := frameengine.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, 2, mem, true); err != nil {
 			cat.LogWarning("no pool proposed: " + err.Error())
 		}
 		return true
@@ -621,7 +622,7 @@ const maxRing = 64
 // a slot while downstream waits for a frame.
 func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query) (ret bool) {
 	defer e.guard("decide-allocation", func() { ret = false })
-	ans := gstc.DeclineAllocation(query)
+	ans := gstglue.DeclineAllocation(query)
 	e.stats.downstreamMin.Store(uint64(ans.MinBuffers))
 	st := e.current()
 	if st == nil || st.ring == nil || st.sess == nil || st.perFrame {
@@ -635,7 +636,7 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 	from := st.ring.c.Slots()
 	defer st.growEngineIO(from) // the new slots' bindings
 	if err := st.ring.grow(st.sess, want); err != nil {
-		gstc.PostError(self.Element, gstc.CodeOf(err, gstc.ResourceNoSpaceLeft),
+		gstglue.PostError(self.Element, gstglue.CodeOf(err, gstglue.ResourceNoSpaceLeft),
 			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")
 		return false
 	}

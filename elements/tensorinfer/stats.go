@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
@@ -151,30 +151,30 @@ func (e *element) snapshot() Stats {
 	}
 	e.stateMu.Unlock()
 	// What the frame engine counted, and the output rings.
-	cc := gstc.InferCountersOf(e.raw())
-	eng.Runs += cc.Load(gstc.InferRuns)
-	eng.RunNsTotal += cc.Load(gstc.InferRunNs)
-	eng.RunCPUNsSampled += cc.Load(gstc.InferRunCPUNs)
-	eng.RunWallNsSampled += cc.Load(gstc.InferRunWallSampled)
-	eng.RunsCPUSampled += cc.Load(gstc.InferRunsCPUSampled)
-	frames := cc.Load(gstc.InferFrames)
+	cc := frameengine.InferCountersOf(e.raw())
+	eng.Runs += cc.Load(frameengine.InferRuns)
+	eng.RunNsTotal += cc.Load(frameengine.InferRunNs)
+	eng.RunCPUNsSampled += cc.Load(frameengine.InferRunCPUNs)
+	eng.RunWallNsSampled += cc.Load(frameengine.InferRunWallSampled)
+	eng.RunsCPUSampled += cc.Load(frameengine.InferRunsCPUSampled)
+	frames := cc.Load(frameengine.InferFrames)
 	return Stats{
 		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
-		Copies:      c.copies.Load() + cc.Load(gstc.InferCopies),
-		BytesCopied: c.bytesCopied.Load() + cc.Load(gstc.InferBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
+		Copies:      c.copies.Load() + cc.Load(frameengine.InferCopies),
+		BytesCopied: c.bytesCopied.Load() + cc.Load(frameengine.InferBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
 		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
-		Hits: c.hits.Load() + cc.Load(gstc.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
-		Waits: cc.Load(gstc.InferWaits), Dropped: cc.Load(gstc.InferDropped), BeginsMatched: cc.Load(gstc.InferBeginsMatched),
-		EndEventsSent:     cc.Load(gstc.InferEndEventsSent),
-		BeginsExpired:     c.beginsExpired.Load() + cc.Load(gstc.InferBeginsExpired),
-		OutBracketsOpened: cc.Load(gstc.InferOutOpened), OutBracketsClosed: cc.Load(gstc.InferOutClosed),
-		FenceWaits: cc.Load(gstc.InferFenceWaits), FenceTimeouts: cc.Load(gstc.InferFenceTimeouts), InputSyncs: cc.Load(gstc.InferInSyncs),
+		Hits: c.hits.Load() + cc.Load(frameengine.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
+		Waits: cc.Load(frameengine.InferWaits), Dropped: cc.Load(frameengine.InferDropped), BeginsMatched: cc.Load(frameengine.InferBeginsMatched),
+		EndEventsSent:     cc.Load(frameengine.InferEndEventsSent),
+		BeginsExpired:     c.beginsExpired.Load() + cc.Load(frameengine.InferBeginsExpired),
+		OutBracketsOpened: cc.Load(frameengine.InferOutOpened), OutBracketsClosed: cc.Load(frameengine.InferOutClosed),
+		FenceWaits: cc.Load(frameengine.InferFenceWaits), FenceTimeouts: cc.Load(frameengine.InferFenceTimeouts), InputSyncs: cc.Load(frameengine.InferInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
-		SteadyFrames:         frames - min(frames, cc.Load(gstc.InferGoFrames)),
+		SteadyFrames:         frames - min(frames, cc.Load(frameengine.InferGoFrames)),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
-		Preprocessed: cc.Load(gstc.InferPreprocessed), PreprocessNsTotal: cc.Load(gstc.InferPreprocessNs),
+		Preprocessed: cc.Load(frameengine.InferPreprocessed), PreprocessNsTotal: cc.Load(frameengine.InferPreprocessNs),
 	}
 }
 

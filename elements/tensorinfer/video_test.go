@@ -10,7 +10,8 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -19,23 +20,23 @@ import (
 // videoRun plays desc (tensorinfer named infer, a fakesink) to EOS,
 // calling in for each buffer entering tensorinfer and out for each
 // leaving it, on the streaming thread; it returns the stats.
-func videoRun(t *testing.T, desc string, in, out func(buf gstc.RawBuffer)) tensorinfer.Stats {
+func videoRun(t *testing.T, desc string, in, out func(buf gstglue.RawBuffer)) tensorinfer.Stats {
 	t.Helper()
 	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ie, _ := p.GetElementByName("infer")
-	for name, f := range map[string]func(gstc.RawBuffer){"sink": in, "src": out} {
+	for name, f := range map[string]func(gstglue.RawBuffer){"sink": in, "src": out} {
 		pad := ie.GetStaticPad(name)
 		f := f
 		pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 			if b := info.GetBuffer(); b != nil {
-				f(gstc.BorrowBuffer(b))
+				f(gstglue.BorrowBuffer(b))
 			}
 			return gst.PadProbeOK
 		})
-		gstc.ReleasePad(pad)
+		gstglue.ReleasePad(pad)
 	}
 	r := runPipelineOf(t, p, desc, nil)
 	runtime.KeepAlive(p)
@@ -60,28 +61,28 @@ func TestTensorInferVideoOutputSameMemoryWithTensors(t *testing.T) {
 	checked := 0
 	desc := fmt.Sprintf("tensorsrc num-buffers=%d pattern=counter ! video/x-raw,format=RGB,width=64,height=64 ! "+
 		"tensorinfer name=infer output=video ort-library=%s model=%s ! fakesink", frames, lib, model)
-	s := videoRun(t, desc, func(b gstc.RawBuffer) {
+	s := videoRun(t, desc, func(b gstglue.RawBuffer) {
 		mu.Lock()
 		defer mu.Unlock()
-		pts := gstc.BufferPTS(b)
-		memOf[pts] = gstc.PeekMemory(b, 0).Identity()
+		pts := gstglue.BufferPTS(b)
+		memOf[pts] = gstglue.PeekMemory(b, 0).Identity()
 		nOf[pts] = len(nOf)
-	}, func(b gstc.RawBuffer) {
+	}, func(b gstglue.RawBuffer) {
 		mu.Lock()
 		defer mu.Unlock()
-		pts := gstc.BufferPTS(b)
+		pts := gstglue.BufferPTS(b)
 		n := nOf[pts]
-		if got := gstc.PeekMemory(b, 0).Identity(); got != memOf[pts] {
+		if got := gstglue.PeekMemory(b, 0).Identity(); got != memOf[pts] {
 			problems = append(problems, fmt.Sprintf("frame %d: memory %#x out, %#x in", n, got, memOf[pts]))
 		}
-		m, ok := gstc.ReadTensorPinMeta(b)
+		m, ok := frameengine.ReadTensorPinMeta(b)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("frame %d: no GstTensorPinMeta", n))
 			return
 		}
-		defer gstc.UnrefRawBuffer(m.Tensors)
+		defer gstglue.UnrefRawBuffer(m.Tensors)
 		scores := make([]byte, 4*infertest.ShippedScores)
-		if k := gstc.ExtractBuffer(m.Tensors, scores); k != len(scores) {
+		if k := gstglue.ExtractBuffer(m.Tensors, scores); k != len(scores) {
 			problems = append(problems, fmt.Sprintf("frame %d: tensors of %d bytes", n, k))
 			return
 		}
@@ -95,7 +96,7 @@ func TestTensorInferVideoOutputSameMemoryWithTensors(t *testing.T) {
 		if !strings.Contains(m.Caps, "names=(string)scores") || !strings.Contains(m.Caps, "dimensions=(string)3:1") {
 			problems = append(problems, fmt.Sprintf("frame %d: meta caps %s", n, m.Caps))
 		}
-		if tr := m.Transform; tr != (gstc.Transform{ModelWidth: 64, ModelHeight: 64, ScaleX: 1, ScaleY: 1}) {
+		if tr := m.Transform; tr != (frameengine.Transform{ModelWidth: 64, ModelHeight: 64, ScaleX: 1, ScaleY: 1}) {
 			problems = append(problems, fmt.Sprintf("frame %d: transform %+v", n, tr))
 		}
 		checked++
@@ -117,12 +118,12 @@ func TestTensorInferVideoOutputInterval(t *testing.T) {
 	var runs []uint64
 	desc := fmt.Sprintf("tensorsrc num-buffers=%d pattern=counter ! video/x-raw,format=RGB,width=64,height=64 ! "+
 		"tensorinfer name=infer output=video interval=3 ort-library=%s model=%s ! fakesink", frames, lib, model)
-	s := videoRun(t, desc, func(gstc.RawBuffer) {}, func(b gstc.RawBuffer) {
+	s := videoRun(t, desc, func(gstglue.RawBuffer) {}, func(b gstglue.RawBuffer) {
 		// Through the public Go reader, as an application would.
-		buf := gstc.LeaseBuffer(b)
+		buf := gstglue.LeaseBuffer(b)
 		defer buf.Release()
 		wrapper := buf.Buffer()
-		defer gstc.ReleaseBuffer(wrapper)
+		defer gstglue.ReleaseBuffer(wrapper)
 		if m, ok := tensormeta.Read(wrapper); ok {
 			runs = append(runs, m.Run)
 			if m.Tensors == nil || m.Tensors.GetSize() != 4*infertest.ShippedScores {
@@ -156,7 +157,7 @@ func TestTensorInferVideoOutputSlotReturnsWithTheVideo(t *testing.T) {
 	model := infertest.RepoFile(t, infertest.ShippedModel)
 	const frames = 20
 	var mu sync.Mutex
-	var held []gstc.Lease
+	var held []gstglue.Lease
 	released := false
 	done := make(chan struct{})
 	desc := fmt.Sprintf("tensorsrc num-buffers=%d pattern=counter ! video/x-raw,format=RGB,width=64,height=64 ! "+
@@ -170,12 +171,12 @@ func TestTensorInferVideoOutputSlotReturnsWithTheVideo(t *testing.T) {
 	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		mu.Lock()
 		if !released && len(held) < 3 { // the ring's 3 slots (max-leases+1)
-			held = append(held, gstc.LeaseBuffer(gstc.BorrowBuffer(info.GetBuffer())))
+			held = append(held, gstglue.LeaseBuffer(gstglue.BorrowBuffer(info.GetBuffer())))
 		}
 		mu.Unlock()
 		return gst.PadProbeOK
 	})
-	gstc.ReleasePad(pad)
+	gstglue.ReleasePad(pad)
 	go func() {
 		defer close(done)
 		// Once tensorinfer waits for a slot, let the videos go.
@@ -213,7 +214,7 @@ func TestTensorInferVideoOutputKeepsThePool(t *testing.T) {
 	model := infertest.RepoFile(t, infertest.ShippedModel)
 	desc := fmt.Sprintf("videotestsrc num-buffers=60 ! video/x-raw,format=RGB,width=64,height=64 ! "+
 		"tensorinfer name=infer output=video ort-library=%s model=%s ! queue ! fakesink", lib, model)
-	s := videoRun(t, desc, func(gstc.RawBuffer) {}, func(gstc.RawBuffer) {})
+	s := videoRun(t, desc, func(gstglue.RawBuffer) {}, func(gstglue.RawBuffer) {})
 	if s.Frames != 60 || s.Misses > 8 || s.InputBinds > 8 || s.Copies != 0 {
 		t.Errorf("stats %+v: want 60 frames from at most 8 pool buffers, pinned and bound once each, no copy", s)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
@@ -35,19 +35,19 @@ func TestTensorInferVideoOutputNullCyclesWithBuffersHeld(t *testing.T) {
 	ie, _ := p.GetElementByName("infer")
 	pad := ie.GetStaticPad("src")
 	var mu sync.Mutex
-	var held []gstc.Lease
+	var held []gstglue.Lease
 	holding := false
 	taken := 0
 	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		mu.Lock()
 		if holding && taken < perCycle {
-			held = append(held, gstc.LeaseBuffer(gstc.BorrowBuffer(info.GetBuffer())))
+			held = append(held, gstglue.LeaseBuffer(gstglue.BorrowBuffer(info.GetBuffer())))
 			taken++
 		}
 		mu.Unlock()
 		return gst.PadProbeOK
 	})
-	gstc.ReleasePad(pad)
+	gstglue.ReleasePad(pad)
 	cycle := func() {
 		t.Helper()
 		if err := p.SetState(gst.StatePlaying); err != nil {
@@ -73,9 +73,9 @@ func TestTensorInferVideoOutputNullCyclesWithBuffersHeld(t *testing.T) {
 				t.Fatalf("%s: held buffer %d has no GstTensorPinMeta", when, i)
 			}
 			video := make([]byte, infertest.ShippedInputBytes)
-			gstc.ExtractBuffer(gstc.BorrowBuffer(buf), video)
+			gstglue.ExtractBuffer(gstglue.BorrowBuffer(buf), video)
 			scores := make([]byte, 4*infertest.ShippedScores)
-			gstc.ExtractBuffer(gstc.BorrowBuffer(m.Tensors), scores)
+			gstglue.ExtractBuffer(gstglue.BorrowBuffer(m.Tensors), scores)
 			want := infertest.ShippedReference(video)
 			for k, g := range floats(scores) {
 				if !infertest.ShippedWithin(float64(g), want[k]) {
@@ -84,7 +84,7 @@ func TestTensorInferVideoOutputNullCyclesWithBuffersHeld(t *testing.T) {
 				}
 			}
 			m.Release()
-			gstc.ReleaseBuffer(buf)
+			gstglue.ReleaseBuffer(buf)
 		}
 	}
 	cycle() // the warm-up: ONNX Runtime loaded, GStreamer's threads made

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -53,9 +53,9 @@ func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 		}
 		defer m.Release()
 		video := make([]byte, infertest.ShippedInputBytes)
-		gstc.ExtractBuffer(gstc.BorrowBuffer(buf), video)
+		gstglue.ExtractBuffer(gstglue.BorrowBuffer(buf), video)
 		scores := make([]byte, 4*infertest.ShippedScores)
-		gstc.ExtractBuffer(gstc.BorrowBuffer(m.Tensors), scores)
+		gstglue.ExtractBuffer(gstglue.BorrowBuffer(m.Tensors), scores)
 		want := infertest.ShippedReference(video)
 		correct := true
 		for k, g := range floats(scores) {
@@ -87,7 +87,7 @@ func TestTensorInferVideoOutputIntervalAcrossFlushingSeek(t *testing.T) {
 		}
 		return gst.PadProbeOK
 	})
-	gstc.ReleasePad(pad)
+	gstglue.ReleasePad(pad)
 	srcEl, _ := p.GetElementByName("src")
 	src, err := tensorsrc.FromElement(srcEl)
 	if err != nil {

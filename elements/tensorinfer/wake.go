@@ -3,7 +3,8 @@ package tensorinfer
 import (
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // ChangeState ends the engine's waits (a free output slot, an input's
@@ -11,8 +12,8 @@ import (
 // for the streaming thread; the next start clears the flag. (A flush
 // ends them too, from C: gstc's wake.)
 func (e *element) ChangeState(el *gst.Element, t gst.StateChange) (ret gst.StateChangeReturn) {
-	defer gstc.Guard(el, "change-state", &ret, gst.StateChangeFailure)
-	w := gstc.WakeOf(e.raw())
+	defer gstglue.Guard(el, "change-state", &ret, gst.StateChangeFailure)
+	w := frameengine.WakeOf(e.raw())
 	switch t {
 	case gst.StateChangePausedToReady:
 		w.SetStopping(true)

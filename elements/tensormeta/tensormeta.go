@@ -23,12 +23,13 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Transform maps the frame into the model's input: frame pixel (x, y)
 // was read at model-input pixel (x*ScaleX+OffsetX, y*ScaleY+OffsetY).
-type Transform = gstc.Transform
+type Transform = frameengine.Transform
 
 // Meta is a buffer's GstTensorPinMeta.
 type Meta struct {
@@ -48,24 +49,24 @@ type Meta struct {
 // lease is the reference Read took, shared by a Meta's copies.
 type lease struct {
 	released atomic.Bool
-	raw      gstc.Lease  // the meta's tensors, a reference of the caller's
-	tensors  *gst.Buffer // Meta.Tensors: a wrapper with a reference of its own
+	raw      gstglue.Lease // the meta's tensors, a reference of the caller's
+	tensors  *gst.Buffer   // Meta.Tensors: a wrapper with a reference of its own
 	cleanup  runtime.Cleanup
 }
 
 // Read returns buf's GstTensorPinMeta, or false when it has none.
 func Read(buf *gst.Buffer) (Meta, bool) {
-	m, ok := gstc.ReadTensorPinMeta(gstc.BorrowBuffer(buf))
+	m, ok := frameengine.ReadTensorPinMeta(gstglue.BorrowBuffer(buf))
 	if !ok {
 		return Meta{}, false
 	}
 	out := Meta{Caps: m.Caps, Transform: m.Transform, Run: m.Run}
 	if !m.Tensors.IsNil() {
-		l := &lease{raw: gstc.AdoptLease(m.Tensors)}
+		l := &lease{raw: gstglue.AdoptLease(m.Tensors)}
 		l.tensors = l.raw.Buffer()
 		// The safety net captures the raw reference alone (not l, which
 		// would never become unreachable); the wrapper has go-gst's own.
-		l.cleanup = runtime.AddCleanup(l, gstc.Lease.Release, l.raw)
+		l.cleanup = runtime.AddCleanup(l, gstglue.Lease.Release, l.raw)
 		out.lease, out.Tensors = l, l.tensors
 	}
 	return out, true
@@ -94,5 +95,5 @@ func (m *Meta) Release() {
 	}
 	l.cleanup.Stop()
 	l.raw.Release()
-	gstc.ReleaseBuffer(l.tensors)
+	gstglue.ReleaseBuffer(l.tensors)
 }

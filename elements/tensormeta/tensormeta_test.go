@@ -8,7 +8,8 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 func TestMain(m *testing.M) {
@@ -21,11 +22,11 @@ func TestMain(m *testing.M) {
 func metaBuffer(t *testing.T, tensors *gst.Buffer) (*gst.Buffer, func()) {
 	t.Helper()
 	caps := gst.NewCapsFromString("other/tensors,num_tensors=(int)1,dimensions=(string)3:1,types=(string)float32,names=(string)scores")
-	defer gstc.ReleaseCaps(caps)
+	defer gstglue.ReleaseCaps(caps)
 	video := gst.NewBufferWithSize(16)
-	gstc.AddTensorPinMeta(gstc.BorrowBuffer(video), gstc.RawBuffer(gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))), caps,
-		gstc.Transform{ScaleX: 1, ScaleY: 1}, 5)
-	return video, func() { gstc.ReleaseBuffer(video) }
+	frameengine.AddTensorPinMeta(gstglue.BorrowBuffer(video), gstglue.RawBuffer(gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))), caps,
+		frameengine.Transform{ScaleX: 1, ScaleY: 1}, 5)
+	return video, func() { gstglue.ReleaseBuffer(video) }
 }
 
 // A Meta's copies share the one reference Read took: the first Release
@@ -33,10 +34,10 @@ func metaBuffer(t *testing.T, tensors *gst.Buffer) (*gst.Buffer, func()) {
 // from any goroutine.
 func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
 	tensors := gst.NewBufferWithSize(12)
-	defer gstc.ReleaseBuffer(tensors)
+	defer gstglue.ReleaseBuffer(tensors)
 	// Two references of the test's own beyond the wrapper's, so that a
 	// reference dropped twice is a count, not a freed buffer.
-	extra := []gstc.Lease{gstc.LeaseBuffer(gstc.BorrowBuffer(tensors)), gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))}
+	extra := []gstglue.Lease{gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors)), gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))}
 	defer func() {
 		for _, l := range extra {
 			l.Release()
@@ -44,7 +45,7 @@ func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
 	}()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return gstc.BufferRefCount(gstc.BorrowBuffer(tensors)) }
+	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	m, ok := Read(video)
@@ -85,12 +86,12 @@ func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
 // reachable (the safety net); one released is not released again by it.
 func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
 	tensors := gst.NewBufferWithSize(12)
-	defer gstc.ReleaseBuffer(tensors)
-	extra := gstc.LeaseBuffer(gstc.BorrowBuffer(tensors))
+	defer gstglue.ReleaseBuffer(tensors)
+	extra := gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))
 	defer extra.Release()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return gstc.BufferRefCount(gstc.BorrowBuffer(tensors)) }
+	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	func() {

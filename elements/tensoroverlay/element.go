@@ -9,7 +9,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
 
@@ -59,7 +59,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 			"Counters since start: frames, boxes drawn, and copies (frames whose memory was copied to draw on them: a buffer shared by a tee or a holder upstream, or read-only memory).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
-		return gstc.TakeStructureValue(e.statsStructure())
+		return gstglue.TakeStructureValue(e.statsStructure())
 	}),
 )
 
@@ -111,14 +111,14 @@ func (e *element) InstanceInit(obj *glib.Object) {
 }
 
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, e, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
 }
 
 func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
 	return props.Get(e, id)
 }
 

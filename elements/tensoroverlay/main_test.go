@@ -8,7 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay/internal/overlaytest"
@@ -20,8 +20,8 @@ func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensoroverlay
 // GstVideoMeta (nil: none, the caps' default layout).
 type frame struct {
 	data []byte
-	rois []gstc.ROI
-	meta *gstc.VideoMetaLayout
+	rois []gstglue.ROI
+	meta *gstglue.VideoMetaLayout
 }
 
 // result is what came out of a run: each appsink's output buffers, in
@@ -70,7 +70,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 	src := app.SrcFromElement(el("src"))
 	c := gst.NewCapsFromString(caps)
 	src.SetCaps(c)
-	gstc.ReleaseCaps(c)
+	gstglue.ReleaseCaps(c)
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatalf("PLAYING: %v", err)
 	}
@@ -80,7 +80,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 		buf.FillBytes(0, f.data)
 		buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * 33 * time.Millisecond))
 		if f.meta != nil {
-			if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), f.meta); err != nil {
+			if err := gstglue.AddVideoMeta(gstglue.BorrowBuffer(buf), f.meta); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -97,7 +97,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 	if msg == nil {
 		t.Fatal("no EOS or error within 20 s")
 	}
-	if ge, ok := gstc.ParseErrorMessage(msg); ok {
+	if ge, ok := gstglue.ParseErrorMessage(msg); ok {
 		t.Fatalf("error: %s (%s)", ge.Message, ge.Debug)
 	}
 	r := result{out: map[string][][]byte{}}
@@ -111,9 +111,9 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 			}
 			b := s.GetBuffer()
 			out := make([]byte, b.GetSize())
-			gstc.ExtractBuffer(gstc.BorrowBuffer(b), out)
+			gstglue.ExtractBuffer(gstglue.BorrowBuffer(b), out)
 			r.out[name] = append(r.out[name], out)
-			gstc.UnrefBuffer(b)
+			gstglue.UnrefBuffer(b)
 			runtime.SetFinalizer(s, nil)
 			s.Unref()
 		}
@@ -126,7 +126,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 	}
 	for _, b := range kept {
 		r.held = append(r.held, b.Extract(0, int64(b.GetSize())))
-		gstc.ReleaseBuffer(b)
+		gstglue.ReleaseBuffer(b)
 	}
 	return r
 }
@@ -134,12 +134,12 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 // addROIs adds rois to buf (writable) as regions of interest, in order. A
 // region without detection params is added as facedetect adds its own:
 // type and rectangle only.
-func addROIs(t *testing.T, buf *gst.Buffer, rois []gstc.ROI) {
+func addROIs(t *testing.T, buf *gst.Buffer, rois []gstglue.ROI) {
 	t.Helper()
 	for _, roi := range rois {
 		var err error
 		if roi.Detection {
-			_, err = gstc.AddROI(gstc.BorrowBuffer(buf), roi)
+			_, err = gstglue.AddROI(gstglue.BorrowBuffer(buf), roi)
 		} else {
 			err = overlaytest.AddPlainROI(buf, roi.Type, roi.X, roi.Y, roi.W, roi.H)
 		}

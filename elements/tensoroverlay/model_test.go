@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 )
 
@@ -51,7 +51,7 @@ type op struct {
 // label (its type without one), a space and the confidence with two
 // decimals (only the type without detection params); a character the
 // font lacks is '?', the name at most 48.
-func labelText(r gstc.ROI) string {
+func labelText(r gstglue.ROI) string {
 	name := r.Label
 	if name == "" {
 		name = r.Type
@@ -79,7 +79,7 @@ func labelText(r gstc.ROI) string {
 }
 
 // visible: the element draws r on a w×h frame.
-func visible(r gstc.ROI, w, h int) bool {
+func visible(r gstglue.ROI, w, h int) bool {
 	return r.W > 0 && r.H > 0 && int(r.X) < w && int(r.Y) < h
 }
 
@@ -87,7 +87,7 @@ func visible(r gstc.ROI, w, h int) bool {
 // 6s a character plus s, 9s high; above the box at its left edge, moved
 // left to end at the frame's edge, into the box when there is no room
 // above.
-func labelBox(r gstc.ROI, text string, s, w int) (x, y, lw, lh int) {
+func labelBox(r gstglue.ROI, text string, s, w int) (x, y, lw, lh int) {
 	lw, lh = len(text)*6*s+s, 9*s
 	x, y = int(r.X), int(r.Y)-lh
 	if x+lw > w {
@@ -101,7 +101,7 @@ func labelBox(r gstc.ROI, text string, s, w int) (x, y, lw, lh int) {
 
 // model returns the layers the element draws for rois on a w×h frame,
 // in order: every outline, then each label's box and its glyphs.
-func model(rois []gstc.ROI, p params, w, h int) []op {
+func model(rois []gstglue.ROI, p params, w, h int) []op {
 	var ops []op
 	box := colorOf(p.color)
 	for _, r := range rois {
@@ -194,11 +194,11 @@ func expect(t *testing.T, caps string, in []byte, ops []op, matrix string) expec
 }
 
 // layoutOf is GStreamer's default layout of caps and its frame size.
-func layoutOf(t *testing.T, caps string) (gstc.VideoMeta, int) {
+func layoutOf(t *testing.T, caps string) (gstglue.VideoMeta, int) {
 	t.Helper()
 	c := gst.NewCapsFromString(caps)
-	defer gstc.ReleaseCaps(c)
-	l, size, err := gstc.CapsVideoLayout(c)
+	defer gstglue.ReleaseCaps(c)
+	l, size, err := gstglue.CapsVideoLayout(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func layoutOf(t *testing.T, caps string) (gstc.VideoMeta, int) {
 }
 
 // expectIn is expect for a frame of layout l (a GstVideoMeta's).
-func expectIn(t *testing.T, l gstc.VideoMeta, in []byte, ops []op, matrix string) expectation {
+func expectIn(t *testing.T, l gstglue.VideoMeta, in []byte, ops []op, matrix string) expectation {
 	t.Helper()
 	e := expectation{want: append([]byte(nil), in...), tol: make([]byte, len(in)), what: make([]string, len(in))}
 	paint := func(off int, v uint8, o op, tol byte) {
@@ -312,7 +312,7 @@ func background(t *testing.T, caps string) []byte {
 
 // backgroundIn is background for a frame of size bytes in layout l; the
 // bytes outside its planes are 0xC3.
-func backgroundIn(l gstc.VideoMeta, size int) []byte {
+func backgroundIn(l gstglue.VideoMeta, size int) []byte {
 	b := make([]byte, size)
 	for i := range b {
 		b[i] = 0xC3 // row padding, gaps between planes: untouched too

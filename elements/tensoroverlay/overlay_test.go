@@ -5,18 +5,18 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 )
 
 // det is a region with a "detection" structure, as a decoder adds it.
-func det(x, y, w, h uint, label string, conf float64) gstc.ROI {
-	return gstc.ROI{Type: label, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: 1, Confidence: conf}
+func det(x, y, w, h uint, label string, conf float64) gstglue.ROI {
+	return gstglue.ROI{Type: label, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: 1, Confidence: conf}
 }
 
 // scene is a frame's regions that exercise every rule on a 160×120
 // frame (font scale 2: labels 18 pixels high, 12 a character):
-var scene = []gstc.ROI{
+var scene = []gstglue.ROI{
 	det(20, 40, 50, 30, "person", 0.87),    // room above: label at y 22, x 20
 	det(100, 5, 40, 40, "car", 0.5),        // no room above: label inside the box's top; moved left to end at the edge
 	det(140, 100, 50, 50, "dog", 1),        // partly outside right and below: clipped
@@ -110,7 +110,7 @@ func TestTensorOverlayNoRegionUntouched(t *testing.T) {
 	for i := range in {
 		in[i] = byte(i * 7)
 	}
-	off := []gstc.ROI{det(10, 10, 0, 5, "a", 1), det(64, 0, 5, 5, "b", 1), det(0, 48, 5, 5, "c", 1)}
+	off := []gstglue.ROI{det(10, 10, 0, 5, "a", 1), det(64, 0, 5, 5, "b", 1), det(0, 48, 5, 5, "c", 1)}
 	for _, hold := range []bool{false, true} {
 		r := runOverlay(t, chain(""), caps, []frame{{in, nil, nil}, {in, off, nil}}, hold)
 		for i, out := range r.out["sink"] {
@@ -172,7 +172,7 @@ func TestTensorOverlayVideoMetaLayout(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			caps := fmt.Sprintf("video/x-raw,format=%s,width=%d,height=%d", format, w, h)
 			def, _ := layoutOf(t, caps)
-			l := gstc.VideoMeta{Format: format, Width: w, Height: h, NPlanes: def.NPlanes}
+			l := gstglue.VideoMeta{Format: format, Width: w, Height: h, NPlanes: def.NPlanes}
 			off := 96 // a header before the first plane
 			for i := range def.NPlanes {
 				rows := h
@@ -183,7 +183,7 @@ func TestTensorOverlayVideoMetaLayout(t *testing.T) {
 				l.Offsets, l.Strides = append(l.Offsets, off), append(l.Strides, stride)
 				off += rows*stride + 24 // a gap after each plane
 			}
-			meta, err := gstc.PrepareVideoMeta(format, w, h, l.Strides, l.Offsets)
+			meta, err := gstglue.PrepareVideoMeta(format, w, h, l.Strides, l.Offsets)
 			if err != nil {
 				t.Fatal(err)
 			}

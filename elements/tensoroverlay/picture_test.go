@@ -13,7 +13,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 var pngOut = flag.String("overlay-png", "", "write TestTensorOverlayPicture's output frame as a PNG to this file "+
@@ -37,9 +37,9 @@ func smpte(t *testing.T, caps string) []byte {
 	}
 	defer func() { runtime.SetFinalizer(s, nil); s.Unref() }()
 	b := s.GetBuffer()
-	defer gstc.UnrefBuffer(b)
+	defer gstglue.UnrefBuffer(b)
 	out := make([]byte, b.GetSize())
-	gstc.ExtractBuffer(gstc.BorrowBuffer(b), out)
+	gstglue.ExtractBuffer(gstglue.BorrowBuffer(b), out)
 	return out
 }
 
@@ -53,7 +53,7 @@ func TestTensorOverlayPicture(t *testing.T) {
 	const w, h = 640, 360
 	caps := "video/x-raw,format=RGBx,width=640,height=360,framerate=30/1"
 	in := smpte(t, caps)
-	rois := []gstc.ROI{
+	rois := []gstglue.ROI{
 		det(60, 90, 170, 230, "person", 0.91),
 		det(330, 150, 230, 120, "car", 0.78),
 		det(560, 8, 140, 110, "dog", 0.64),

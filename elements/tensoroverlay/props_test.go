@@ -8,7 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay/internal/overlaytest"
 )
@@ -34,8 +34,8 @@ func TestTensorOverlayPropertyDefaults(t *testing.T) {
 		t.Errorf("color %v after setting 0x80123456", got)
 	}
 	// Not e.GetProperty: go-gst's Structure points into a GValue it
-	// frees at a garbage collection (see gstc.GetStructureProperty).
-	st, err := gstc.GetStructureProperty(e, "stats")
+	// frees at a garbage collection (see gstglue.GetStructureProperty).
+	st, err := gstglue.GetStructureProperty(e, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestTensorOverlayPropertiesWhilePlaying(t *testing.T) {
 	src, sink := app.SrcFromElement(srcEl), app.SinkFromElement(sinkEl)
 	c := gst.NewCapsFromString(caps)
 	src.SetCaps(c)
-	gstc.ReleaseCaps(c)
+	gstglue.ReleaseCaps(c)
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +93,8 @@ func TestTensorOverlayPropertiesWhilePlaying(t *testing.T) {
 		}
 		b := s.GetBuffer()
 		out := make([]byte, b.GetSize())
-		gstc.ExtractBuffer(gstc.BorrowBuffer(b), out)
-		gstc.UnrefBuffer(b)
+		gstglue.ExtractBuffer(gstglue.BorrowBuffer(b), out)
+		gstglue.UnrefBuffer(b)
 		runtime.SetFinalizer(s, nil)
 		s.Unref()
 		expect(t, caps, in, model(scene, par, 160, 120), "bt601").check(t, "frame "+string(rune('0'+i)), out)

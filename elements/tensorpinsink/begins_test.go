@@ -8,7 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
@@ -143,15 +143,15 @@ func TestStaleBeginDoesNotMatchALaterBufferOfTheSameSlot(t *testing.T) {
 	src := appSrc(t, p)
 	go func() {
 		for _, seq := range []uint64{0, 5} {
-			mem, err := gstc.NewFdMemory(fds[0], size, nil)
+			mem, err := gstglue.NewFdMemory(fds[0], size, nil)
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, mem)
+			gstglue.AppendMemory(buf, mem)
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(seq) * time.Second))
-			gstc.SetBufferOffset(gstc.BorrowBuffer(buf), seq)
+			gstglue.SetBufferOffset(gstglue.BorrowBuffer(buf), seq)
 			src.PushBuffer(buf)
 		}
 		src.EndStream()

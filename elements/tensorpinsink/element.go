@@ -13,7 +13,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
@@ -94,7 +95,7 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched, expired and rejected (out of band), cache capacity, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(s *sink) (*glib.Value, error) {
-		return gstc.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
+		return gstglue.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
 	}),
 )
 
@@ -133,7 +134,7 @@ type sink struct {
 }
 
 // qdataKeys lends each running element a qdata key of its own.
-var qdataKeys = gstc.NewQdataKeyPool("tensorpinsink")
+var qdataKeys = gstglue.NewQdataKeyPool("tensorpinsink")
 
 func (*sink) New() glib.GoObjectSubclass {
 	s := &sink{slots: pincache.NewSlots()}
@@ -154,8 +155,8 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 	// After go-gst's InitClass (go-glib runs it before ClassInit): render
 	// and GstTensorSync begin events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.
-	gstc.InstallBaseSinkRender(klass)
-	gstc.InstallBaseSinkTensorSync(klass)
+	frameengine.InstallBaseSinkRender(klass)
+	frameengine.InstallBaseSinkTensorSync(klass)
 }
 
 func sinkCaps() *gst.Caps {
@@ -167,7 +168,7 @@ func sinkCaps() *gst.Caps {
 }
 
 func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, s, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
@@ -185,7 +186,7 @@ func (s *sink) pushSettings(st *streamState, set settings) {
 }
 
 func (s *sink) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
 	return props.Get(s, id)
 }
 
@@ -201,11 +202,11 @@ func (s *sink) readSettings() settings {
 func (s *sink) InstanceInit(obj *glib.Object) {
 	// The per-frame trampolines (render, GstTensorSync begin) find s
 	// through a handle on the instance, not go-glib's lookup.
-	gstc.BindInstance(obj.Unsafe(), s)
+	frameengine.BindInstance(obj.Unsafe(), s)
 	// The counters outlive the element for as long as s does (a Sink
 	// handle reads its stats after the pipeline is gone).
-	all := gstc.SinkCountersOf(gstc.RawElementOf(obj.Unsafe()))
-	runtime.AddCleanup(s, func(c gstc.SinkCounters) { c.Unref() }, all)
+	all := frameengine.SinkCountersOf(gstglue.RawElementOf(obj.Unsafe()))
+	runtime.AddCleanup(s, func(c frameengine.SinkCounters) { c.Unref() }, all)
 	s.stats.bind(all)
 	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
 }

@@ -5,7 +5,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -13,18 +14,18 @@ import (
 // Event posts the statistics at EOS, expires the pending begins at EOS
 // and flush, and chains everything up. It owns ev (go-gst's base-sink event
 // vfunc is transfer full). GstTensorSync begin events do not reach it:
-// gstc's event trampoline (gstc.InstallBaseSinkTensorSync) parses them and
-// records them in the element's gstc.PendingBegins (attached at Start)
+// gstc's event trampoline (frameengine.InstallBaseSinkTensorSync) parses them and
+// records them in the element's frameengine.PendingBegins (attached at Start)
 // without a Go call, and hands every other event
 // to go-gst's trampoline, which calls Event.
 func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
-	defer gstc.Guard(self.Element, "event", &ret, false)
+	defer gstglue.Guard(self.Element, "event", &ret, false)
 	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
 		// Not reached while the trampoline is installed; kept equivalent.
 		serialized := int(ev.Type())&eventTypeSerialized != 0
 		ev.Unref()
 		if !serialized {
-			s.TensorSyncBeginRejected(gstc.RawElement{})
+			s.TensorSyncBeginRejected(gstglue.RawElement{})
 			return false
 		}
 		s.tensorSyncBegin(ts)
@@ -51,7 +52,7 @@ const eventTypeSerialized = 1 << 2
 // serialized with the buffers (sent out of band, it reached the sink on
 // the sender's thread and cannot say which buffer it announces). It
 // touches nothing but the counter: it runs off the streaming thread.
-func (s *sink) TensorSyncBeginRejected(gstc.RawElement) {
+func (s *sink) TensorSyncBeginRejected(gstglue.RawElement) {
 	s.stats.beginsRejected.Add(1)
 }
 
@@ -82,13 +83,13 @@ func (s *sink) expireBegins() {
 // learns how many buffers the application may hold. A producer that
 // declines keeps the copy path, counted as before.
 func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret bool) {
-	defer gstc.Guard(self.Element, "propose-allocation", &ret, false)
-	query.AddAllocationMeta(gstc.VideoMetaAPIType(), nil)
+	defer gstglue.Guard(self.Element, "propose-allocation", &ret, false)
+	query.AddAllocationMeta(gstglue.VideoMetaAPIType(), nil)
 	set := s.readSettings()
 	if !set.proposePool {
 		return true
 	}
-	caps, _ := gstc.AllocationCaps(query)
+	caps, _ := frameengine.AllocationCaps(query)
 	if caps == nil {
 		return true
 	}
@@ -98,11 +99,11 @@ func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret 
 		// one-memory buffers would not fit them.
 		return true
 	}
-	mem := gstc.PoolMemfd
+	mem := frameengine.PoolMemfd
 	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
-		mem = gstc.PoolDMAHeap
+		mem = frameengine.PoolDMAHeap
 	}
-	if err := gstc.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem, set.poolHandoff != poolHandoffClose); err != nil {
+	if err := frameengine.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem, set.poolHandoff != poolHandoffClose); err != nil {
 		cat.LogWarning("no pool proposed: "+err.Error(), self.Object)
 		return true
 	}
@@ -115,7 +116,7 @@ func (s *sink) postStats(self *base.GstBaseSink) {
 	if st := s.current(); st != nil {
 		s.recordCache(st)
 	}
-	if !gstc.PostElementMessage(self.Element, s.stats.structure("tensorpinsink-stats")) {
+	if !gstglue.PostElementMessage(self.Element, s.stats.structure("tensorpinsink-stats")) {
 		cat.LogWarning("could not post statistics", self.Object)
 	}
 }

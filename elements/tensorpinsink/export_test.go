@@ -4,7 +4,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Harness drives a tensorpinsink element's vfuncs directly — start, caps,
@@ -27,8 +28,8 @@ func (h *Harness) Start() bool              { return h.s.Start(h.bs) }
 func (h *Harness) SetCaps(c *gst.Caps) bool { return h.s.SetCaps(h.bs, c) }
 func (h *Harness) Stop() bool               { return h.s.Stop(h.bs) }
 func (h *Harness) Render(b *gst.Buffer) gst.FlowReturn {
-	self, buf := gstc.BorrowElement(h.e), gstc.BorrowBuffer(b)
-	if ret, ok := gstc.SinkFrameRender(self, buf); ok {
+	self, buf := gstglue.BorrowElement(h.e), gstglue.BorrowBuffer(b)
+	if ret, ok := frameengine.SinkFrameRender(self, buf); ok {
 		return ret
 	}
 	return h.s.RenderRaw(self, buf)

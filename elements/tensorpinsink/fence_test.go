@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // sync-timeout and on-sync-timeout: defaults, round trips, a refused
@@ -36,8 +36,8 @@ func TestFenceProperties(t *testing.T) {
 		t.Fatalf("on-sync-timeout %v after drop then a refused ignore", v)
 	}
 	// Not e.GetProperty: go-gst's Structure points into a GValue it frees
-	// at a garbage collection (see gstc.GetStructureProperty).
-	st, err := gstc.GetStructureProperty(e, "stats")
+	// at a garbage collection (see gstglue.GetStructureProperty).
+	st, err := gstglue.GetStructureProperty(e, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 )
 
@@ -37,10 +37,10 @@ func referenceFrame(t *testing.T, caps string) ([]byte, []capslayout.Plane) {
 	}
 	defer func() { runtime.SetFinalizer(s, nil); s.Unref() }()
 	buf := s.GetBuffer()
-	defer gstc.UnrefBuffer(buf)
+	defer gstglue.UnrefBuffer(buf)
 	data := bytes.Clone(buf.Bytes())
 	c := s.GetCaps()
-	defer gstc.ReleaseCaps(c)
+	defer gstglue.ReleaseCaps(c)
 	f, err := capslayout.FromCaps(c)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -235,7 +235,7 @@ func (f Frame) Duration() time.Duration {
 }
 
 func clockTime(t uint64) time.Duration {
-	if t == gstc.ClockTimeNone {
+	if t == gstglue.ClockTimeNone {
 		return -1
 	}
 	return time.Duration(t)

@@ -9,7 +9,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -77,12 +77,12 @@ func FuzzSinkCaps(f *testing.F) {
 		}
 		fds := memfdPool(t, 1, 4096)
 		fuzzRun(t, caps, func(push func(*gst.Buffer)) {
-			mem, err := gstc.NewFdMemory(fds[0], 4096, nil)
+			mem, err := gstglue.NewFdMemory(fds[0], 4096, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			buf := gst.NewEmptyBuffer()
-			gstc.AppendMemory(buf, mem)
+			gstglue.AppendMemory(buf, mem)
 			push(buf)
 		})
 	})
@@ -132,15 +132,15 @@ func FuzzSinkBuffers(f *testing.F) {
 			for i := 0; i < int(nmem); i++ {
 				if kind%6 == 1 { // system memory
 					b := gst.NewBufferFromBytes(make([]byte, int(size)+1))
-					gstc.AppendMemory(buf, b.PeekMemory(0).Ref())
-					gstc.UnrefBuffer(b)
+					gstglue.AppendMemory(buf, b.PeekMemory(0).Ref())
+					gstglue.UnrefBuffer(b)
 					continue
 				}
-				mem, err := gstc.NewFdMemory(fdFor(), int(size)%4096+int(offset)%64, nil)
+				mem, err := gstglue.NewFdMemory(fdFor(), int(size)%4096+int(offset)%64, nil)
 				if err != nil {
 					continue // refused up front: nothing to push
 				}
-				gstc.AppendMemory(buf, mem)
+				gstglue.AppendMemory(buf, mem)
 			}
 			push(buf)
 		})
@@ -184,7 +184,7 @@ func FuzzSinkEvents(f *testing.F) {
 		})
 		srcEl, _ := p.GetElementByName("src")
 		pad := srcEl.GetStaticPad("src")
-		defer gstc.ReleasePad(pad)
+		defer gstglue.ReleasePad(pad)
 		n := 0
 		pad.AddProbe(gst.PadProbeTypeBuffer, func(pd *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 			op := ops[n%len(ops)]

@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -58,20 +58,20 @@ func harness(t *testing.T, caps string, props map[string]any) (*tensorpinsink.Ha
 
 // fdBuffer is a buffer of one fd memory over fd (size bytes), with a
 // GstVideoMeta when meta is not nil.
-func fdBuffer(t *testing.T, fd, size int, meta *gstc.VideoMetaLayout) *gst.Buffer {
+func fdBuffer(t *testing.T, fd, size int, meta *gstglue.VideoMetaLayout) *gst.Buffer {
 	t.Helper()
-	mem, err := gstc.NewFdMemory(fd, size, nil)
+	mem, err := gstglue.NewFdMemory(fd, size, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf := gst.NewEmptyBuffer()
-	gstc.AppendMemory(buf, mem)
+	gstglue.AppendMemory(buf, mem)
 	if meta != nil {
-		if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), meta); err != nil {
+		if err := gstglue.AddVideoMeta(gstglue.BorrowBuffer(buf), meta); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Cleanup(func() { gstc.UnrefBuffer(buf) })
+	t.Cleanup(func() { gstglue.UnrefBuffer(buf) })
 	return buf
 }
 
@@ -108,11 +108,11 @@ func perFrame(t *testing.T, what string, allocs uint64, frames int) {
 func TestVideoMetaFlippingEveryFrameGrowsNothing(t *testing.T) {
 	const size = 32*3 + 16
 	h, k, newSlots := harness(t, "video/x-raw,format=GRAY8,width=16,height=4,framerate=30/1", nil)
-	metaA, err := gstc.PrepareVideoMeta("GRAY8", 16, 4, []int{16}, []int{0})
+	metaA, err := gstglue.PrepareVideoMeta("GRAY8", 16, 4, []int{16}, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	metaB, err := gstc.PrepareVideoMeta("GRAY8", 16, 4, []int{32}, []int{0})
+	metaB, err := gstglue.PrepareVideoMeta("GRAY8", 16, 4, []int{32}, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +207,11 @@ func TestSinkRunsReuseTheirQdataKeys(t *testing.T) {
 		h.Stop()
 	}
 	run()
-	keys := gstc.QdataKeys()
+	keys := gstglue.QdataKeys()
 	for range 20 {
 		run()
 	}
-	if d := gstc.QdataKeys() - keys; d != 0 {
+	if d := gstglue.QdataKeys() - keys; d != 0 {
 		t.Fatalf("20 sink runs interned %d more qdata keys, want 0", d)
 	}
 }

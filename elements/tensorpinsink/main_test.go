@@ -11,7 +11,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 )
@@ -51,7 +51,7 @@ func run(t *testing.T, p *gst.Pipeline) string {
 		t.Fatal("no EOS or error within 20 s")
 	}
 	if msg.Type() == gst.MessageError {
-		if ge, ok := gstc.ParseErrorMessage(msg); ok {
+		if ge, ok := gstglue.ParseErrorMessage(msg); ok {
 			return ge.Message
 		}
 		return msg.String()

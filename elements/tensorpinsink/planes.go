@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -25,7 +25,7 @@ type framePlanes struct {
 	gen uint64
 	// meta is the GstVideoMeta the planes come from (haveMeta), so a
 	// buffer with the same meta costs no recomputation.
-	meta     gstc.VideoMetaPlanes
+	meta     gstglue.VideoMetaPlanes
 	haveMeta bool
 
 	// recent are the last layouts seen (the caps' own and the metas'), so
@@ -44,7 +44,7 @@ const maxRecentLayouts = pincache.MaxViewSets
 // layoutMemo is one layout framePlanes has seen.
 type layoutMemo struct {
 	haveMeta bool
-	meta     gstc.VideoMetaPlanes
+	meta     gstglue.VideoMetaPlanes
 	planes   []capslayout.Plane
 	extents  []int
 	strides  []int
@@ -59,7 +59,7 @@ func (fp *framePlanes) forget() {
 
 // recall makes a remembered layout current; false if there is none for
 // this meta (nil: the caps' layout).
-func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
+func (fp *framePlanes) recall(meta *gstglue.VideoMetaPlanes) bool {
 	for i := 0; i < fp.nrecent; i++ {
 		r := &fp.recent[i]
 		if r.haveMeta != (meta != nil) || meta != nil && r.meta != *meta {
@@ -76,7 +76,7 @@ func (fp *framePlanes) recall(meta *gstc.VideoMetaPlanes) bool {
 
 // set installs planes as a new layout with a new gen, so cache entries
 // make views for it, and remembers it.
-func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes) error {
+func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstglue.VideoMetaPlanes) error {
 	ext := make([]int, len(planes))
 	strides := make([]int, len(planes))
 	for i, p := range planes {
@@ -107,8 +107,8 @@ func (fp *framePlanes) set(planes []capslayout.Plane, meta *gstc.VideoMetaPlanes
 // follow makes the planes those of buf: the caps' defaults, or its
 // GstVideoMeta's offsets and strides. It allocates only for a layout not
 // among the last few seen.
-func (fp *framePlanes) follow(f *capslayout.Format, v *gstc.BufferView) error {
-	var m gstc.VideoMetaPlanes
+func (fp *framePlanes) follow(f *capslayout.Format, v *gstglue.BufferView) error {
+	var m gstglue.VideoMetaPlanes
 	ok := f.Media == capslayout.MediaVideo
 	if ok {
 		m, ok = v.VideoMeta()
@@ -163,7 +163,7 @@ type planeSpot struct {
 // single memory to pin per plane, and is copied. A plane past the end of
 // the whole buffer, or a tensor that does not fit its memory, is an
 // error.
-func (fp *framePlanes) locate(v *gstc.BufferView, spots []planeSpot) (split bool, err error) {
+func (fp *framePlanes) locate(v *gstglue.BufferView, spots []planeSpot) (split bool, err error) {
 	nmem, size := v.NMemory(), v.Size()
 	memSize := v.MemSize
 	for p, pl := range fp.planes {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -151,7 +151,7 @@ func TestI420InThreeMemories(t *testing.T) {
 			slots[f.PlaneSlot(i)] = true
 		}
 	})
-	layout, err := gstc.PrepareVideoMeta("I420", w, h, []int{w, w / 2, w / 2}, []int{0, sizes[0], sizes[0] + sizes[1]})
+	layout, err := gstglue.PrepareVideoMeta("I420", w, h, []int{w, w / 2, w / 2}, []int{0, sizes[0], sizes[0] + sizes[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,14 +160,14 @@ func TestI420InThreeMemories(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			buf := gst.NewEmptyBuffer()
 			for j, fd := range fds {
-				mem, err := gstc.NewFdMemory(fd, sizes[j], nil)
+				mem, err := gstglue.NewFdMemory(fd, sizes[j], nil)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				gstc.AppendMemory(buf, mem)
+				gstglue.AppendMemory(buf, mem)
 			}
-			if err := gstc.AddVideoMeta(gstc.BorrowBuffer(buf), layout); err != nil {
+			if err := gstglue.AddVideoMeta(gstglue.BorrowBuffer(buf), layout); err != nil {
 				t.Error(err)
 			}
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * time.Millisecond))
@@ -207,12 +207,12 @@ func TestSeveralTensorsOneMemoryEach(t *testing.T) {
 	go func() {
 		buf := gst.NewEmptyBuffer()
 		for _, m := range []struct{ fd, n int }{{a, 48}, {b, 40}, {c, 20}} {
-			mem, err := gstc.NewFdMemory(m.fd, m.n, nil)
+			mem, err := gstglue.NewFdMemory(m.fd, m.n, nil)
 			if err != nil {
 				t.Error(err)
 				return
 			}
-			gstc.AppendMemory(buf, mem)
+			gstglue.AppendMemory(buf, mem)
 		}
 		src.PushBuffer(buf)
 		src.EndStream()

@@ -12,7 +12,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/pin/pintest"
@@ -207,7 +207,7 @@ func TestStatsPropertyAndSignal(t *testing.T) {
 	if len(addrs) != 5 || addrs[0] == 0 {
 		t.Fatalf("signal addresses %v", addrs)
 	}
-	st, err := gstc.GetStructureProperty(e, "stats")
+	st, err := gstglue.GetStructureProperty(e, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 )
@@ -21,38 +22,38 @@ import (
 
 // RenderRaw is GstBaseSinkClass.render for a sink with no engine, which
 // is one not started: the engine renders every frame of a run.
-func (s *sink) RenderRaw(self gstc.RawElement, buf gstc.RawBuffer) gst.FlowReturn {
-	gstc.PostErrorRaw(self, gstc.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
+func (s *sink) RenderRaw(self gstglue.RawElement, buf gstglue.RawBuffer) gst.FlowReturn {
+	gstglue.PostErrorRaw(self, gstglue.CoreNegotiation, "tensorpinsink received a buffer before caps", "")
 	return gst.FlowNotNegotiated
 }
 
-// SinkInput implements gstc.SinkFrameHost: it pins what buf needs
+// SinkInput implements frameengine.SinkFrameHost: it pins what buf needs
 // (importing its memories, or the lease's own memory a buffer that is
 // not fd memory is copied into), puts it in the engine's table, works
 // out the frame's planes and returns the engine's plan for buffers like
 // buf. Errors are posted here.
-func (s *sink) SinkInput(self gstc.RawElement, buf gstc.RawBuffer, lease int) int {
+func (s *sink) SinkInput(self gstglue.RawElement, buf gstglue.RawBuffer, lease int) int {
 	st := s.current()
 	if st == nil || !st.haveFormat {
 		return int(gst.FlowFlushing)
 	}
 	i, err := s.planFor(st, buf, lease)
 	if err != nil {
-		gstc.PostErrorRaw(self, gstc.CodeOf(err, gstc.StreamFailed), err.Error(), "")
+		gstglue.PostErrorRaw(self, gstglue.CodeOf(err, gstglue.StreamFailed), err.Error(), "")
 		return int(gst.FlowError)
 	}
 	return i
 }
 
-func (s *sink) planFor(st *streamState, buf gstc.RawBuffer, lease int) (int, error) {
+func (s *sink) planFor(st *streamState, buf gstglue.RawBuffer, lease int) (int, error) {
 	v := &st.view
-	gstc.ReadBufferView(buf, st.qkey, v) // the one read of the buffer
+	gstglue.ReadBufferView(buf, st.qkey, v) // the one read of the buffer
 	fp := &st.fp
 	if err := fp.follow(&st.format, v); err != nil {
-		return 0, gstc.Fail(gstc.StreamFormat, "%v", err)
+		return 0, gstglue.Fail(gstglue.StreamFormat, "%v", err)
 	}
 	if v.NMemory() < 1 {
-		return 0, gstc.Fail(gstc.StreamFormat, "buffer with no memory")
+		return 0, gstglue.Fail(gstglue.StreamFormat, "buffer with no memory")
 	}
 	nm := v.NMemory()
 	allFd := nm <= maxPlanes
@@ -63,7 +64,7 @@ func (s *sink) planFor(st *streamState, buf gstc.RawBuffer, lease int) (int, err
 	var spots [maxPlanes]planeSpot
 	split, err := fp.locate(v, spots[:n])
 	if err != nil {
-		return 0, gstc.Fail(gstc.StreamFormat, "%v", err)
+		return 0, gstglue.Fail(gstglue.StreamFormat, "%v", err)
 	}
 	reason := copyNotFd
 	if split {
@@ -93,28 +94,28 @@ func (s *sink) planFor(st *streamState, buf gstc.RawBuffer, lease int) (int, err
 
 // planOf is the engine's plan for buffers laid out as v (allFd: pinned,
 // else copied; spots: where its planes are).
-func (st *streamState) planOf(v *gstc.BufferView, allFd bool, spots []planeSpot) gstc.SinkPlan {
+func (st *streamState) planOf(v *gstglue.BufferView, allFd bool, spots []planeSpot) frameengine.SinkPlan {
 	fp := &st.fp
 	n, nm := len(spots), v.NMemory()
-	plan := gstc.SinkPlan{Copy: !allFd, Video: st.format.Media == capslayout.MediaVideo, Size: v.Size()}
+	plan := frameengine.SinkPlan{Copy: !allFd, Video: st.format.Media == capslayout.MediaVideo, Size: v.Size()}
 	if plan.Video {
 		if m, ok := v.VideoMeta(); ok {
 			plan.HasMeta, plan.MetaWidth, plan.MetaHeight = true, m.Width, m.Height
 			plan.MetaOffsets, plan.MetaStrides = m.Offsets[:m.NPlanes], m.Strides[:m.NPlanes]
 		}
 	}
-	for i := 0; i < min(nm, gstc.MaxSinkMems); i++ {
+	for i := 0; i < min(nm, frameengine.MaxSinkMems); i++ {
 		plan.MemSizes = append(plan.MemSizes, v.MemSize(i))
 		if v.MemFD(i) >= 0 {
 			plan.FdMask |= 1 << i
 		}
 	}
-	if nm > gstc.MaxSinkMems {
+	if nm > frameengine.MaxSinkMems {
 		plan.MemSizes = make([]int, nm) // only the count is compared
 	}
-	plan.Planes = make([]gstc.SinkPlane, n)
+	plan.Planes = make([]frameengine.SinkPlane, n)
 	for p := 0; p < n; p++ {
-		plan.Planes[p] = gstc.SinkPlane{Mem: spots[p].mem, Skip: spots[p].skip, Extent: fp.extents[p], Stride: fp.strides[p]}
+		plan.Planes[p] = frameengine.SinkPlane{Mem: spots[p].mem, Skip: spots[p].skip, Extent: fp.extents[p], Stride: fp.strides[p]}
 		if plan.Copy {
 			plan.Planes[p].Mem, plan.Planes[p].Skip = 0, spots[p].bufOffset
 		}
@@ -130,7 +131,7 @@ func (k *keptEntry) FreeSinkKeep() { k.e.Release() }
 
 // tableInput puts memory i of the view in the engine's table (a pin
 // cache import the first time).
-func (s *sink) tableInput(st *streamState, v *gstc.BufferView, i int) error {
+func (s *sink) tableInput(st *streamState, v *gstglue.BufferView, i int) error {
 	r := st.reader()
 	e, isNew, err := r.EntryForMemory(v, i)
 	s.countLookup(st, e, isNew)
@@ -143,7 +144,7 @@ func (s *sink) tableInput(st *streamState, v *gstc.BufferView, i int) error {
 			return nil
 		}
 	}
-	if st.engine.NumInputs() >= gstc.MaxSinkInputs {
+	if st.engine.NumInputs() >= frameengine.MaxSinkInputs {
 		lru := 0
 		for k := 1; k < st.engine.NumInputs(); k++ {
 			if st.engine.Input(k).Used() < st.engine.Input(lru).Used() {
@@ -153,14 +154,14 @@ func (s *sink) tableInput(st *streamState, v *gstc.BufferView, i int) error {
 		st.removeInput(lru)
 	}
 	if !e.Acquire() {
-		return gstc.Fail(gstc.ResourceRead, "the buffer's pinned memory was released")
+		return gstglue.Fail(gstglue.ResourceRead, "the buffer's pinned memory was released")
 	}
 	key, id := e.Key(), e.Tensor().Identity()
-	in := gstc.Input{Tag: e.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: e.Tensor(),
+	in := frameengine.Input{Tag: e.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: e.Tensor(),
 		Dev: id.Dev, Ino: id.Ino, Host: unsafe.Pointer(unsafe.SliceData(e.Pin().Bytes()))}
 	if _, ok := st.engine.AddInput(in, e.Slot(), &keptEntry{e}, isNew); !ok {
 		e.Release()
-		return gstc.Fail(gstc.CoreFailed, "the buffer's pinned memory cannot be bracketed from C (no shared bracket)")
+		return gstglue.Fail(gstglue.CoreFailed, "the buffer's pinned memory cannot be bracketed from C (no shared bracket)")
 	}
 	return nil
 }
@@ -194,7 +195,7 @@ func (st *streamState) clearInputs() {
 // look up): before an insert, which may evict the least recently used.
 func (st *streamState) touchInputs() {
 	n := st.engine.NumInputs()
-	var order [gstc.MaxSinkInputs]int
+	var order [frameengine.MaxSinkInputs]int
 	k := 0
 	for i := 0; i < n; i++ {
 		if u := st.engine.Input(i).Used(); u > st.touched {
@@ -267,11 +268,11 @@ func (s *sink) copyIn(st *streamState, i int, size int, reason int) error {
 		e.Release()
 	} else {
 		id := own.Identity()
-		in := gstc.Input{MemSize: uint64(e.Key().Size), Tensor: e.Tensor(), Dev: id.Dev, Ino: id.Ino,
+		in := frameengine.Input{MemSize: uint64(e.Key().Size), Tensor: e.Tensor(), Dev: id.Dev, Ino: id.Ino,
 			Host: unsafe.Pointer(unsafe.SliceData(e.Pin().Bytes()))}
 		if !st.engine.SetLeaseCopy(i, in, e.Slot(), &keptEntry{e}) {
 			e.Release()
-			return gstc.Fail(gstc.CoreFailed, "the sink's own memory cannot be bracketed from C (no shared bracket)")
+			return gstglue.Fail(gstglue.CoreFailed, "the sink's own memory cannot be bracketed from C (no shared bracket)")
 		}
 	}
 	if !st.copyLogged[reason] {
@@ -282,10 +283,10 @@ func (s *sink) copyIn(st *streamState, i int, size int, reason int) error {
 	return nil
 }
 
-// SinkDeliver implements gstc.SinkFrameHost: the frame of lease i
+// SinkDeliver implements frameengine.SinkFrameHost: the frame of lease i
 // (generation cgen), filled and inside its brackets, goes to the Go
 // handler, which owns it from then on (once per frame).
-func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen uint64) gst.FlowReturn {
+func (s *sink) SinkDeliver(self gstglue.RawElement, buf gstglue.RawBuffer, i int, cgen uint64) gst.FlowReturn {
 	st := s.current()
 	h := s.handler.Load()
 	if st == nil || h == nil {
@@ -323,7 +324,7 @@ func (s *sink) SinkDeliver(self gstc.RawElement, buf gstc.RawBuffer, i int, cgen
 	for k := 0; k < r.nmem; k++ {
 		vs, err := planeViews(fp, r.mems[k], k, r.planes[:n], offs[:n])
 		if err != nil {
-			gstc.PostErrorRaw(self, gstc.StreamFormat, fmt.Sprintf("a plane does not fit its buffer memory: %v", err), "")
+			gstglue.PostErrorRaw(self, gstglue.StreamFormat, fmt.Sprintf("a plane does not fit its buffer memory: %v", err), "")
 			return gst.FlowError
 		}
 		r.views[k] = vs

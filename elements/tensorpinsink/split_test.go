@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 )
 
@@ -32,19 +32,19 @@ func splitBuffer(t *testing.T, frame []byte, sizes []int, fd bool) *gst.Buffer {
 		at += n
 		if !fd {
 			b := gst.NewBufferFromBytes(part)
-			gstc.AppendMemory(buf, b.PeekMemory(0).Ref())
-			gstc.UnrefBuffer(b)
+			gstglue.AppendMemory(buf, b.PeekMemory(0).Ref())
+			gstglue.UnrefBuffer(b)
 			continue
 		}
 		mfd := memfdPool(t, 1, n)[0]
 		if _, err := pwrite(mfd, part); err != nil {
 			t.Fatal(err)
 		}
-		mem, err := gstc.NewFdMemory(mfd, n, nil)
+		mem, err := gstglue.NewFdMemory(mfd, n, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gstc.AppendMemory(buf, mem)
+		gstglue.AppendMemory(buf, mem)
 	}
 	if at != len(frame) {
 		t.Fatalf("sizes add up to %d, the frame has %d bytes", at, len(frame))

@@ -7,7 +7,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -17,19 +18,19 @@ import (
 // only against property reads and Stop.
 type streamState struct {
 	cache  *pincache.Cache
-	qkey   gstc.QdataKey // this run's qdata key (qdataKeys.Take)
+	qkey   gstglue.QdataKey // this run's qdata key (qdataKeys.Take)
 	leases *leases
 	own    []*tensor.Tensor // copy path: one memfd tensor per lease, lazily
 	// engine makes the frames (gstc's sinkframe.h); Go fills its table
 	// of pinned regions and its plans when it asks (SinkInput).
-	engine gstc.SinkFrame
+	engine frameengine.SinkFrame
 	// touched: the engine's use stamp up to which the cache was told
 	// (touchInputs).
 	touched uint64
 	// lease is the engine's lease read for a Go consumer (reused).
-	lease gstc.LeaseFrame
+	lease frameengine.LeaseFrame
 	// held keeps the element for warnings from the streaming thread.
-	held gstc.Held
+	held gstglue.Held
 
 	haveFormat bool
 	format     capslayout.Format
@@ -38,12 +39,12 @@ type streamState struct {
 	fp framePlanes
 	// view is the current buffer, read once per frame (render's only
 	// call into the buffer; reused: no allocation).
-	view gstc.BufferView
+	view gstglue.BufferView
 
 	// begins are GstTensorSync begin events whose buffers have not
 	// arrived yet: C memory on the element, where gstc's event
 	// trampoline records them (no Go callback).
-	begins gstc.PendingBegins
+	begins frameengine.PendingBegins
 	// copyLogged: the first copy for each reason was logged.
 	copyLogged [copyReasons]bool
 	// growthWarned: the cache's growth past cache-size was reported.
@@ -51,22 +52,22 @@ type streamState struct {
 }
 
 func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
-	defer gstc.Guard(self.Element, "start", &ret, false)
+	defer gstglue.Guard(self.Element, "start", &ret, false)
 	set := s.readSettings()
 	s.stats.reset()
-	raw := gstc.RawElementOf(self.Unsafe())
-	engine := gstc.NewSinkFrame(raw, int(set.maxLeases))
+	raw := gstglue.RawElementOf(self.Unsafe())
+	engine := frameengine.NewSinkFrame(raw, int(set.maxLeases))
 	st := &streamState{
 		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
 		qkey:   qdataKeys.Take(),
 		leases: newLeases(engine, int(set.maxLeases)),
 		own:    make([]*tensor.Tensor, set.maxLeases),
 		engine: engine,
-		held:   gstc.Hold(self.Element, "sink"),
+		held:   gstglue.Hold(self.Element, "sink"),
 	}
 	engine.SetQdataKey(st.qkey)
 	s.pushSettings(st, set)
-	gstc.WakeOf(raw).SetStopping(false)
+	frameengine.WakeOf(raw).SetStopping(false)
 	// Every frame the application holds keeps its buffer's entry: the
 	// cache holds at least the leases and the pool proposed upstream
 	// (max-leases+1 buffers); beyond that it learns the producer's pool
@@ -74,7 +75,7 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	st.cache.Grow(int(set.maxLeases) + 1)
 	st.cache.AutoGrow(maxCacheSize)
 	s.recordCache(st)
-	st.begins = gstc.PendingBeginsOf(raw)
+	st.begins = frameengine.PendingBeginsOf(raw)
 	st.begins.Clear()
 	s.stateMu.Lock()
 	s.state = st
@@ -86,7 +87,7 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 }
 
 func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
-	defer gstc.Guard(self.Element, "stop", &ret, false)
+	defer gstglue.Guard(self.Element, "stop", &ret, false)
 	s.stateMu.Lock()
 	st := s.state
 	s.state = nil
@@ -94,9 +95,9 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 	if st == nil {
 		return true
 	}
-	raw := gstc.RawElementOf(self.Unsafe())
-	gstc.WakeOf(raw).SetStopping(true)
-	gstc.UninstallSinkFrame(raw)
+	raw := gstglue.RawElementOf(self.Unsafe())
+	frameengine.WakeOf(raw).SetStopping(true)
+	frameengine.UninstallSinkFrame(raw)
 	defer st.held.Release()
 	// Frames the application holds keep their leases (and the engine)
 	// until their Release.
@@ -115,14 +116,14 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 }
 
 func (s *sink) Unlock(self *base.GstBaseSink) (ret bool) {
-	defer gstc.Guard(self.Element, "unlock", &ret, false)
-	gstc.WakeOf(gstc.RawElementOf(self.Unsafe())).SetFlushing(true)
+	defer gstglue.Guard(self.Element, "unlock", &ret, false)
+	frameengine.WakeOf(gstglue.RawElementOf(self.Unsafe())).SetFlushing(true)
 	return true
 }
 
 func (s *sink) UnlockStop(self *base.GstBaseSink) (ret bool) {
-	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
-	gstc.WakeOf(gstc.RawElementOf(self.Unsafe())).SetFlushing(false)
+	defer gstglue.Guard(self.Element, "unlock-stop", &ret, false)
+	frameengine.WakeOf(gstglue.RawElementOf(self.Unsafe())).SetFlushing(false)
 	return true
 }
 
@@ -156,20 +157,20 @@ func (s *sink) noteCacheGrowth(st *streamState) {
 		"(now %d; the stats field cache-capacity has the final size); set cache-size to the producer's pool size",
 		s.readSettings().cacheSize, cs.Max)
 	cat.LogWarning(msg)
-	st.held.PostWarning(gstc.ResourceSettings, msg, "")
+	st.held.PostWarning(gstglue.ResourceSettings, msg, "")
 }
 
 // SetCaps reads the negotiated caps; a change of format releases every
 // cache entry (the buffers of the old format are not coming back).
 func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
-	defer gstc.Guard(self.Element, "set-caps", &ret, false)
+	defer gstglue.Guard(self.Element, "set-caps", &ret, false)
 	st := s.current()
 	if st == nil {
 		return false
 	}
 	f, err := capslayout.FromCaps(caps)
 	if err != nil {
-		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to a tensor: "+err.Error(),
+		gstglue.PostError(self.Element, gstglue.CoreNegotiation, "tensorpinsink cannot map these caps to a tensor: "+err.Error(),
 			fmt.Sprintf("caps: %v", caps))
 		return false
 	}
@@ -184,7 +185,7 @@ func (s *sink) SetCaps(self *base.GstBaseSink, caps *gst.Caps) (ret bool) {
 	st.fp.forget()
 	st.engine.ClearPlans()
 	if err := st.fp.set(f.Planes, nil); err != nil {
-		gstc.PostError(self.Element, gstc.CoreNegotiation, "tensorpinsink cannot map these caps to tensors: "+err.Error(),
+		gstglue.PostError(self.Element, gstglue.CoreNegotiation, "tensorpinsink cannot map these caps to tensors: "+err.Error(),
 			fmt.Sprintf("caps: %v", caps))
 		return false
 	}

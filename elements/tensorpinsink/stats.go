@@ -3,14 +3,14 @@ package tensorpinsink
 import (
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 )
 
 // counter is one of the element's counters, which live in C (gstc's
 // sink counters, attached to the element): the frame engine counts there
 // without Go, and Go adds what it does.
 type counter struct {
-	c gstc.SinkCounters
+	c frameengine.SinkCounters
 	i int
 }
 
@@ -21,7 +21,7 @@ func (c counter) LoadSigned() int64 { return int64(c.c.Load(c.i)) }
 
 // counters are the element's statistics since its last start.
 type counters struct {
-	all                                    gstc.SinkCounters
+	all                                    frameengine.SinkCounters
 	frames, hits, misses, evictions, mmaps counter
 	// syncs: bracket halves done here (at delivery and at release);
 	// joined: deliveries that found the buffer's bracket already open
@@ -48,22 +48,22 @@ type counters struct {
 }
 
 // bind points the counters at the element's C counters.
-func (c *counters) bind(all gstc.SinkCounters) {
+func (c *counters) bind(all frameengine.SinkCounters) {
 	c.all = all
 	for _, f := range []struct {
 		p *counter
 		i int
 	}{
-		{&c.frames, gstc.SinkFrames}, {&c.hits, gstc.SinkHits}, {&c.misses, gstc.SinkMisses},
-		{&c.evictions, gstc.SinkEvictions}, {&c.mmaps, gstc.SinkMmaps}, {&c.syncs, gstc.SinkSyncs},
-		{&c.joined, gstc.SinkJoined}, {&c.beginsMatched, gstc.SinkBeginsMatched},
-		{&c.beginsExpired, gstc.SinkBeginsExpired}, {&c.beginsRejected, gstc.SinkBeginsRejected},
-		{&c.copies, gstc.SinkCopies}, {&c.bytesCopied, gstc.SinkBytesCopied}, {&c.dropped, gstc.SinkDropped},
-		{&c.closedAtStop, gstc.SinkClosedAtStop}, {&c.waitsForLease, gstc.SinkWaitsForLease},
-		{&c.poolsProposed, gstc.SinkPoolsProposed}, {&c.handlerPanics, gstc.SinkHandlerPanics},
-		{&c.cacheCapacity, gstc.SinkCacheCapacity}, {&c.fenceWaits, gstc.SinkFenceWaits},
-		{&c.fenceWaitNs, gstc.SinkFenceWaitNanos}, {&c.fenceWaitMax, gstc.SinkFenceWaitMax},
-		{&c.fenceTimeouts, gstc.SinkFenceTimeouts}, {&c.leases, gstc.SinkLeases},
+		{&c.frames, frameengine.SinkFrames}, {&c.hits, frameengine.SinkHits}, {&c.misses, frameengine.SinkMisses},
+		{&c.evictions, frameengine.SinkEvictions}, {&c.mmaps, frameengine.SinkMmaps}, {&c.syncs, frameengine.SinkSyncs},
+		{&c.joined, frameengine.SinkJoined}, {&c.beginsMatched, frameengine.SinkBeginsMatched},
+		{&c.beginsExpired, frameengine.SinkBeginsExpired}, {&c.beginsRejected, frameengine.SinkBeginsRejected},
+		{&c.copies, frameengine.SinkCopies}, {&c.bytesCopied, frameengine.SinkBytesCopied}, {&c.dropped, frameengine.SinkDropped},
+		{&c.closedAtStop, frameengine.SinkClosedAtStop}, {&c.waitsForLease, frameengine.SinkWaitsForLease},
+		{&c.poolsProposed, frameengine.SinkPoolsProposed}, {&c.handlerPanics, frameengine.SinkHandlerPanics},
+		{&c.cacheCapacity, frameengine.SinkCacheCapacity}, {&c.fenceWaits, frameengine.SinkFenceWaits},
+		{&c.fenceWaitNs, frameengine.SinkFenceWaitNanos}, {&c.fenceWaitMax, frameengine.SinkFenceWaitMax},
+		{&c.fenceTimeouts, frameengine.SinkFenceTimeouts}, {&c.leases, frameengine.SinkLeases},
 	} {
 		*f.p = counter{all, f.i}
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -150,7 +150,7 @@ func (s *Source) Push(sl *Slot, pts time.Duration) error {
 	case st.eos:
 		err = ErrEOS
 	default:
-		at := gstc.ClockTimeNone
+		at := gstglue.ClockTimeNone
 		if pts >= 0 {
 			at = uint64(pts)
 		}

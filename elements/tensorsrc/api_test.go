@@ -10,7 +10,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -31,8 +32,8 @@ func pull(t testing.TB, sink *app.Sink, timeout time.Duration) *sample {
 		return nil
 	}
 	buf := s.GetBuffer() // a reference of its own: drop it now
-	defer gstc.UnrefBuffer(buf)
-	m := gstc.PeekMemory(gstc.BorrowBuffer(buf), 0)
+	defer gstglue.UnrefBuffer(buf)
+	m := gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0)
 	return &sample{s: s, off: uint64(buf.Offset()), pts: time.Duration(buf.PresentationTimestamp()), fd: m.FD(), offset: m.Offset()}
 }
 
@@ -71,7 +72,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 // after a guess of how long to sleep.
 func waitForSlotWaiter(t testing.TB, src *gst.Element) {
 	t.Helper()
-	w := gstc.WakeOf(gstc.RawElementOf(src.Unsafe()))
+	w := frameengine.WakeOf(gstglue.RawElementOf(src.Unsafe()))
 	waitFor(t, "create waiting for a free slot", func() bool { return w.Waiters() > 0 })
 }
 

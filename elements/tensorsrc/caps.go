@@ -9,7 +9,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // templateCaps are the caps tensorsrc can produce: raw video in system
@@ -33,16 +34,16 @@ func templateCaps(dmabuf bool) string {
 // Instance() to C, which takes ownership; GiveCaps disarms the wrapper's
 // finalizer so the reference is not dropped twice, nor late).
 func (e *element) GetCaps(self *base.GstBaseSrc, filter *gst.Caps) (ret *gst.Caps) {
-	defer gstc.Guard(self.Element, "get-caps", &ret, nil)
+	defer gstglue.Guard(self.Element, "get-caps", &ret, nil)
 	b, err := e.backend()
 	caps := gst.NewCapsFromString(templateCaps(err == nil && b.dmabuf))
 	// go-gst wraps a NULL filter in a non-nil *Caps.
 	if filter != nil && filter.Unsafe() != nil {
 		all := caps
 		caps = filter.IntersectFull(all, gst.CapsIntersectFirst)
-		gstc.ReleaseCaps(all)
+		gstglue.ReleaseCaps(all)
 	}
-	return gstc.GiveCaps(caps)
+	return gstglue.GiveCaps(caps)
 }
 
 // backend is the running backend, or the one the property would give.
@@ -59,10 +60,10 @@ func (e *element) backend() (backendChoice, error) {
 // Fixate fixates toward the width, height, format, framerate, dimensions
 // and type properties. caps is transfer full and so is the result.
 func (e *element) Fixate(self *base.GstBaseSrc, caps *gst.Caps) (ret *gst.Caps) {
-	defer gstc.Guard(self.Element, "fixate", &ret, nil)
+	defer gstglue.Guard(self.Element, "fixate", &ret, nil)
 	s := e.snapshot()
 	fps := s.framerate
-	return gstc.FixateCaps(caps, map[string]gstc.FixateTarget{
+	return gstglue.FixateCaps(caps, map[string]gstglue.FixateTarget{
 		capslayout.MediaVideo: {
 			Ints:      map[string]int{"width": s.width, "height": s.height},
 			Fractions: map[string][2]int{"framerate": fps},
@@ -97,26 +98,26 @@ func (s settings) tensorDimensions() string {
 // error saying what each side offers (and that memory:DMABuf needs a
 // dma-buf backend), then chains up to the default negotiation.
 func (e *element) Negotiate(self *base.GstBaseSrc) (ret bool) {
-	defer gstc.Guard(self.Element, "negotiate", &ret, false)
+	defer gstglue.Guard(self.Element, "negotiate", &ret, false)
 	pad := self.GetStaticPad("src")
-	defer gstc.ReleasePad(pad)
+	defer gstglue.ReleasePad(pad)
 	ours := pad.QueryCaps(nil)
-	defer gstc.ReleaseCaps(ours)
+	defer gstglue.ReleaseCaps(ours)
 	common := pad.PeerQueryCaps(ours)
-	defer gstc.ReleaseCaps(common)
+	defer gstglue.ReleaseCaps(common)
 	if common != nil && common.IsEmpty() {
 		peer := pad.PeerQueryCaps(nil)
-		defer gstc.ReleaseCaps(peer)
+		defer gstglue.ReleaseCaps(peer)
 		b, _ := e.backend()
 		text := fmt.Sprintf("downstream accepts none of the caps tensorsrc can produce (downstream: %v)", peer)
 		if !b.dmabuf && wantsDMABuf(peer) {
 			text = fmt.Sprintf("downstream requires memory:DMABuf, but backend %s makes memfd memory, not DMA-BUFs; "+
 				"use backend=dma-heap or backend=udmabuf (downstream: %v)", b.name, peer)
 		}
-		gstc.PostError(self.Element, gstc.CoreNegotiation, text, fmt.Sprintf("tensorsrc offers %v", ours))
+		gstglue.PostError(self.Element, gstglue.CoreNegotiation, text, fmt.Sprintf("tensorsrc offers %v", ours))
 		return false
 	}
-	return gstc.BaseSrcParentNegotiate(self)
+	return frameengine.BaseSrcParentNegotiate(self)
 }
 
 func wantsDMABuf(caps *gst.Caps) bool {
@@ -134,13 +135,13 @@ func wantsDMABuf(caps *gst.Caps) bool {
 // SetCaps reads the negotiated format; DecideAllocation allocates the
 // ring for it.
 func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) (ret bool) {
-	defer gstc.Guard(self.Element, "set-caps", &ret, false)
+	defer gstglue.Guard(self.Element, "set-caps", &ret, false)
 	f, err := capslayout.FromCaps(caps)
 	if err != nil {
-		gstc.PostError(self.Element, gstc.CoreNegotiation, fmt.Sprintf("cannot produce %v: %v", caps, err), "")
+		gstglue.PostError(self.Element, gstglue.CoreNegotiation, fmt.Sprintf("cannot produce %v: %v", caps, err), "")
 		return false
 	}
-	fpsN, fpsD, ok := gstc.CapsFraction(caps, 0, "framerate")
+	fpsN, fpsD, ok := gstglue.CapsFraction(caps, 0, "framerate")
 	if !ok {
 		fpsN, fpsD = 0, 1
 	}
@@ -152,7 +153,7 @@ func (e *element) SetCaps(self *base.GstBaseSrc, caps *gst.Caps) (ret bool) {
 	}
 	if f.DMABuf && !st.backend.dmabuf {
 		e.mu.Unlock()
-		gstc.PostError(self.Element, gstc.CoreNegotiation,
+		gstglue.PostError(self.Element, gstglue.CoreNegotiation,
 			fmt.Sprintf("caps %v ask for memory:DMABuf, but backend %s makes memfd memory", caps, st.backend.name), "")
 		return false
 	}
@@ -180,7 +181,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 
 	r, err := newRing(e, f, b, ends, n, stats, wake, e.changes.broadcast)
 	if err != nil {
-		gstc.PostError(self.Element, gstc.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
+		gstglue.PostError(self.Element, gstglue.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false
 	}
 	var rel retired
@@ -215,8 +216,8 @@ const maxRing = 64
 // leases), and a smaller ring would stall it, so the ring has
 // max(pool-size, min-buffers) tensors (up to 64).
 func (e *element) DecideAllocation(self *base.GstBaseSrc, query *gst.Query) (ret bool) {
-	defer gstc.Guard(self.Element, "decide-allocation", &ret, false)
-	ans := gstc.DeclineAllocation(query)
+	defer gstglue.Guard(self.Element, "decide-allocation", &ret, false)
+	ans := gstglue.DeclineAllocation(query)
 	if ans.Pools+ans.Allocators > 0 {
 		cat.LogInfo(fmt.Sprintf("declined %d pool(s) and %d allocator(s) proposed downstream: tensorsrc pushes its own pinned ring",
 			ans.Pools, ans.Allocators), self.Object)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -144,7 +144,7 @@ func TestDMABufFeature(t *testing.T) {
 	if ge == nil {
 		t.Fatal("negotiated memory:DMABuf from memfd")
 	}
-	if ge.Domain != gstc.DomainCore || ge.Code != int(gstc.CoreNegotiation) ||
+	if ge.Domain != gstglue.DomainCore || ge.Code != int(gstglue.CoreNegotiation) ||
 		!strings.Contains(ge.Message, "memory:DMABuf") || !strings.Contains(ge.Message, "memfd") {
 		t.Errorf("error %+v", ge)
 	}
@@ -169,8 +169,8 @@ func TestBadSettings(t *testing.T) {
 		if msg == nil {
 			t.Fatalf("%s: no error message", c.props)
 		}
-		ge, _ := gstc.ParseErrorMessage(msg)
-		if ge.Domain != gstc.DomainResource || !strings.Contains(ge.Message, c.want) {
+		ge, _ := gstglue.ParseErrorMessage(msg)
+		if ge.Domain != gstglue.DomainResource || !strings.Contains(ge.Message, c.want) {
 			t.Errorf("%s: error %+v, want RESOURCE error containing %q", c.props, ge, c.want)
 		}
 	}
@@ -194,7 +194,7 @@ func TestDMAHeapBackend(t *testing.T) {
 		if require {
 			t.Fatalf("TENSORPIN_REQUIRE_DMABUF=1 but %s is not usable", tensor.DMAHeapPath)
 		}
-		if ge == nil || ge.Domain != gstc.DomainResource || !strings.Contains(ge.Message, "dma-heap") ||
+		if ge == nil || ge.Domain != gstglue.DomainResource || !strings.Contains(ge.Message, "dma-heap") ||
 			!strings.Contains(ge.Message, tensor.DMAHeapPath) {
 			t.Fatalf("want a RESOURCE error naming dma-heap and %s, got %+v", tensor.DMAHeapPath, ge)
 		}

@@ -1,16 +1,17 @@
 package tensorsrc
 
 import (
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
-// Every frame is made in C by the create trampoline (gstc.SrcSteady,
+// Every frame is made in C by the create trampoline (frameengine.SrcSteady,
 // srcsteady.c), for every pattern: a built-in pattern's slot taken from
 // the ring and written there, pattern=app's slot popped from the queue
 // the application's Push fills. Go only configures it, here, and answers
 // the application's API (api.go).
 
-// configureFrameLocked makes the C frame (gstc.SrcSteady) make the
+// configureFrameLocked makes the C frame (frameengine.SrcSteady) make the
 // frames on r, as the state says (pattern, handoff, rate, video meta,
 // sync-timeout, pacer): at each new ring and each caps change. A new
 // ring gives the application's queue back to the old one. Called with
@@ -31,7 +32,7 @@ func (e *element) configureFrameLocked(st *state, r *ring) {
 			}
 		}
 	}
-	var vmeta *gstc.VideoMetaLayout
+	var vmeta *gstglue.VideoMetaLayout
 	if r.hasVMeta && r.vmetaErr == nil {
 		vmeta = r.vmeta
 	}
@@ -46,33 +47,33 @@ func (e *element) configureFrameLocked(st *state, r *ring) {
 	st.steady.Enable(true)
 }
 
-// cPattern is p as gstc.SrcSteady writes it (a built-in pattern).
+// cPattern is p as frameengine.SrcSteady writes it (a built-in pattern).
 func cPattern(p pattern) int {
 	switch p {
 	case patternGradient:
-		return gstc.SrcGradient
+		return frameengine.SrcGradient
 	case patternBlack:
-		return gstc.SrcBlack
+		return frameengine.SrcBlack
 	case patternNone:
-		return gstc.SrcNone
+		return frameengine.SrcNone
 	}
-	return gstc.SrcCounter
+	return frameengine.SrcCounter
 }
 
 // fill writes the pattern of frame n into b: byte i is n*7+i (counter),
 // i (gradient) or 0 (black), or leaves b as it is (none) — as the steady
-// frame in C does (gstc.FillPattern, the one implementation).
+// frame in C does (frameengine.FillPattern, the one implementation).
 func fill(b []byte, p pattern, n uint64) {
 	if p == patternApp {
 		return
 	}
-	gstc.FillPattern(b, cPattern(p), n)
+	frameengine.FillPattern(b, cPattern(p), n)
 }
 
 // frameTimes returns the PTS and duration of frame n at fpsN/fpsD
 // (n×fpsD/fpsN seconds, without drift), or ClockTimeNone for a variable
 // or unknown rate — as the C frame stamps them
-// (gstc.FrameTimes, the one implementation).
+// (frameengine.FrameTimes, the one implementation).
 func frameTimes(n uint64, fpsN, fpsD int) (pts, dur uint64) {
-	return gstc.FrameTimes(n, fpsN, fpsD)
+	return frameengine.FrameTimes(n, fpsN, fpsD)
 }

@@ -10,7 +10,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
 
@@ -81,7 +82,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		e.mu.Lock()
 		rs := e.stats
 		e.mu.Unlock()
-		return gstc.TakeStructureValue(rs.structure())
+		return gstglue.TakeStructureValue(rs.structure())
 	}),
 )
 
@@ -148,9 +149,9 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
 	// and upstream GstTensorSync end events take gstc's allocation-free
 	// trampolines; other events still reach Event through go-gst's.
-	gstc.InstallPushSrcCreate(klass)
-	gstc.InstallBaseSrcTensorSync(klass)
-	// No get_times: a live tensorsrc paces itself in create (gstc.LivePacer
+	frameengine.InstallPushSrcCreate(klass)
+	frameengine.InstallBaseSrcTensorSync(klass)
+	// No get_times: a live tensorsrc paces itself in create (frameengine.LivePacer
 	// says why GstBaseSrc's wait is not used).
 }
 
@@ -160,12 +161,12 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 func (e *element) InstanceInit(obj *glib.Object) {
 	// The per-frame trampolines (create, GstTensorSync end) find e
 	// through a handle on the instance, not go-glib's lookup.
-	gstc.BindInstance(obj.Unsafe(), e)
+	frameengine.BindInstance(obj.Unsafe(), e)
 	src := base.ToGstBaseSrc(obj)
 	src.SetFormat(gst.FormatTime)
 	if pad := src.GetStaticPad("src"); pad != nil {
-		gstc.InstallTensorSyncAnnouncer(pad)
-		gstc.ReleasePad(pad)
+		frameengine.InstallTensorSyncAnnouncer(pad)
+		gstglue.ReleasePad(pad)
 	}
 }
 
@@ -183,7 +184,7 @@ func (e *element) snapshot() settings {
 
 // SetProperty implements glib.GoObject (id is the table index).
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstc.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
+	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
 	if err := props.Set(obj, e, id, value); err != nil {
 		cat.LogWarning(err.Error())
 	}
@@ -191,6 +192,6 @@ func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
 
 // GetProperty implements glib.GoObject.
 func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstc.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
 	return props.Get(e, id)
 }

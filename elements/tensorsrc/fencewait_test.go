@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
@@ -244,7 +246,7 @@ func TestUnlockInterruptsCreateFenceWait(t *testing.T) {
 	p.SetState(gst.StatePlaying)
 	f.awaitWaiting(t)
 	// The C frame is polling the stand-in.
-	w := gstc.WakeOf(gstc.RawElementOf(srcEl.Unsafe()))
+	w := frameengine.WakeOf(gstglue.RawElementOf(srcEl.Unsafe()))
 	waitFor(t, "create polling the stand-in fence", func() bool { return w.Waiters() > 0 })
 	if !f.within(func() { p.SetState(gst.StateNull) }) {
 		t.Error("NULL did not complete within 10 s while create waited for a fence (sync-timeout=0)")

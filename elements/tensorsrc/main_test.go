@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/internal/bracketabi"
 )
@@ -34,7 +34,7 @@ func parse(t testing.TB, desc string) (*gst.Pipeline, *gst.Element) {
 
 // play sets p to PLAYING and waits for EOS or an error; it returns the
 // error (nil at EOS) and leaves p PLAYING (call stop).
-func play(t testing.TB, p *gst.Pipeline) *gstc.GError {
+func play(t testing.TB, p *gst.Pipeline) *gstglue.GError {
 	t.Helper()
 	if err := p.SetState(gst.StatePlaying); err != nil {
 		t.Logf("set PLAYING: %v", err)
@@ -44,7 +44,7 @@ func play(t testing.TB, p *gst.Pipeline) *gstc.GError {
 		t.Fatal("no EOS or error within 30 s")
 	}
 	if msg.Type() == gst.MessageError {
-		ge, _ := gstc.ParseErrorMessage(msg)
+		ge, _ := gstglue.ParseErrorMessage(msg)
 		return ge
 	}
 	return nil
@@ -65,7 +65,7 @@ func stop(t testing.TB, p *gst.Pipeline) {
 // stats reads the stats property of src.
 func stats(t testing.TB, src *gst.Element) map[string]any {
 	t.Helper()
-	st, err := gstc.GetStructureProperty(src, "stats")
+	st, err := gstglue.GetStructureProperty(src, "stats")
 	if err != nil {
 		t.Fatal(err)
 	}

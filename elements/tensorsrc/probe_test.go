@@ -9,7 +9,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -21,12 +21,12 @@ type item struct {
 	seq     uint32 // begin: seqnum
 	off     uint64 // buffer: offset (frame number)
 	pts     uint64
-	mem     gstc.RawMemory // buffer: memory 0 (the pointer, for identity checks)
+	mem     gstglue.RawMemory // buffer: memory 0 (the pointer, for identity checks)
 	fd      bool
 	dmabuf  bool
 	size    int
 	content bool // buffer: bytes matched the expected pattern
-	meta    gstc.VideoMeta
+	meta    gstglue.VideoMeta
 	hasMeta bool
 }
 
@@ -77,9 +77,9 @@ func (r *recorder) attach(t testing.TB, p *gst.Pipeline, element string) {
 
 func (r *recorder) buffer(pad *gst.Pad, buf *gst.Buffer) {
 	it := item{kind: "buffer", off: uint64(buf.Offset()), pts: uint64(buf.PresentationTimestamp()), size: int(buf.GetSize())}
-	m := gstc.PeekMemory(gstc.BorrowBuffer(buf), 0)
+	m := gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0)
 	it.mem, it.fd, it.dmabuf = m, m.IsFd(), m.IsDmabuf()
-	it.meta, it.hasMeta = gstc.GetVideoMeta(gstc.BorrowBuffer(buf))
+	it.meta, it.hasMeta = gstglue.GetVideoMeta(gstglue.BorrowBuffer(buf))
 	if fd := m.FD(); fd >= 0 {
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil {

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -12,7 +13,7 @@ import (
 // Slot is one tensor of the ring: its storage, its pin (made once) and
 // its persistent GstMemory (wrapped once, pushed in every buffer of the
 // slot). Whether it is free, queued, downstream or open for writing is
-// kept in C, in the ring's gstc.OutRing; the application may use a slot
+// kept in C, in the ring's frameengine.OutRing; the application may use a slot
 // from Acquire until it pushes or discards it (acquired).
 type Slot struct {
 	r   *ring
@@ -27,8 +28,8 @@ type Slot struct {
 
 // ring is the set of slots for one negotiated format. The slots' states
 // — free, taken, queued by the application, in a buffer, the write
-// bracket open or not — are kept in C (out, a gstc.OutRing), where the
-// create trampoline makes every frame (gstc.SrcSteady) and a memory's
+// bracket open or not — are kept in C (out, a frameengine.OutRing), where the
+// create trampoline makes every frame (frameengine.SrcSteady) and a memory's
 // return, on any thread, leaves the slot's bracket and frees it, neither
 // calling into Go: a C streaming thread that calls into Go keeps a Go P,
 // and Go's sysmon then never sleeps deeply (docs/design-notes.md, "A
@@ -39,15 +40,15 @@ type ring struct {
 	stats  *runStats
 	format capslayout.Format
 	slots  []*Slot
-	mring  *gstc.MemRing
-	out    *gstc.OutRing
+	mring  *frameengine.MemRing
+	out    *frameengine.OutRing
 	closed bool // retired: slots are not reused (guarded by element.mu)
 
 	// video meta of every buffer (hasVMeta false for other/tensors),
 	// prepared once: attaching it allocates nothing. vmetaErr is the
 	// preparation's error, reported at each create as attaching it was.
 	hasVMeta bool
-	vmeta    *gstc.VideoMetaLayout
+	vmeta    *gstglue.VideoMetaLayout
 	vmetaErr error
 }
 
@@ -57,23 +58,23 @@ type ring struct {
 // instead, and its release releases the pin and closes the tensor.
 // A free slot wakes the C frame's wait (wake) and an application's
 // Acquire waiting for one (freed).
-func newRing(e *element, f capslayout.Format, b backendChoice, ends gstc.EndTally, n int, stats *runStats, wake gstc.Wake, freed func()) (*ring, error) {
+func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.EndTally, n int, stats *runStats, wake frameengine.Wake, freed func()) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
 	}
 	size := max(f.FrameSize, f.Layout().Offset+g.Extent)
-	if n > gstc.MaxOutSlots {
-		return nil, fmt.Errorf("a ring of %d tensors: at most %d", n, gstc.MaxOutSlots)
+	if n > frameengine.MaxOutSlots {
+		return nil, fmt.Errorf("a ring of %d tensors: at most %d", n, frameengine.MaxOutSlots)
 	}
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
-	// The C ring takes every memory back (gstc.OutRing.AddSlot).
-	r.mring = gstc.NewMemRing(ends, func(int, uint32) bool { return false })
-	r.out = gstc.NewOutRing(stats.c, freed)
+	// The C ring takes every memory back (frameengine.OutRing.AddSlot).
+	r.mring = frameengine.NewMemRing(ends, func(int, uint32) bool { return false })
+	r.out = frameengine.NewOutRing(stats.c, freed)
 	r.out.SetWake(wake)
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true
-		r.vmeta, r.vmetaErr = gstc.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
+		r.vmeta, r.vmetaErr = gstglue.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
 	}
 	for i := 0; i < n; i++ {
 		sl, err := newSlot(r, i, f.Layout(), size, b)
@@ -118,16 +119,16 @@ func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot,
 	}
 	dmabuf := t.Backend() == tensor.BackendDMABuf
 	// The OutRing's memory id: slot i, tensor 0.
-	m, err := r.mring.Wrap(dmabuf, t.FD(), size, i*gstc.MaxOutTensors, release)
+	m, err := r.mring.Wrap(dmabuf, t.FD(), size, i*frameengine.MaxOutTensors, release)
 	if err != nil {
 		release()
 		return nil, err
 	}
 	// The reference is the C ring's from here on.
-	ot := gstc.OutTensor{Mem: m, Tensor: t, Dev: sl.id.Dev, Ino: sl.id.Ino, Off: uint64(t.Offset())}
-	k, err := r.out.AddSlot([]gstc.OutTensor{ot})
+	ot := frameengine.OutTensor{Mem: m, Tensor: t, Dev: sl.id.Dev, Ino: sl.id.Ino, Off: uint64(t.Offset())}
+	k, err := r.out.AddSlot([]frameengine.OutTensor{ot})
 	if err != nil {
-		gstc.UnrefRingMemory(m) // not the ring's: AddSlot took nothing
+		frameengine.UnrefRingMemory(m) // not the ring's: AddSlot took nothing
 		return nil, err
 	}
 	if k != i {
@@ -149,8 +150,8 @@ func (sl *Slot) release() {
 
 // retired collects what retireLocked hands back to do outside the lock.
 type retired struct {
-	mrings   []*gstc.MemRing
-	outs     []*gstc.OutRing
+	mrings   []*frameengine.MemRing
+	outs     []*frameengine.OutRing
 	inFlight int // slots still in buffers downstream
 	appHeld  int // slots held by the application
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -51,7 +51,7 @@ func TestRingCounter(t *testing.T) {
 	checkAnnounced(t, items)
 	t.Logf("first items at the sink: %s", kinds(items, 6))
 
-	memOf := map[tensor.Identity]gstc.RawMemory{}
+	memOf := map[tensor.Identity]gstglue.RawMemory{}
 	var order []tensor.Identity
 	bad, moved := 0, 0
 	for i, b := range bufs {
@@ -231,7 +231,7 @@ func TestFrameTimes(t *testing.T) {
 		{1, 30, 1, 33333333, 33333333},
 		{2, 30, 1, 66666666, 33333334},
 		{3, 30000, 1001, 100100000, 33366666},
-		{5, 0, 1, gstc.ClockTimeNone, gstc.ClockTimeNone},
+		{5, 0, 1, gstglue.ClockTimeNone, gstglue.ClockTimeNone},
 	} {
 		pts, dur := frameTimes(c.n, c.fn, c.fd)
 		if pts != c.pts || dur != c.dur {
@@ -270,7 +270,7 @@ func TestSharedMemoryKeepsSlot(t *testing.T) {
 	}
 	mu.Lock()
 	for _, c := range copies {
-		gstc.UnrefBuffer(c)
+		gstglue.UnrefBuffer(c)
 	}
 	mu.Unlock()
 	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(5*time.Second), gst.MessageEOS|gst.MessageError)
@@ -291,7 +291,7 @@ func TestResizedMemoryComesBackWhole(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src num-buffers=6 pool-size=2 ! "+
 		"other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8 ! fakesink name=sink enable-last-sample=false")
 	pad := src.GetStaticPad("src")
-	defer gstc.ReleasePad(pad)
+	defer gstglue.ReleasePad(pad)
 	pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		if b := info.GetBuffer(); b.Offset() == 0 {
 			b.Resize(0, size/2) // frame 0 only
@@ -302,7 +302,7 @@ func TestResizedMemoryComesBackWhole(t *testing.T) {
 	var sizes []int64
 	sinkEl, _ := p.GetElementByName("sink")
 	sinkPad := sinkEl.GetStaticPad("sink")
-	defer gstc.ReleasePad(sinkPad)
+	defer gstglue.ReleasePad(sinkPad)
 	sinkPad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		mu.Lock()
 		sizes = append(sizes, info.GetBuffer().GetSize())
@@ -335,7 +335,7 @@ func TestAllocationAnswerRaisesTheRing(t *testing.T) {
 		"other/tensors,format=static,num_tensors=1,dimensions=16:16:1,types=uint8 ! fakesink name=sink enable-last-sample=false")
 	sinkEl, _ := p.GetElementByName("sink")
 	pad := sinkEl.GetStaticPad("sink")
-	defer gstc.ReleasePad(pad)
+	defer gstglue.ReleasePad(pad)
 	pad.AddProbe(gst.PadProbeTypeQueryDownstream, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		q := info.GetQuery()
 		if q == nil || q.Type() != gst.QueryAllocation {
@@ -372,7 +372,7 @@ func TestRingReusesTheSlotFreedLastAroundHeldSlots(t *testing.T) {
 	p, src := parse(t, "tensorsrc name=src num-buffers=20 pool-size=4 ! fakesink name=sink enable-last-sample=false")
 	sink, _ := p.GetElementByName("sink")
 	pad := sink.GetStaticPad("sink")
-	defer gstc.ReleasePad(pad)
+	defer gstglue.ReleasePad(pad)
 	var mu sync.Mutex
 	var copies []*gst.Buffer
 	var ids []tensor.Identity
@@ -381,7 +381,7 @@ func TestRingReusesTheSlotFreedLastAroundHeldSlots(t *testing.T) {
 		defer mu.Unlock()
 		buf := info.GetBuffer()
 		var st unix.Stat_t
-		if err := unix.Fstat(gstc.PeekMemory(gstc.BorrowBuffer(buf), 0).FD(), &st); err != nil {
+		if err := unix.Fstat(gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0).FD(), &st); err != nil {
 			t.Error(err)
 		}
 		ids = append(ids, tensor.Identity{Dev: st.Dev, Ino: st.Ino})
@@ -396,7 +396,7 @@ func TestRingReusesTheSlotFreedLastAroundHeldSlots(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for _, c := range copies {
-		gstc.UnrefBuffer(c)
+		gstglue.UnrefBuffer(c)
 	}
 	if ge != nil {
 		t.Fatalf("pipeline error: %s", ge.Message)

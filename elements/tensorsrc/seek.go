@@ -7,7 +7,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Seeking.
@@ -85,7 +86,7 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 			e.mu.Unlock()
 		}()
 	}
-	return gstc.BaseSrcParentEvent(self, ev)
+	return frameengine.BaseSrcParentEvent(self, ev)
 }
 
 // IsSeekable implements base.GstBaseSrc: tensorsrc can restart anywhere.
@@ -98,7 +99,7 @@ func (e *element) IsSeekable(self *base.GstBaseSrc) bool { return true }
 // back the slots the application pushed that were not sent yet and tells
 // the application (OnSeek, the seek signal), with no lock held.
 func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool) {
-	defer gstc.Guard(self.Element, "do-seek", &ret, false)
+	defer gstglue.Guard(self.Element, "do-seek", &ret, false)
 	if segment.GetFormat() != gst.FormatTime {
 		return false
 	}
@@ -108,7 +109,7 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 		return false
 	}
 	pos, stop := segment.GetPosition(), segment.GetStop()
-	if pos == gstc.ClockTimeNone {
+	if pos == gstglue.ClockTimeNone {
 		pos = segment.GetStart()
 	}
 	flags := segment.GetFlags()
@@ -126,11 +127,11 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	// The next frame is the one at pos, placed by the C frame once it
 	// knows the rate (the stream lock is held: no create runs).
 	st.steady.SetSeek(pos)
-	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstc.ClockTimeNone
+	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstglue.ClockTimeNone
 	sk := Seek{Position: time.Duration(pos), Stop: -1, Rate: rate,
 		Flush: flags&gst.SegmentFlagReset != 0, Segment: flags&gst.SegmentFlagSegment != 0,
 		Frame: frameAt(pos, st.fpsN, st.fpsD)}
-	if stop != gstc.ClockTimeNone {
+	if stop != gstglue.ClockTimeNone {
 		sk.Stop = time.Duration(stop)
 	}
 	if notify {
@@ -164,7 +165,7 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 // to turn a seek in frames into one in TIME; everything else is
 // GstBaseSrc's.
 func (e *element) Query(self *base.GstBaseSrc, q *gst.Query) (ret bool) {
-	defer gstc.Guard(self.Element, "query", &ret, false)
+	defer gstglue.Guard(self.Element, "query", &ret, false)
 	if q.Type() == gst.QueryConvert {
 		sf, df, sv, _ := q.ParseConvert()
 		e.mu.Lock()
@@ -178,7 +179,7 @@ func (e *element) Query(self *base.GstBaseSrc, q *gst.Query) (ret bool) {
 			return true
 		}
 	}
-	return gstc.BaseSrcParentQuery(self, q)
+	return frameengine.BaseSrcParentQuery(self, q)
 }
 
 func isFrames(f gst.Format) bool { return f == formatBuffers || f == gst.FormatDefault }
@@ -199,7 +200,7 @@ func convert(sf gst.Format, v int64, df gst.Format, fpsN, fpsD int) (int64, bool
 		return int64(frameAt(uint64(v), fpsN, fpsD)), true
 	}
 	pts, _ := frameTimes(uint64(v), fpsN, fpsD)
-	if pts == gstc.ClockTimeNone || pts > 1<<63-1 {
+	if pts == gstglue.ClockTimeNone || pts > 1<<63-1 {
 		return 0, false
 	}
 	return int64(pts), true
@@ -208,4 +209,4 @@ func convert(sf gst.Format, v int64, df gst.Format, fpsN, fpsD int) (int64, bool
 // frameAt returns the number of the frame showing at time pos (ns) at
 // fpsN/fpsD: floor(pos×fpsN / (fpsD×10⁹)); 0 for an unknown or variable
 // rate.
-func frameAt(pos uint64, fpsN, fpsD int) uint64 { return gstc.FrameAt(pos, fpsN, fpsD) }
+func frameAt(pos uint64, fpsN, fpsD int) uint64 { return frameengine.FrameAt(pos, fpsN, fpsD) }

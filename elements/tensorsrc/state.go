@@ -9,7 +9,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -96,17 +97,17 @@ type state struct {
 	syncTimeout time.Duration
 	// pacer paces frames on the clock when is-live (nil otherwise); it is
 	// closed at Stop, after the streaming thread has left create.
-	pacer *gstc.LivePacer
+	pacer *frameengine.LivePacer
 	// steady is the element's frame in C: every frame, made by the create
 	// trampoline as configureFrameLocked set it (each new ring, each caps
 	// change); it holds the frame counter and pattern=app's queue.
-	steady gstc.SrcSteady
+	steady frameengine.SrcSteady
 	// wake ends the C frame's waits (a free slot, fences): set by Unlock
 	// and a non-flushing seek.
-	wake  gstc.Wake
+	wake  frameengine.Wake
 	stats *runStats
 	// ends: the element's end tally, which tracks the rings' memories.
-	ends gstc.EndTally
+	ends frameengine.EndTally
 
 	format     capslayout.Format // negotiated (SetCaps); the ring follows in DecideAllocation
 	haveFormat bool
@@ -120,39 +121,39 @@ type state struct {
 // Start checks the settings and creates the streaming state; the ring is
 // allocated when caps are set.
 func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
-	defer gstc.Guard(self.Element, "start", &ret, false)
+	defer gstglue.Guard(self.Element, "start", &ret, false)
 	s := e.snapshot()
 	pat, ok := patternNames[s.pattern]
 	if !ok {
-		gstc.PostError(self.Element, gstc.ResourceSettings,
+		gstglue.PostError(self.Element, gstglue.ResourceSettings,
 			fmt.Sprintf("unknown pattern %q: want counter, gradient, black, none or app", s.pattern), "")
 		return false
 	}
 	if s.handoff != handoffAdopt && s.handoff != handoffClose {
-		gstc.PostError(self.Element, gstc.ResourceSettings,
+		gstglue.PostError(self.Element, gstglue.ResourceSettings,
 			fmt.Sprintf("unknown handoff %q: want adopt or close", s.handoff), "")
 		return false
 	}
 	b, err := resolveBackend(s.backend, true)
 	if err != nil {
-		code := gstc.ResourceSettings
+		code := gstglue.ResourceSettings
 		if errors.Is(err, errUnavailable) {
-			code = gstc.ResourceOpenReadWrite
+			code = gstglue.ResourceOpenReadWrite
 		}
-		gstc.PostError(self.Element, code, err.Error(), "")
+		gstglue.PostError(self.Element, code, err.Error(), "")
 		return false
 	}
 	if _, err := capslayout.VideoLayout(s.format, s.width, s.height, 0); err != nil {
-		gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("format property: %v", err), "")
+		gstglue.PostError(self.Element, gstglue.ResourceSettings, fmt.Sprintf("format property: %v", err), "")
 		return false
 	}
 	if _, err := tensor.ParseDType(s.dtype); err != nil {
-		gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("type property: %v", err), "")
+		gstglue.PostError(self.Element, gstglue.ResourceSettings, fmt.Sprintf("type property: %v", err), "")
 		return false
 	}
 	if s.dimensions != "" {
 		if _, err := capslayout.TensorLayout(s.dimensions, s.dtype); err != nil {
-			gstc.PostError(self.Element, gstc.ResourceSettings, fmt.Sprintf("dimensions property: %v", err), "")
+			gstglue.PostError(self.Element, gstglue.ResourceSettings, fmt.Sprintf("dimensions property: %v", err), "")
 			return false
 		}
 	}
@@ -161,15 +162,15 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 		closeAfterWrite: s.handoff == handoffClose,
 		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond}
 	if s.isLive {
-		st.pacer = gstc.NewLivePacer()
+		st.pacer = frameengine.NewLivePacer()
 	}
-	st.ends = gstc.EndTallyOf(gstc.RawElementOf(self.Unsafe()))
-	st.steady = gstc.SrcSteadyOf(gstc.RawElementOf(self.Unsafe()))
-	st.steady.SetRing(nil, gstc.InferCounters{})
+	st.ends = frameengine.EndTallyOf(gstglue.RawElementOf(self.Unsafe()))
+	st.steady = frameengine.SrcSteadyOf(gstglue.RawElementOf(self.Unsafe()))
+	st.steady.SetRing(nil, frameengine.InferCounters{})
 	st.steady.SetFrame(0)
 	st.steady.SetSeek(0)
 	st.steady.AppSetEOS(false)
-	st.wake = gstc.WakeOf(gstc.RawElementOf(self.Unsafe()))
+	st.wake = frameengine.WakeOf(gstglue.RawElementOf(self.Unsafe()))
 	st.wake.SetFlushing(false)
 	st.wake.SetSeeking(false)
 	st.stats.countEnds(st.ends)
@@ -187,7 +188,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 // bracket closed when the buffer is freed; slots acquired by the
 // application are released when it pushes or discards them.
 func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
-	defer gstc.Guard(self.Element, "stop", &ret, false)
+	defer gstglue.Guard(self.Element, "stop", &ret, false)
 	e.mu.Lock()
 	st := e.st
 	e.st = nil
@@ -195,7 +196,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	if st != nil {
 		// No create runs now (GstBaseSrc stopped the task first). The
 		// application's queue goes back to the ring before it closes.
-		st.steady.SetRing(nil, gstc.InferCounters{})
+		st.steady.SetRing(nil, frameengine.InferCounters{})
 		st.steady.SetPacer(nil) // closed below
 		if st.ring != nil {
 			st.ring.retireLocked(&rel)
@@ -222,7 +223,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 // a slot's fences or the clock (all in C); it returns FLUSHING until
 // UnlockStop.
 func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
-	defer gstc.Guard(self.Element, "unlock", &ret, false)
+	defer gstglue.Guard(self.Element, "unlock", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.wake.SetFlushing(true)
@@ -236,7 +237,7 @@ func (e *element) Unlock(self *base.GstBaseSrc) (ret bool) {
 
 // UnlockStop ends the flushing started by Unlock.
 func (e *element) UnlockStop(self *base.GstBaseSrc) (ret bool) {
-	defer gstc.Guard(self.Element, "unlock-stop", &ret, false)
+	defer gstglue.Guard(self.Element, "unlock-stop", &ret, false)
 	e.mu.Lock()
 	if e.st != nil {
 		e.st.wake.SetFlushing(false)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -33,7 +33,7 @@ type runStats struct {
 	// otherEnds: until then (endsLive) they are the tally's counts less
 	// endsBase, its counts at Start. endsMu makes a read and the freeze
 	// one or the other.
-	ends                  gstc.EndTally
+	ends                  frameengine.EndTally
 	endsBase              [2]uint64
 	endsMu                sync.Mutex
 	endsLive              bool
@@ -49,30 +49,30 @@ type runStats struct {
 	seeks, seekDiscarded atomic.Uint64
 	// c: what the frames and the ring count in C — frames, create's waits
 	// for a slot and for fences, and every bracket of the slots
-	// (gstc.OutRing: opened before writing, closed when the slot's memory
+	// (frameengine.OutRing: opened before writing, closed when the slot's memory
 	// came back from its last holder or right after writing with
 	// handoff=close, ended when that close did the END ioctl) — added to
 	// the counters above (the application's Acquire's, Go's) in what is
 	// reported. A C block, as a slot's memory returning after Stop still
 	// counts into it.
-	c gstc.InferCounters
+	c frameengine.InferCounters
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
-	s := &runStats{poolSize: poolSize, backend: backend, c: gstc.NewInferCounters()}
-	runtime.AddCleanup(s, func(c gstc.InferCounters) { c.Unref() }, s.c)
+	s := &runStats{poolSize: poolSize, backend: backend, c: frameengine.NewInferCounters()}
+	runtime.AddCleanup(s, func(c frameengine.InferCounters) { c.Unref() }, s.c)
 	return s
 }
 
 // frameCount returns the frames made (all in C).
 func (s *runStats) frameCount() uint64 {
-	return s.c.Load(gstc.InferFrames)
+	return s.c.Load(frameengine.InferFrames)
 }
 
 // countEnds makes the run's end counts those of tally from now until
 // freezeEnds, and starts the tally's new run. Call it before s is
 // published.
-func (s *runStats) countEnds(tally gstc.EndTally) {
+func (s *runStats) countEnds(tally frameengine.EndTally) {
 	tally.NewRun()
 	s.ends = tally
 	s.endsBase[0], s.endsBase[1] = tally.Read()
@@ -108,8 +108,8 @@ func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
 	fw, fn, fm, ft := s.fences.Read()
 	// Closes first: every close follows its open, so opened >= closed.
-	closed := s.c.Load(gstc.InferOutClosed)
-	opened := s.c.Load(gstc.InferOutOpened)
+	closed := s.c.Load(frameengine.InferOutClosed)
+	opened := s.c.Load(frameengine.InferOutOpened)
 	readerEnds, otherEnds := s.endCounts()
 	for _, f := range []struct {
 		k string
@@ -123,20 +123,20 @@ func (s *runStats) structure() *gst.Structure {
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
 		{"brackets-closed", closed},
-		{"brackets-ended-here", s.c.Load(gstc.InferOutEnded)},
+		{"brackets-ended-here", s.c.Load(frameengine.InferOutEnded)},
 		{"brackets-open", opened - min(opened, closed)},
-		{"waits-for-free-slot", s.waits.Load() + s.c.Load(gstc.InferWaits)},
+		{"waits-for-free-slot", s.waits.Load() + s.c.Load(frameengine.InferWaits)},
 		{"reader-end-events", readerEnds},
 		{"other-end-events", otherEnds},
-		{"sync-errors", s.syncErrors.Load() + s.c.Load(gstc.InferOutSyncErrors)},
-		{"fence-waits", fw + s.c.Load(gstc.InferFenceWaits)},
-		{"fence-wait-total-ns", fn + s.c.Load(gstc.InferFenceWaitNs)},
-		{"fence-wait-max-ns", max(fm, s.c.Load(gstc.InferFenceWaitMaxNs))},
-		{"fence-timeouts", ft + s.c.Load(gstc.InferFenceTimeouts)},
+		{"sync-errors", s.syncErrors.Load() + s.c.Load(frameengine.InferOutSyncErrors)},
+		{"fence-waits", fw + s.c.Load(frameengine.InferFenceWaits)},
+		{"fence-wait-total-ns", fn + s.c.Load(frameengine.InferFenceWaitNs)},
+		{"fence-wait-max-ns", max(fm, s.c.Load(frameengine.InferFenceWaitMaxNs))},
+		{"fence-timeouts", ft + s.c.Load(frameengine.InferFenceTimeouts)},
 		{"fences-attached", s.fencesAttached.Load()},
 		{"seeks", s.seeks.Load()},
 		{"seek-discarded", s.seekDiscarded.Load()},
-		{"steady-frames", s.c.Load(gstc.InferFrames)},
+		{"steady-frames", s.c.Load(frameengine.InferFrames)},
 	} {
 		st.SetValue(f.k, f.v)
 	}

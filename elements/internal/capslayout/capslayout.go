@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -152,7 +152,7 @@ func FromCaps(caps *gst.Caps) (Format, error) {
 }
 
 func videoFromCaps(caps *gst.Caps) (Format, error) {
-	vm, size, err := gstc.CapsVideoLayout(caps)
+	vm, size, err := gstglue.CapsVideoLayout(caps)
 	if err != nil {
 		return Format{}, fmt.Errorf("%v: %w", err, ErrUnsupportedCaps)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // The format map and the caps lists say the same thing, and GStreamer
@@ -45,7 +45,7 @@ func TestFormatMapAndListsAgreeWithGStreamer(t *testing.T) {
 	gst.Init(nil)
 	for _, f := range listed {
 		caps := gst.NewCapsFromString(fmt.Sprintf("video/x-raw,format=%s,width=64,height=32,framerate=30/1", f))
-		vm, _, err := gstc.CapsVideoLayout(caps)
+		vm, _, err := gstglue.CapsVideoLayout(caps)
 		if err != nil {
 			t.Errorf("%s: GStreamer has no layout: %v", f, err)
 			continue

@@ -8,7 +8,7 @@
 package pinread
 
 import (
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
@@ -18,7 +18,7 @@ import (
 // errors use ("buffer", "input").
 type Reader struct {
 	Cache *pincache.Cache
-	Qkey  gstc.QdataKey
+	Qkey  gstglue.QdataKey
 	Noun  string
 	// Hooks run around every insert (nil: none).
 	Hooks InsertHooks
@@ -38,7 +38,7 @@ type InsertHooks interface {
 // Either way the memory then carries the entry's qdata value, made once
 // per entry: a producer that wraps its dma-bufs in new GstMemory every
 // frame costs an fstat per frame, no allocation.
-func (r *Reader) EntryForMemory(v *gstc.BufferView, i int) (e *pincache.Entry, isNew bool, err error) {
+func (r *Reader) EntryForMemory(v *gstglue.BufferView, i int) (e *pincache.Entry, isNew bool, err error) {
 	off, size := v.MemOffset(i), v.MemSize(i)
 	if q, ok := v.MemQdata(i); ok {
 		if e, _ := q.(*pincache.Entry); e != nil && e.Key().Offset == off && e.Key().Size == size && r.Cache.Hit(e) {
@@ -47,11 +47,11 @@ func (r *Reader) EntryForMemory(v *gstc.BufferView, i int) (e *pincache.Entry, i
 	}
 	fd := v.MemFD(i)
 	if fd < 0 {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "%s memory has no usable fd (fd %d)", r.Noun, fd)
+		return nil, false, gstglue.Fail(gstglue.ResourceRead, "%s memory has no usable fd (fd %d)", r.Noun, fd)
 	}
 	id, err := tensor.IdentityOf(fd)
 	if err != nil {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "%s memory has no usable fd: %v", r.Noun, err)
+		return nil, false, gstglue.Fail(gstglue.ResourceRead, "%s memory has no usable fd: %v", r.Noun, err)
 	}
 	key := pincache.Key{ID: id, Offset: off, Size: size}
 	if e := r.Cache.Lookup(key); e != nil {
@@ -60,7 +60,7 @@ func (r *Reader) EntryForMemory(v *gstc.BufferView, i int) (e *pincache.Entry, i
 	}
 	e, err = r.insert(fd, key)
 	if err != nil {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "cannot import and pin the %s's fd %d: %v", r.Noun, fd, err)
+		return nil, false, gstglue.Fail(gstglue.ResourceRead, "cannot import and pin the %s's fd %d: %v", r.Noun, fd, err)
 	}
 	r.Qkey.SetShared(v.Memory(i), QdataValue(e))
 	return e, true, nil
@@ -92,7 +92,7 @@ func (r *Reader) OwnEntry(own **tensor.Tensor, size int, name string) (e *pincac
 		t, err = tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
 			tensor.AllocOptions{Source: tensor.SourceMemfd, Name: name})
 		if err != nil {
-			return nil, false, gstc.Fail(gstc.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied %s: %v", r.Noun, err)
+			return nil, false, gstglue.Fail(gstglue.ResourceNoSpaceLeft, "cannot allocate pinned memory for a copied %s: %v", r.Noun, err)
 		}
 		*own = t
 	}
@@ -101,20 +101,20 @@ func (r *Reader) OwnEntry(own **tensor.Tensor, size int, name string) (e *pincac
 		return e, false, nil
 	}
 	if e, err = r.insert(t.FD(), key); err != nil {
-		return nil, false, gstc.Fail(gstc.ResourceRead, "cannot pin the element's own memory: %v", err)
+		return nil, false, gstglue.Fail(gstglue.ResourceRead, "cannot pin the element's own memory: %v", err)
 	}
 	return e, true, nil
 }
 
 // QdataValue returns e's qdata value, registering it on first use; it
 // is unregistered when the entry is freed.
-func QdataValue(e *pincache.Entry) gstc.QdataValue {
+func QdataValue(e *pincache.Entry) gstglue.QdataValue {
 	if t := e.Tag(); t != 0 {
-		return gstc.QdataValue(t)
+		return gstglue.QdataValue(t)
 	}
-	v := gstc.NewQdataValue(e)
+	v := gstglue.NewQdataValue(e)
 	e.SetTag(uintptr(v), freeQdataValue)
 	return v
 }
 
-func freeQdataValue(t uintptr) { gstc.QdataValue(t).Free() }
+func freeQdataValue(t uintptr) { gstglue.QdataValue(t).Free() }

@@ -6,7 +6,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
@@ -20,19 +20,19 @@ type countHooks struct{ before, after int }
 func (h *countHooks) BeforeInsert() { h.before++ }
 func (h *countHooks) AfterInsert()  { h.after++ }
 
-var keys = gstc.NewQdataKeyPool("pinread-test")
+var keys = gstglue.NewQdataKeyPool("pinread-test")
 
 // memfdBuffer returns a buffer of one fd memory over fd (a memfd standing
 // in for a dma-buf), and the memory, whose last reference the buffer
 // holds.
 func memfdBuffer(t *testing.T, fd, size int) *gst.Buffer {
 	t.Helper()
-	mem, err := gstc.NewFdMemory(fd, size, func() {})
+	mem, err := gstglue.NewFdMemory(fd, size, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf := gst.NewEmptyBuffer()
-	if err := gstc.AppendMemory(buf, mem); err != nil {
+	if err := gstglue.AppendMemory(buf, mem); err != nil {
 		t.Fatal(err)
 	}
 	return buf
@@ -57,10 +57,10 @@ func TestEntryForMemoryImportsOnce(t *testing.T) {
 	defer keys.Give(q)
 	h := &countHooks{}
 	r := pinread.Reader{Cache: cache, Qkey: q, Noun: "buffer", Hooks: h}
-	var v gstc.BufferView
+	var v gstglue.BufferView
 	read := func(buf *gst.Buffer) (*pincache.Entry, bool) {
 		t.Helper()
-		gstc.ReadBufferView(gstc.BorrowBuffer(buf), q, &v)
+		gstglue.ReadBufferView(gstglue.BorrowBuffer(buf), q, &v)
 		e, isNew, err := r.EntryForMemory(&v, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -69,11 +69,11 @@ func TestEntryForMemoryImportsOnce(t *testing.T) {
 		return e, isNew
 	}
 	a := memfdBuffer(t, fd, 4096)
-	defer gstc.ReleaseBuffer(a)
+	defer gstglue.ReleaseBuffer(a)
 	e1, new1 := read(a)
 	e2, new2 := read(a)
 	b := memfdBuffer(t, fd, 4096)
-	defer gstc.ReleaseBuffer(b)
+	defer gstglue.ReleaseBuffer(b)
 	e3, new3 := read(b)
 	if !new1 || new2 || new3 {
 		t.Errorf("new: %v %v %v; want the first read only", new1, new2, new3)

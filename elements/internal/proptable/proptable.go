@@ -24,7 +24,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // ErrUnknown: a property id that is not in the table.
@@ -206,13 +206,13 @@ func String[E any](name, nick, blurb, def string, flags glib.ParameterFlags, fie
 func Fraction[E any](name, nick, blurb string, min, max, def [2]int, flags glib.ParameterFlags, field func(e *E) *[2]int) Entry[E] {
 	return Entry[E]{
 		name: name,
-		spec: func() *glib.ParamSpec { return gstc.NewFractionParam(name, nick, blurb, min, max, def, flags) },
+		spec: func() *glib.ParamSpec { return gstglue.NewFractionParam(name, nick, blurb, min, max, def, flags) },
 		get: func(e *E) (*glib.Value, error) {
 			f := *field(e)
-			return gstc.NewFractionValue(f[0], f[1])
+			return gstglue.NewFractionValue(f[0], f[1])
 		},
 		set: func(e *E, v *glib.Value) error {
-			n, d, ok := gstc.ValueFraction(v)
+			n, d, ok := gstglue.ValueFraction(v)
 			if !ok || d <= 0 {
 				return errors.New("not a fraction with a positive denominator")
 			}

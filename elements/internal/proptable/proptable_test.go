@@ -9,7 +9,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 type fakeSettings struct {
@@ -109,14 +109,14 @@ func TestTableRoundTrips(t *testing.T) {
 			t.Errorf("%s = %v after setting %v", name, got, x)
 		}
 	}
-	fv, err := gstc.NewFractionValue(60, 1)
+	fv, err := gstglue.NewFractionValue(60, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := table.Set(nil, e, id(t, "fps"), fv); err != nil || e.settings.fps != [2]int{60, 1} {
 		t.Errorf("fps = %v after setting 60/1 (%v)", e.settings.fps, err)
 	}
-	if n, d, ok := gstc.ValueFraction(table.Get(e, id(t, "fps"))); !ok || n != 60 || d != 1 {
+	if n, d, ok := gstglue.ValueFraction(table.Get(e, id(t, "fps"))); !ok || n != 60 || d != 1 {
 		t.Errorf("fps reads %d/%d (%v)", n, d, ok)
 	}
 	if e.after != 1 {

@@ -13,7 +13,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Param names and documents one parameter of a signal.
@@ -42,7 +42,7 @@ func (s *SignalSpec) Spec() *SignalSpec { return s }
 func RegisterSignals(klass *glib.ObjectClass, signals ...Signal) error {
 	for _, sig := range signals {
 		s := sig.Spec()
-		id, err := gstc.NewSignal(klass, s.Name, s.types...)
+		id, err := gstglue.NewSignal(klass, s.Name, s.types...)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (s *SignalSpec) emit(elem *gst.Element, args ...any) error {
 	if s.id == 0 {
 		return fmt.Errorf("proptable: signal %s emitted before it was registered", s.Name)
 	}
-	return gstc.EmitSignal(elem, s.id, args...)
+	return gstglue.EmitSignal(elem, s.id, args...)
 }
 
 // gtypeOf maps a parameter's Go type to its GType and the C type a
@@ -91,7 +91,7 @@ func gtypeOf[T any]() (glib.Type, string) {
 	var zero T
 	switch any(zero).(type) {
 	case *gst.Buffer:
-		return gstc.BufferGType(), "GstBuffer * "
+		return gstglue.BufferGType(), "GstBuffer * "
 	case *gst.Structure:
 		return gst.TypeStructure, "GstStructure * "
 	case uint64:

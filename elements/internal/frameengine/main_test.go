@@ -1,0 +1,32 @@
+package frameengine
+
+import (
+	"testing"
+
+	"github.com/go-gst/go-gst/gst"
+	"github.com/go-gst/go-gst/gst/base"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+)
+
+// TestMain registers the test source (basesrc_test.go) and fails the run
+// if the tests left fds or Go handles behind.
+func TestMain(m *testing.M) {
+	cgotest.Main(m, func() bool {
+		return gst.RegisterElement(nil, "gstctestsrc", gst.RankNone, &testSrc{}, base.ExtendsPushSrc)
+	}, gstglue.LiveHandles)
+}
+
+// The shared test helpers, under the names this package's tests use.
+var (
+	checkFds = cgotest.CheckFds
+	settle   = cgotest.Settle
+	newMemfd = cgotest.NewMemfd
+	pattern  = cgotest.Pattern
+	fdOpen   = cgotest.FdOpen
+	fdCount  = cgotest.FdCount
+)
+
+// testKey is gstglue's test key (the same name: the same qdata slot).
+var testKey = gstglue.NewQdataKey("gstc-test-pin")

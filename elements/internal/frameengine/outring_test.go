@@ -1,0 +1,290 @@
+package frameengine
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+)
+
+// testOutRing is an OutRing of n slots of one memfd tensor each (a
+// stand-in for tensorinfer's dma-heap outputs: same ring, no SYNC
+// ioctls), each wrapped as a ring memory as tensorinfer does.
+type testOutRing struct {
+	*OutRing
+	mring    *MemRing
+	tensors  []*tensor.Tensor
+	freed    chan struct{}
+	released atomic.Int32 // memories freed (their tensors closed)
+}
+
+func newTestOutRing(t *testing.T, n int) *testOutRing {
+	t.Helper()
+	checkFds(t)
+	cc := NewInferCounters()
+	t.Cleanup(cc.Unref)
+	r := &testOutRing{freed: make(chan struct{}, 1)}
+	r.OutRing = NewOutRing(cc, func() {
+		select {
+		case r.freed <- struct{}{}:
+		default:
+		}
+	})
+	r.mring = NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	for i := range n {
+		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := r.mring.Wrap(false, tn.FD(), 64, i*MaxOutTensors, func() {
+			r.released.Add(1)
+			tn.Close()
+		})
+		if err != nil {
+			tn.Close()
+			t.Fatal(err)
+		}
+		id := tn.Identity()
+		if got, err := r.AddSlot([]OutTensor{{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino}}); err != nil || got != i {
+			t.Fatalf("AddSlot = %d, %v; want %d", got, err, i)
+		}
+		r.tensors = append(r.tensors, tn)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		// A slot the test still holds keeps its memory until given back.
+		for i := range n {
+			r.Give(i)
+		}
+		r.mring.Close()
+	})
+	return r
+}
+
+// push hands slot's memory downstream and returns it (the caller's
+// reference: its unref is the memory's return).
+func (r *testOutRing) push(t *testing.T, slot int) gstglue.RawMemory {
+	t.Helper()
+	var rest [MaxOutTensors - 1]gstglue.RawMemory
+	m, n := r.Push(slot, &rest)
+	if n != 1 || m.IsNil() {
+		t.Fatalf("Push(%d) = %v, %d tensors", slot, m, n)
+	}
+	return m
+}
+
+func (r *testOutRing) mustTake(t *testing.T) int {
+	t.Helper()
+	i := r.Take()
+	if i < 0 {
+		t.Fatal("Take: no free slot")
+	}
+	return i
+}
+
+// The output ring hands out the slot returned last first (cache-hot, as
+// tensorsrc's ring and the proposed pool), never one still downstream,
+// and never-used slots after every returned one, lowest index first.
+func TestOutRingTakesSlotReturnedLast(t *testing.T) {
+	r := newTestOutRing(t, 4)
+	if a, b := r.mustTake(t), r.mustTake(t); a != 0 || b != 1 {
+		t.Fatalf("first takes %d, %d; want the never-used slots 0, 1", a, b)
+	}
+	m0, m1 := r.push(t, 0), r.push(t, 1)
+	UnrefRingMemory(m0) // slot 0 comes back; slot 1 stays downstream
+	if got := r.mustTake(t); got != 0 {
+		t.Fatalf("after slot 0 came back (slot 1 held): took %d, want 0", got)
+	}
+	UnrefRingMemory(r.push(t, 0))
+	for range 3 {
+		if got := r.mustTake(t); got != 0 {
+			t.Fatalf("took %d, want slot 0 again (returned last; slot 1 held)", got)
+		}
+		r.Give(0) // a failed run gives it back: free again, first
+	}
+	var got []int
+	for i := r.Take(); i >= 0; i = r.Take() {
+		got = append(got, i)
+	}
+	if len(got) != 3 || got[0] != 0 || got[1] != 2 || got[2] != 3 {
+		t.Fatalf("took %v with slot 1 downstream; want [0 2 3]", got)
+	}
+	// Returned 3, then 1, then 2: handed out 2, 1, 3.
+	m3, m2 := r.push(t, 3), r.push(t, 2)
+	UnrefRingMemory(m3)
+	UnrefRingMemory(m1)
+	UnrefRingMemory(m2)
+	for _, want := range []int{2, 1, 3} {
+		if got := r.mustTake(t); got != want {
+			t.Fatalf("took %d, want %d (returned last first)", got, want)
+		}
+	}
+	if i := r.Take(); i >= 0 {
+		t.Fatalf("took slot %d with every slot busy", i)
+	}
+	// A take that finds none arms onFreed: the next give calls it.
+	if i := r.TakeOrWait(); i >= 0 {
+		t.Fatalf("TakeOrWait took slot %d with every slot busy", i)
+	}
+	select {
+	case <-r.freed:
+		t.Fatal("onFreed ran before any slot came back")
+	default:
+	}
+	r.Give(1)
+	select {
+	case <-r.freed:
+	default:
+		t.Fatal("a slot given back after TakeOrWait found none did not call onFreed")
+	}
+}
+
+// A returning memory's write bracket is left before its slot is free:
+// the slot is not handed out (it would be, first) while its END is under
+// way, so the next frame opens a bracket of its own instead of joining
+// the one being left.
+func TestOutRingFreesSlotAfterItsBracketEnds(t *testing.T) {
+	r := newTestOutRing(t, 2)
+	before := tensor.ReadStats()
+	sl := r.mustTake(t)
+	if err := r.OpenWrites(sl); err != nil {
+		t.Fatal(err)
+	}
+	if a, open := tensor.OpenBracket(r.tensors[sl].Identity()); !open || a != tensor.AccessReadWrite {
+		t.Fatalf("after OpenWrites the bracket is %v (open %v), want readwrite", a, open)
+	}
+	m := r.push(t, sl)
+	if r.mustTake(t) == sl { // the never-used slot: only sl can be free below
+		t.Fatal("took the slot that is downstream")
+	}
+	outRingProbe(true)
+	defer outRingProbe(false)
+	UnrefRingMemory(m)
+	calls, word, during := outRingProbed()
+	if calls != 1 {
+		t.Fatalf("the return left %d write brackets, want 1", calls)
+	}
+	if word != 0 {
+		t.Fatalf("between the END and the free the bracket word was %#x, want closed (0)", word)
+	}
+	if during >= 0 {
+		t.Fatalf("slot %d was handed out while its memory's write bracket was being left", during)
+	}
+	if got := r.Take(); got != sl {
+		t.Fatalf("after the return took %d, want slot %d", got, sl)
+	}
+	if _, open := tensor.OpenBracket(r.tensors[sl].Identity()); open {
+		t.Fatal("the bracket is still open after the return")
+	}
+	after := tensor.ReadStats()
+	if o, c := after.BracketsOpened-before.BracketsOpened, after.BracketsClosed-before.BracketsClosed; o != 1 || c != 1 {
+		t.Fatalf("package tensor counted %d brackets opened and %d closed, want 1 and 1", o, c)
+	}
+}
+
+// A resize downstream (gst_buffer_resize) shrinks a frame's memories in
+// place, and the same objects come back to the ring: the slot's next push
+// hands out every memory whole again — the second as well as the first,
+// which gstc_ring_frame_new restores on its own — for tensorinfer's Go
+// frame and its C frame alike, which both take the memories from Push.
+func TestOutRingPushRestoresEveryMemory(t *testing.T) {
+	checkFds(t)
+	const size = 64
+	cc := NewInferCounters()
+	t.Cleanup(cc.Unref)
+	r := NewOutRing(cc, func() {})
+	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	var ots []OutTensor
+	for k := range 2 {
+		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mring.Wrap(false, tn.FD(), size, k, func() { tn.Close() })
+		if err != nil {
+			tn.Close()
+			t.Fatal(err)
+		}
+		id := tn.Identity()
+		ots = append(ots, OutTensor{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino})
+	}
+	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
+		t.Fatalf("AddSlot = %d, %v", sl, err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		mring.Close()
+	})
+
+	push := func(what string) (gstglue.RawMemory, gstglue.RawMemory) {
+		t.Helper()
+		if sl := r.Take(); sl != 0 {
+			t.Fatalf("%s: took slot %d, want 0", what, sl)
+		}
+		var rest [MaxOutTensors - 1]gstglue.RawMemory
+		first, n := r.Push(0, &rest)
+		if n != 2 {
+			t.Fatalf("%s: Push gave %d memories, want 2", what, n)
+		}
+		return first, rest[0]
+	}
+	m0, m1 := push("first frame")
+	// The frame's buffer as tensorinfer makes it; downstream trims 8 bytes
+	// off the front and 20 off the end, in place (it holds the buffer's
+	// only reference, so GStreamer resizes the memories, not shares).
+	buf := NewFrameBuffer(m0, gstglue.ClockTimeNone, gstglue.ClockTimeNone, 0, tensorsync.Info{}, false)
+	AppendRawMemory(buf, m1)
+	gst.ToGstBuffer(buf.Unsafe()).Resize(8, 2*size-28)
+	if p := gstglue.PeekMemory(buf, 1); p != m1 || m1.Size() != size-20 || m0.Offset() != 8 || m0.Size() != size-8 {
+		t.Fatalf("the resize did not shrink the frame's own memories in place: memory 0 offset %d size %d, memory 1 size %d (same object %v)",
+			m0.Offset(), m0.Size(), m1.Size(), p == m1)
+	}
+	gstglue.UnrefRawBuffer(buf) // both memories come back; the slot is free
+
+	n0, n1 := push("next frame of the slot")
+	buf = NewFrameBuffer(n0, gstglue.ClockTimeNone, gstglue.ClockTimeNone, 1, tensorsync.Info{}, false)
+	AppendRawMemory(buf, n1)
+	defer gstglue.UnrefRawBuffer(buf)
+	if n0 != m0 || n1 != m1 {
+		t.Fatal("the slot's next push handed out other memories")
+	}
+	for k := range 2 {
+		if m := gstglue.PeekMemory(buf, k); m.Offset() != 0 || m.Size() != size {
+			t.Errorf("memory %d of the slot's next frame: offset %d, size %d; want 0, %d (its whole tensor)", k, m.Offset(), m.Size(), size)
+		}
+	}
+}
+
+// A slot taken when the ring closes is its taker's (tensorsrc's
+// application may be writing it): the close leaves its memory — its
+// tensor and its write bracket — alone, and the slot's give drops it,
+// the bracket left first. A free slot's memory goes at the close.
+func TestOutRingCloseLeavesATakenSlotToItsTaker(t *testing.T) {
+	r := newTestOutRing(t, 2)
+	sl := r.mustTake(t)
+	if err := r.OpenWrites(sl); err != nil {
+		t.Fatal(err)
+	}
+	id := r.tensors[sl].Identity()
+	r.Close()
+	if n := r.released.Load(); n != 1 {
+		t.Fatalf("the close freed %d memories, want 1 (the free slot's)", n)
+	}
+	if _, open := tensor.OpenBracket(id); !open {
+		t.Fatal("the close left the taken slot's write bracket")
+	}
+	if i := r.Take(); i >= 0 {
+		t.Fatalf("took slot %d from a closed ring", i)
+	}
+	r.Give(sl)
+	if _, open := tensor.OpenBracket(id); open {
+		t.Fatal("the give did not leave the write bracket")
+	}
+	if n := r.released.Load(); n != 2 {
+		t.Fatalf("%d memories freed after the give, want 2", n)
+	}
+}
