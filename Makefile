@@ -167,7 +167,7 @@ bench-report: plugin
 # scripts/vmtest/lane's own exit status says "tests failed" (1) apart from
 # "the VM failed" (2, 3); make turns every failure into 2.
 VMTEST_DIR := $(BUILD)/vmtest
-VMTEST_PKGS := ./tensor ./elements/internal/gstc ./elements/tensorsrc ./elements/tensorpinsink ./elements/integration
+VMTEST_PKGS := ./tensor ./elements/internal/gstglue ./elements/internal/frameengine ./elements/tensorsrc ./elements/tensorpinsink ./elements/integration
 
 .PHONY: test-dmabuf
 test-dmabuf: deps

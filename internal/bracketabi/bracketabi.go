@@ -1,7 +1,7 @@
 // Package bracketabi is the part of package tensor's CPU-access bracket
 // records that C reaches: a state word per record and a block of
 // counters, both in memory that Go's collector neither moves nor frees,
-// so that a GStreamer streaming thread in C (elements/internal/gstc) can
+// so that a GStreamer streaming thread in C (elements/internal/frameengine) can
 // join, open and leave a bracket that Go code shares, without a call into
 // Go. Package tensor owns the memory and fills in Of and Counters at
 // init; nothing outside this module sees it.

@@ -1,7 +1,7 @@
 // Package brackettest is the bracket rule's one set of cases, run
 // against both of its implementations: package tensor's (Go:
 // BeginCPUAccess, EndCPUAccess, on each buffer's record) and
-// elements/internal/gstc's cbracket.c (C: gstc_bracket_try_join,
+// elements/internal/frameengine's cbracket.c (C: gstc_bracket_try_join,
 // _try_enter, _try_enter_ready, _leave), which share one state word per
 // buffer (internal/bracketabi). Each case is a sequence of steps by
 // holders — each its own import of one buffer — with the SYNC ioctls

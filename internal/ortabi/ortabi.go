@@ -1,4 +1,4 @@
-// Package ortabi hands C code of this module (elements/internal/gstc's
+// Package ortabi hands C code of this module (elements/internal/frameengine's
 // frame engine) what it needs to run a package infer session's bound
 // pairs itself: ONNX Runtime's session and IoBinding pointers and the C
 // functions that run a binding and release a status. Package infer fills
