@@ -18,7 +18,8 @@ func TestMain(m *testing.M) {
 	}, gstglue.LiveHandles)
 }
 
-// The shared test helpers, under the names this package's tests use.
+// The shared test helpers, under the names this package's tests used
+// before the split (their files did not have to change).
 var (
 	checkFds = cgotest.CheckFds
 	settle   = cgotest.Settle

@@ -8,6 +8,7 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"golang.org/x/sys/unix"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -267,7 +268,7 @@ func firstMapsAtOnce(t *testing.T, src tensor.Source, adopt bool) {
 // what they do for a dma-buf); TestDMAHeapBracketAllocatorFirstMapsAtOnce
 // is the same on real dma-heap buffers, in the QEMU lane.
 func TestBracketAllocatorFirstMapsAtOnce(t *testing.T) {
-	checkFds(t)
+	cgotest.CheckFds(t)
 	t.Run("close", func(t *testing.T) { firstMapsAtOnce(t, tensor.SourceMemfd, false) })
 	t.Run("adopt", func(t *testing.T) { firstMapsAtOnce(t, tensor.SourceMemfd, true) })
 }
@@ -284,7 +285,7 @@ func TestDMAHeapBracketAllocatorFirstMapsAtOnce(t *testing.T) {
 		t.Skipf("no dma-heap buffer here (%v); memfd stands in in TestBracketAllocatorFirstMapsAtOnce — the QEMU lane runs this", err)
 	}
 	tn.Close()
-	checkFds(t)
+	cgotest.CheckFds(t)
 	t.Run("close", func(t *testing.T) { firstMapsAtOnce(t, tensor.SourceDMAHeap, false) })
 	t.Run("adopt", func(t *testing.T) { firstMapsAtOnce(t, tensor.SourceDMAHeap, true) })
 }

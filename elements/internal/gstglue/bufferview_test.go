@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 	"golang.org/x/sys/unix"
 )
 
@@ -13,7 +14,7 @@ import (
 // offset, and places buffer bytes in the right memory as
 // gst_buffer_find_memory does; without allocating.
 func TestBufferViewReadsEveryMemoryInOneCall(t *testing.T) {
-	fd := newMemfd(t, pattern(4096))
+	fd := cgotest.NewMemfd(t, cgotest.Pattern(4096))
 	defer unix.Close(fd)
 	mem, err := wrapFd(false, fd, 4096, 0, func() {})
 	if err != nil {

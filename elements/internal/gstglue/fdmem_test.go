@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 	"golang.org/x/sys/unix"
 )
 
@@ -16,10 +17,10 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 			name = "dmabuf" // memfd stands in for a dma-buf on this host
 		}
 		t.Run(name, func(t *testing.T) {
-			checkFds(t)
+			cgotest.CheckFds(t)
 			const size = 3*4096 + 123
-			data := pattern(size)
-			fd := newMemfd(t, data)
+			data := cgotest.Pattern(size)
+			fd := cgotest.NewMemfd(t, data)
 			defer unix.Close(fd)
 
 			var released atomic.Int32
@@ -82,10 +83,10 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 			if n := released.Load(); n != 1 {
 				t.Fatalf("released %d times after the last unref, want 1", n)
 			}
-			if !fdOpen(fd) {
+			if !cgotest.FdOpen(fd) {
 				t.Fatal("GStreamer closed our fd")
 			}
-			drainFinalizers()
+			cgotest.DrainFinalizers()
 			if n := released.Load(); n != 1 {
 				t.Fatalf("released %d times after GC, want exactly 1", n)
 			}
@@ -96,8 +97,8 @@ func TestFdMemoryRoundTrip(t *testing.T) {
 // Without unrefMemory/AppendMemory the go-gst finalizer drops the last
 // reference: release still runs, once, but only after a GC.
 func TestFdMemoryReleasedByFinalizer(t *testing.T) {
-	checkFds(t)
-	fd := newMemfd(t, pattern(4096))
+	cgotest.CheckFds(t)
+	fd := cgotest.NewMemfd(t, cgotest.Pattern(4096))
 	defer unix.Close(fd)
 	var released atomic.Int32
 	func() {
@@ -107,18 +108,18 @@ func TestFdMemoryReleasedByFinalizer(t *testing.T) {
 		}
 		_ = mem
 	}()
-	if !settle(func() bool { return released.Load() == 1 }) {
+	if !cgotest.Settle(func() bool { return released.Load() == 1 }) {
 		t.Fatalf("released %d times after GC, want 1", released.Load())
 	}
-	drainFinalizers()
-	if released.Load() != 1 || !fdOpen(fd) {
-		t.Fatalf("released %d times, fd open %v", released.Load(), fdOpen(fd))
+	cgotest.DrainFinalizers()
+	if released.Load() != 1 || !cgotest.FdOpen(fd) {
+		t.Fatalf("released %d times, fd open %v", released.Load(), cgotest.FdOpen(fd))
 	}
 }
 
 func TestWrapFdErrors(t *testing.T) {
-	checkFds(t)
-	fd := newMemfd(t, pattern(4096))
+	cgotest.CheckFds(t)
+	fd := cgotest.NewMemfd(t, cgotest.Pattern(4096))
 	const closed = 999999 // beyond any fd this process opens
 	defer unix.Close(fd)
 	var released atomic.Int32
@@ -137,19 +138,19 @@ func TestWrapFdErrors(t *testing.T) {
 			t.Errorf("%s: got memory %v, want error", c.name, mem)
 		}
 	}
-	drainFinalizers()
+	cgotest.DrainFinalizers()
 	if released.Load() != 0 {
 		t.Errorf("release ran %d times for memory never created", released.Load())
 	}
-	if !fdOpen(fd) {
+	if !cgotest.FdOpen(fd) {
 		t.Error("fd closed by a failed wrap")
 	}
 }
 
 // KeepMapped: a second map reuses the first mmap (same address).
 func TestFdMemoryKeepMapped(t *testing.T) {
-	checkFds(t)
-	fd := newMemfd(t, pattern(8192))
+	cgotest.CheckFds(t)
+	fd := cgotest.NewMemfd(t, cgotest.Pattern(8192))
 	defer unix.Close(fd)
 	mem, err := wrapFd(false, fd, 8192, keepMapped, nil)
 	if err != nil {

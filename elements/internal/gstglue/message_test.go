@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 )
 
 // newPosted returns an element inside a pipeline, so that what it posts
@@ -36,7 +37,7 @@ func pop(t *testing.T, bus *gst.Bus, types gst.MessageType) *gst.Message {
 }
 
 func TestPostErrorKeepsText(t *testing.T) {
-	checkFds(t)
+	cgotest.CheckFds(t)
 	elem, bus := newPosted(t)
 	cases := []struct {
 		code       ErrorCode

@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 	"golang.org/x/sys/unix"
 )
 
 var testKey = NewQdataKey("gstc-test-pin")
 
 func TestQdataLifecycle(t *testing.T) {
-	checkFds(t)
-	fd := newMemfd(t, pattern(4096))
+	cgotest.CheckFds(t)
+	fd := cgotest.NewMemfd(t, cgotest.Pattern(4096))
 	defer unix.Close(fd)
 	mem, err := wrapFd(true, fd, 4096, 0, nil)
 	if err != nil {
@@ -56,7 +57,7 @@ func TestQdataLifecycle(t *testing.T) {
 	other := NewQdataKey("gstc-test-other")
 	other.Set(m, 42, rel)
 	unrefMemory(mem)
-	drainFinalizers()
+	cgotest.DrainFinalizers()
 	r := released()
 	if len(r) != 4 {
 		t.Fatalf("released %v, want pin-1, pin-2, then pin-3 and 42 once each", r)

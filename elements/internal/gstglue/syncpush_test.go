@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/cgotest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
@@ -201,7 +202,7 @@ func TestPushTensorSyncCacheFreedWithPad(t *testing.T) {
 		t.Fatalf("held event's refcount %d, want 2 (the cache's and the test's)", n)
 	}
 	p.src, p.sink = nil, nil // the go-gst wrappers' references go at the next collections
-	if !settle(func() bool { drainFinalizers(); return eventRefCount(raw) == 1 }) {
+	if !cgotest.Settle(func() bool { cgotest.DrainFinalizers(); return eventRefCount(raw) == 1 }) {
 		t.Errorf("the pad's cache still references the event (refcount %d) after the pad went", eventRefCount(raw))
 	}
 	ev.Unref()
