@@ -42,3 +42,19 @@ func (in *Input) fill(r *C.GstcInput) bool {
 	r.copy = cbool(in.Copy)
 	return true
 }
+
+// The results of gstc_fences_wait (GstcInputResult), for tests.
+const (
+	fencesReady    = int(C.GSTC_INPUT_ENTERED)
+	fencesFlushing = int(C.GSTC_INPUT_FLUSHING)
+	fencesTimedOut = int(C.GSTC_INPUT_TIMED_OUT)
+)
+
+// fencesWaitRead is gstc_fences_wait for a read (POLLIN) of fd, bounded
+// by timeoutMs (negative: no bound) beside w (tests): its result and
+// whether the poll slept. fd stays the caller's.
+func fencesWaitRead(fd int, w Wake, timeoutMs int) (result int, waited bool) {
+	var e C.GstcInputEnter
+	r := C.gstc_fences_wait(C.int(fd), C.POLLIN, w.p, C.int(timeoutMs), &e)
+	return int(r), gobool(e.waited)
+}

@@ -4,10 +4,39 @@ package frameengine
 // end the waits of its frame engine on the streaming thread.
 
 /*
+#include <poll.h>
 #include "wake.h"
+
+// For tests: a flag in C memory that a wait waits for, standing in for
+// a free output slot.
+static gboolean
+gstc_wake_test_flag_set (gpointer flag)
+{
+  return g_atomic_int_get ((gint *) flag) != 0;
+}
+
+static gboolean
+gstc_wake_test_wait_flag (GstcWake * w, gint * flag)
+{
+  return gstc_wake_wait_until (w, gstc_wake_test_flag_set, flag);
+}
+
+// For tests: whether w's eventfd polls readable now.
+static gboolean
+gstc_wake_test_eventfd_readable (GstcWake * w)
+{
+  struct pollfd p = { w->efd, POLLIN, 0 };
+
+  return w->efd >= 0 && poll (&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
+}
 */
 import "C"
-import "github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+
+import (
+	"unsafe"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+)
 
 // Wake is an element's wake (wake.h): attached for the element's
 // lifetime, so it is safe to use from any thread while the element
@@ -35,3 +64,27 @@ func (w Wake) Ended() bool { return gobool(C.gstc_wake_ended(w.p)) }
 // Waiters returns the threads waiting on w now (tests: a wait under
 // way).
 func (w Wake) Waiters() int { return int(C.g_atomic_int_get(&w.p.waiters)) }
+
+// wakeTestFlag is a flag in C memory (the test owns it: free) that tests
+// of wake.c wait for in place of a free output slot.
+type wakeTestFlag struct{ p *C.gint }
+
+func newWakeTestFlag() wakeTestFlag {
+	return wakeTestFlag{(*C.gint)(C.calloc(1, C.sizeof_gint))}
+}
+
+func (f wakeTestFlag) set()  { C.g_atomic_int_set(f.p, 1) }
+func (f wakeTestFlag) free() { C.free(unsafe.Pointer(f.p)) }
+
+// waitFor is gstc_wake_wait_until on f (tests): true once f is set and
+// the wait is signalled, false when a flush, a stop or a seek ended it.
+func (w Wake) waitFor(f wakeTestFlag) bool {
+	return gobool(C.gstc_wake_test_wait_flag(w.p, f.p))
+}
+
+// signal is gstc_wake_signal, what C calls when it frees a slot (tests).
+func (w Wake) signal() { C.gstc_wake_signal(w.p) }
+
+// eventfdReadable reports whether w's eventfd (the wake's own) polls
+// readable now (tests).
+func (w Wake) eventfdReadable() bool { return gobool(C.gstc_wake_test_eventfd_readable(w.p)) }

@@ -1,0 +1,134 @@
+package frameengine
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+)
+
+// newTestWake returns the wake of a new fakesink (the element stands in
+// for the one whose waits the wake ends; the wake and its eventfd are
+// freed with it) and a function that keeps the element alive until the
+// test is done with the wake.
+func newTestWake(t *testing.T) (Wake, func()) {
+	t.Helper()
+	e, err := gst.NewElement("fakesink")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return WakeOf(gstglue.BorrowElement(e)), func() { runtime.KeepAlive(e) }
+}
+
+// awaitWaiters waits until n threads wait on w; false (reported on t)
+// after 5 s. Safe from any goroutine.
+func awaitWaiters(t *testing.T, w Wake, n int) bool {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for w.Waiters() != n {
+		if time.Now().After(deadline) {
+			t.Errorf("%d waiters, want %d", w.Waiters(), n)
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
+// result returns what done delivers, failing t after 5 s.
+func result[T any](t *testing.T, done <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: still waiting after 5 s", what)
+		panic("unreachable")
+	}
+}
+
+// Each flag — a flush, a stop, a non-flushing seek — ends a wait for a
+// slot that never comes free, and the wait reports that it was ended.
+func TestWakeFlagsEndAWait(t *testing.T) {
+	checkFds(t)
+	w, keep := newTestWake(t)
+	defer keep()
+	flags := map[string]func(bool){"flushing": w.SetFlushing, "stopping": w.SetStopping, "seeking": w.SetSeeking}
+	for name, set := range flags {
+		f := newWakeTestFlag() // never set: the slot that never comes free
+		done := make(chan bool)
+		go func() { done <- w.waitFor(f) }()
+		if !awaitWaiters(t, w, 1) {
+			t.FailNow()
+		}
+		set(true)
+		if got := result(t, done, name); got {
+			t.Errorf("%s: the wait reported its slot free", name)
+		}
+		if !w.Ended() {
+			t.Errorf("%s: Ended is false while the flag is set", name)
+		}
+		set(false)
+		if w.Ended() || w.Waiters() != 0 {
+			t.Errorf("%s cleared: Ended %v, %d waiters", name, w.Ended(), w.Waiters())
+		}
+		f.free()
+	}
+}
+
+// A wait sleeps until gstc_wake_signal tells it its slot may be free,
+// then finds it free.
+func TestWakeSignalWakesAWaiter(t *testing.T) {
+	checkFds(t)
+	w, keep := newTestWake(t)
+	defer keep()
+	f := newWakeTestFlag()
+	defer f.free()
+	done := make(chan bool)
+	go func() { done <- w.waitFor(f) }()
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
+	// Clearing a clear flag takes the wake's lock, which the waiter holds
+	// from counting itself until it sleeps: past this, it is asleep
+	// having found its slot busy, and only a signal wakes it.
+	w.SetSeeking(false)
+	f.set()
+	w.signal()
+	if got := result(t, done, "signalled wait"); !got {
+		t.Error("the signalled wait did not find its slot free")
+	}
+	if w.Waiters() != 0 {
+		t.Errorf("%d waiters after the wait returned", w.Waiters())
+	}
+}
+
+// The eventfd, what a fence poll watches beside the dma-buf, is readable
+// exactly while at least one flag is set.
+func TestWakeEventfdReadableWhileAFlagIsSet(t *testing.T) {
+	checkFds(t)
+	w, keep := newTestWake(t)
+	defer keep()
+	steps := []struct {
+		do       func()
+		what     string
+		readable bool
+	}{
+		{func() {}, "no flag", false},
+		{func() { w.SetFlushing(true) }, "flushing", true},
+		{func() { w.SetStopping(true) }, "flushing and stopping", true},
+		{func() { w.SetFlushing(false) }, "stopping", true},
+		{func() { w.SetStopping(false) }, "no flag again", false},
+		{func() { w.SetSeeking(true) }, "seeking", true},
+		{func() { w.SetSeeking(false) }, "seek done", false},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := w.eventfdReadable(); got != s.readable {
+			t.Errorf("%s: eventfd readable %v, want %v", s.what, got, s.readable)
+		}
+	}
+}
