@@ -74,7 +74,7 @@ func SafeCall(what string, f func()) {
 // from C (start, stop, set_caps, event, allocation, properties, …), whose
 // trampolines recover nothing: each such method defers
 //
-//	defer gstc.Guard(elem, "start", &ok, false)
+//	defer gstglue.Guard(elem, "start", &ok, false)
 //
 // with a named result, so a panic in it becomes fail — a refused state
 // change or event, a NULL caps, a property left alone — and an error
