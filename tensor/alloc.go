@@ -120,7 +120,7 @@ func Alloc(l Layout, opts AllocOptions) (*Tensor, error) {
 // DMA heap, then memfd (fallbacks counted) — and returns the fd, which the
 // caller owns and must close, and the source that gave it. It is the one
 // allocator of the project: Alloc's fd storage and the buffer pools the
-// elements propose to GStreamer (package gstc's allocators call it) both
+// elements propose to GStreamer (package frameengine's allocators call it) both
 // come from here, with the same seals, heap path and fault seams.
 func AllocFD(size int, src Source, name string) (fd int, from Source, err error) {
 	if src == SourceAuto {

@@ -272,7 +272,7 @@ func OpenBracket(id Identity) (Access, bool) {
 // EnterFileBracket opens or joins the process's CPU-access bracket on the
 // dma-buf whose file is id, through fd — for memory that is not a Tensor
 // of this package: a GstMemory of the project's allocators that a
-// GStreamer element maps (gstc's bracket allocator calls it from its map).
+// GStreamer element maps (gstglue's bracket allocator calls it from its map).
 // A map inside a bracket some tensor (or another map) has open costs no
 // ioctl; otherwise it is the START GStreamer's own dma-buf map would
 // issue. fd is borrowed and must stay open until the matching

@@ -7,6 +7,6 @@ import (
 )
 
 // The bracket rule's cases (internal/brackettest), every holder on
-// package tensor's side; gstc's tests play them with C holders, alone and
+// package tensor's side; frameengine's tests play them with C holders, alone and
 // beside Go ones, on the same word.
 func TestBracketCases(t *testing.T) { brackettest.Run(t, nil) }

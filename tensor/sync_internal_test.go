@@ -377,7 +377,7 @@ func TestSharedBracketDoesNotAllocate(t *testing.T) {
 }
 
 // A GStreamer map of the project's dma-buf memory (EnterFileBracket, from
-// gstc's bracket allocator) joins a bracket a tensor has open — no ioctl
+// gstglue's bracket allocator) joins a bracket a tensor has open — no ioctl
 // — and, with none open, opens and closes its own, as GStreamer's map
 // would: START at the map, END at the unmap. A leave without an enter is
 // ErrUnbalancedSync and reaches no ioctl. An fd that answers ENOTTY does

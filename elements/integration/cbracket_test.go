@@ -12,7 +12,7 @@ import (
 // ioctl, C's leave with Go inside issues nothing, Go's last leave ENDs;
 // then Go opens and C, last out, ENDs. The rule's cases run on stand-ins
 // for the kernel in internal/brackettest (both sides, package tensor's
-// and gstc's tests); this is the kernel's own answer to both sides'
+// and frameengine's tests); this is the kernel's own answer to both sides'
 // ioctls. (memfd has no SYNC ioctl: this runs where /dev/dma_heap/system
 // opens — the QEMU lane.)
 func TestCBracketIoctlsOnDMAHeap(t *testing.T) {

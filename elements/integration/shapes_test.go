@@ -278,7 +278,7 @@ func statsDelta(a, b tensor.Stats) tensor.Stats {
 
 // dmaHeapPool reports whether the pool tensorpinsink proposes is on the
 // DMA heap here (whatever tensorsrc's backend): its memory then brackets
-// the converter's writes (gstc's bracket allocator).
+// the converter's writes (gstglue's bracket allocator).
 func dmaHeapPool() bool { return tensor.DeviceUsable(tensor.DMAHeapPath) == nil }
 
 // checkShape asserts what every backend must show.

@@ -10,7 +10,7 @@ import (
 )
 
 // srcAllocs counts the Go allocations recorded in the heap profile whose
-// stack runs through the source's vfuncs and callbacks: gstc's create and
+// stack runs through the source's vfuncs and callbacks: frameengine's create and
 // GstTensorSync end trampolines, go-gst's base-src and push-src
 // trampolines (the events tensorsrc's Event still handles), and the ring
 // memory's return callback. The end events reach the source synchronously
@@ -24,7 +24,7 @@ func srcAllocs() int64 {
 
 // The source's per-frame path allocates nothing in Go: create (buffer,
 // timestamps, video meta) and the GstTensorSync end events the sink sends
-// upstream from each frame's Release go through gstc's trampolines. Runs
+// upstream from each frame's Release go through frameengine's trampolines. Runs
 // of n and 4n frames must cost the source the same allocations: only the
 // per-stream ones (start, caps, allocating and wrapping the ring, EOS).
 func TestSourcePerFrameAllocationFree(t *testing.T) {

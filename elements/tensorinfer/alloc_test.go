@@ -12,7 +12,7 @@ import (
 )
 
 // inferAllocs counts the Go allocations in the heap profile whose stack
-// runs through tensorinfer's per-frame trampolines (gstc's
+// runs through tensorinfer's per-frame trampolines (frameengine's
 // prepare-output-buffer and sink-event ones).
 func inferAllocs() int64 {
 	for range 3 {

@@ -101,7 +101,7 @@
 // C with no call into Go.
 //
 // One frame path. Every frame is made inside prepare_output_buffer by
-// the frame engine in C (gstc's inferframe.h; engine.go): the input found
+// the frame engine in C (frameengine's inferframe.h; engine.go): the input found
 // by its memory's qdata in the engine's table (or copied into the
 // element's pinned memory when it is not one fd memory), a free output
 // slot taken — waiting while every slot is downstream —, the input's
@@ -110,7 +110,7 @@
 // pre-processing, ONNX Runtime's RunWithBinding on the pair's IoBinding,
 // the input's bracket left and its end sent, the output buffer made;
 // errors are posted there. A flush or the change to READY ends both
-// waits (gstc's wake). Go is called only for a memory the table does not
+// waits (frameengine's wake). Go is called only for a memory the table does not
 // have (a new pin, binding or pre-processing plan), for the run of an
 // input package infer converts, and for the per-frame benchmark mode's
 // run. Brackets are package tensor's, shared with every Go holder of the

@@ -190,7 +190,7 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, srcTemplate()))
 	klass.InstallProperties(props.ParamSpecs())
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
-	// begin events take gstc's allocation-free trampolines.
+	// begin events take frameengine's allocation-free trampolines.
 	frameengine.InstallBaseTransform(klass)
 	// The sink pad's caps are the model's (TransformCaps), whatever
 	// downstream takes.
@@ -215,7 +215,7 @@ func tensorsTemplate() string {
 	return capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors)
 }
 
-// InstanceInit binds e to the instance for gstc's trampolines. (Each
+// InstanceInit binds e to the instance for frameengine's trampolines. (Each
 // output frame's write bracket is announced downstream right before its
 // buffer by the frame's own push: frameengine.TransformFinishFrame.)
 func (e *element) InstanceInit(obj *glib.Object) {

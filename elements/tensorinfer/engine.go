@@ -8,7 +8,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/internal/ortabi"
 )
 
-// Every frame is made by the frame engine in C (gstc's inferframe.h):
+// Every frame is made by the frame engine in C (frameengine's inferframe.h):
 // input lookup, brackets, fences, the wait for an output slot,
 // pre-processing, the run and the output buffer, with its errors. Go
 // keeps what only it can do and tells the engine at once, on the

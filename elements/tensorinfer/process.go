@@ -322,7 +322,7 @@ func (e *element) SinkEOS(self gstglue.RawElement) {
 
 // SinkFlushStop forgets the pending begins (their buffers were
 // flushed) and the last result output=video reuses. (The flush flag
-// that ends the engine's waits is C's: gstc's wake.)
+// that ends the engine's waits is C's: frameengine's wake.)
 func (e *element) SinkFlushStop(self gstglue.RawElement) {
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))

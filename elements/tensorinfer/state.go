@@ -81,7 +81,7 @@ type streamState struct {
 	view gstglue.BufferView
 	// begins: the GstTensorSync begins received (serialized, from
 	// upstream) whose buffers have not been run yet — C memory on the
-	// element, where gstc's sink-event trampoline records them (the event
+	// element, where frameengine's sink-event trampoline records them (the event
 	// is consumed: the element announces its own output).
 	begins frameengine.PendingBegins
 	// engine: the frame engine in C (engine.go), made at start, freed at

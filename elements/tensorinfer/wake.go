@@ -10,7 +10,7 @@ import (
 // ChangeState ends the engine's waits (a free output slot, an input's
 // fences) before the change to READY deactivates the pads, which waits
 // for the streaming thread; the next start clears the flag. (A flush
-// ends them too, from C: gstc's wake.)
+// ends them too, from C: frameengine's wake.)
 func (e *element) ChangeState(el *gst.Element, t gst.StateChange) (ret gst.StateChangeReturn) {
 	defer gstglue.Guard(el, "change-state", &ret, gst.StateChangeFailure)
 	w := frameengine.WakeOf(e.raw())

@@ -77,7 +77,7 @@
 // fence-wait-total-ns, fence-wait-max-ns, fence-timeouts.
 //
 // The proposed pool's dma-heap memory maps inside the process's brackets
-// (gstc's bracket allocator): with pool-handoff=adopt (the default) a
+// (gstglue's bracket allocator): with pool-handoff=adopt (the default) a
 // producer's CPU write opens the frame's bracket at its map and the
 // bracket travels with the buffer — converters' maps and the sink join it
 // — until the buffer is back in the pool: one DMA_BUF_IOCTL_SYNC START

@@ -153,7 +153,7 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}
 	// After go-gst's InitClass (go-glib runs it before ClassInit): render
-	// and GstTensorSync begin events take gstc's allocation-free
+	// and GstTensorSync begin events take frameengine's allocation-free
 	// trampolines; other events still reach Event through go-gst's.
 	frameengine.InstallBaseSinkRender(klass)
 	frameengine.InstallBaseSinkTensorSync(klass)

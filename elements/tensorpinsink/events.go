@@ -14,7 +14,7 @@ import (
 // Event posts the statistics at EOS, expires the pending begins at EOS
 // and flush, and chains everything up. It owns ev (go-gst's base-sink event
 // vfunc is transfer full). GstTensorSync begin events do not reach it:
-// gstc's event trampoline (frameengine.InstallBaseSinkTensorSync) parses them and
+// frameengine's event trampoline (frameengine.InstallBaseSinkTensorSync) parses them and
 // records them in the element's frameengine.PendingBegins (attached at Start)
 // without a Go call, and hands every other event
 // to go-gst's trampoline, which calls Event.

@@ -7,7 +7,7 @@ import (
 )
 
 // leases is the Go side of one run's leases: the lease table itself is
-// the frame engine's (gstc's sinkframe.h: taking one, the wait for one
+// the frame engine's (frameengine's sinkframe.h: taking one, the wait for one
 // that unlock, a flush or a stop ends, drop, the release from any
 // thread, the brackets left at stop). Go keeps, per lease, the record a
 // Go consumer's Frame reads (its tensors and pins), filled only when a

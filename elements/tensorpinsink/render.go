@@ -13,7 +13,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 )
 
-// Every frame is made by the frame engine in C (gstc's sinkframe.h):
+// Every frame is made by the frame engine in C (frameengine's sinkframe.h):
 // the lease and its wait, the lookup of the buffer's memories by their
 // qdata, the fences and brackets, begin matching, new-frame, the stats
 // and the release. Go answers the engine's calls: SinkInput when a

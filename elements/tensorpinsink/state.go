@@ -21,7 +21,7 @@ type streamState struct {
 	qkey   gstglue.QdataKey // this run's qdata key (qdataKeys.Take)
 	leases *leases
 	own    []*tensor.Tensor // copy path: one memfd tensor per lease, lazily
-	// engine makes the frames (gstc's sinkframe.h); Go fills its table
+	// engine makes the frames (frameengine's sinkframe.h); Go fills its table
 	// of pinned regions and its plans when it asks (SinkInput).
 	engine frameengine.SinkFrame
 	// touched: the engine's use stamp up to which the cache was told
@@ -42,7 +42,7 @@ type streamState struct {
 	view gstglue.BufferView
 
 	// begins are GstTensorSync begin events whose buffers have not
-	// arrived yet: C memory on the element, where gstc's event
+	// arrived yet: C memory on the element, where frameengine's event
 	// trampoline records them (no Go callback).
 	begins frameengine.PendingBegins
 	// copyLogged: the first copy for each reason was logged.

@@ -6,7 +6,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 )
 
-// counter is one of the element's counters, which live in C (gstc's
+// counter is one of the element's counters, which live in C (frameengine's
 // sink counters, attached to the element): the frame engine counts there
 // without Go, and Go adds what it does.
 type counter struct {

@@ -182,8 +182,8 @@
 // # The frame in C
 //
 // Every frame, of every pattern, is made in C by the create trampoline,
-// with no call into Go (gstc.SrcSteady), on the ring whose slot states C
-// keeps (gstc.OutRing). With a built-in pattern: a free slot, waited for
+// with no call into Go (frameengine.SrcSteady), on the ring whose slot states C
+// keeps (frameengine.OutRing). With a built-in pattern: a free slot, waited for
 // while every slot is downstream; its fences waited for (bounded by
 // sync-timeout); its write bracket entered; the pattern written. With
 // pattern=app: the oldest slot the application pushed (a queue in C),
@@ -191,7 +191,7 @@
 // Then: the first frame after a start or a seek placed at the segment's
 // position; a live source's clock wait; the buffer made (and announced,
 // with handoff=adopt); errors posted there. Unlock (a flush or a stop)
-// and a non-flushing seek end the waits (gstc.Wake). The memory's
+// and a non-flushing seek end the waits (frameengine.Wake). The memory's
 // return, on any thread, leaves the bracket and frees the slot in C as
 // well. Go configures the frame at each new ring and caps change
 // (configureFrameLocked) and answers the application (Acquire takes a

@@ -147,7 +147,7 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
-	// and upstream GstTensorSync end events take gstc's allocation-free
+	// and upstream GstTensorSync end events take frameengine's allocation-free
 	// trampolines; other events still reach Event through go-gst's.
 	frameengine.InstallPushSrcCreate(klass)
 	frameengine.InstallBaseSrcTensorSync(klass)
@@ -156,7 +156,7 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 }
 
 // InstanceInit implements glib.Initter: e bound to the instance for
-// gstc's trampolines, time format, and the probe that announces each
+// frameengine's trampolines, time format, and the probe that announces each
 // buffer's bracket right before the buffer.
 func (e *element) InstanceInit(obj *glib.Object) {
 	// The per-frame trampolines (create, GstTensorSync end) find e

@@ -14,7 +14,7 @@ import (
 
 // Event chains everything but GstTensorSync events up to GstBaseSrc. ev
 // is borrowed (the base-src event vfunc is transfer none). The
-// GstTensorSync end events readers send upstream do not reach it: gstc's
+// GstTensorSync end events readers send upstream do not reach it: frameengine's
 // event trampoline (frameengine.InstallBaseSrcTensorSync) parses them and counts
 // them in the element's end tally, calling TensorSyncEnd only for those
 // about no frame of ours in flight, and hands every other event to

@@ -9,12 +9,12 @@
 // and the bracket's state after it; Run plays every case with its holders
 // on every assignment to the sides the test binary drives: all Go in
 // package tensor's tests, and each assignment with a C holder — C alone,
-// Go opening and C joining, C opening and Go closing — in gstc's.
+// Go opening and C joining, C opening and Go closing — in frameengine's.
 //
 // Why cases and not one implementation: the rule is in both languages on
 // purpose. Package tensor is pure Go, for Go applications with no
 // GStreamer; a call from its per-frame bracket into C would cost a cgo
-// transition (≈40-100 ns) and make it a cgo package. gstc's frames run
+// transition (≈40-100 ns) and make it a cgo package. frameengine's frames run
 // in C on GStreamer's streaming threads; a call into Go per frame costs
 // more than the bracket. So the rule lives twice, and this table is
 // where it is written once.

@@ -44,7 +44,7 @@ type Holder interface {
 	Inside() int
 }
 
-// CSide is what a test binary with C brackets gives Run (gstc's tests,
+// CSide is what a test binary with C brackets gives Run (frameengine's tests,
 // through its seam).
 type CSide struct {
 	// Install stands in for the kernel under C's brackets (every SYNC
@@ -65,7 +65,7 @@ type CSide struct {
 
 // Run plays every case of Cases — with cside nil, with every holder on
 // the Go side (package tensor's run); else on every assignment of the
-// holders to sides that has a C holder (gstc's run: C alone and C with
+// holders to sides that has a C holder (frameengine's run: C alone and C with
 // Go on one word). An assignment that gives an operation to a side
 // without it (Join to Go, CloseTensor to C, a leave by a C holder that is
 // not inside an open bracket: C trusts its caller) is not played.

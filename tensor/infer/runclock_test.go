@@ -48,7 +48,7 @@ func TestInferRunCPUTimeIsSampledOnTheCallingThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A locked thread that stays in cgo calls for more than 10 ms
-		// makes Go's sysmon take its P and poll every 20 µs (see gstc's
+		// makes Go's sysmon take its P and poll every 20 µs (see frameengine's
 		// schedtick.go): up to a third of the process's CPU here, in
 		// sysmon's thread. Yielding now and then lets the P's tick
 		// advance, as the elements' streaming threads do.

@@ -33,7 +33,7 @@ func (s *testSink) New() glib.GoObjectSubclass { return &testSink{} }
 
 func (s *testSink) ClassInit(klass *glib.ObjectClass) {
 	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("gstc test sink", "Sink", "Exercises gstc's base-sink trampolines", "gst-tensorpin")
+	ec.SetMetadata("gstc test sink", "Sink", "Exercises frameengine's base-sink trampolines", "gst-tensorpin")
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, gst.NewAnyCaps()))
 	InstallBaseSinkRender(klass)
 	InstallBaseSinkTensorSync(klass)

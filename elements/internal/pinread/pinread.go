@@ -3,7 +3,7 @@
 // the entry of a memory found by its qdata, by its fd's identity or by a new
 // import, the qdata value that names the entry on every memory that
 // carries it, and the element's own pinned memory that a buffer which
-// is not fd memory is copied into. The frame engines (gstc's
+// is not fd memory is copied into. The frame engines (frameengine's
 // inputread.h) find the memories again by that qdata, without Go.
 package pinread
 
