@@ -27,9 +27,7 @@ func fencePipe(t *testing.T) (fd int, signal func()) {
 
 // Fences already signalled: ready at once, no poll.
 func TestFencesWaitReadyAtOnce(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	fd, signal := fencePipe(t)
 	signal()
 	if r, waited := fencesWaitRead(fd, w, 1000); r != fencesReady || waited {
@@ -39,9 +37,7 @@ func TestFencesWaitReadyAtOnce(t *testing.T) {
 
 // Fences that signal during the wait end it: ready, after a poll.
 func TestFencesWaitReadyWhenTheySignal(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	fd, signal := fencePipe(t)
 	go func() {
 		if awaitWaiters(t, w, 1) {
@@ -55,9 +51,7 @@ func TestFencesWaitReadyWhenTheySignal(t *testing.T) {
 
 // Fences that do not signal in time: timed out, no earlier than the bound.
 func TestFencesWaitTimesOut(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	fd, _ := fencePipe(t)
 	start := time.Now()
 	r, waited := fencesWaitRead(fd, w, 30)
@@ -72,9 +66,7 @@ func TestFencesWaitTimesOut(t *testing.T) {
 // A flush ends a wait with no bound, and a wait begun while flushing
 // returns at once.
 func TestFencesWaitEndedByAFlush(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	fd, _ := fencePipe(t)
 	go func() {
 		awaitWaiters(t, w, 1)

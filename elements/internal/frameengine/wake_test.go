@@ -10,17 +10,20 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
-// newTestWake returns the wake of a new fakesink (the element stands in
-// for the one whose waits the wake ends; the wake and its eventfd are
-// freed with it) and a function that keeps the element alive until the
-// test is done with the wake.
-func newTestWake(t *testing.T) (Wake, func()) {
+// newTestWake checks t for leaked fds and returns the wake of a new
+// fakesink, kept alive until t ends (the element stands in for the one
+// whose waits the wake ends; the wake and its eventfd are freed with it).
+func newTestWake(t *testing.T) Wake {
 	t.Helper()
+	checkFds(t)
 	e, err := gst.NewElement("fakesink")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return WakeOf(gstglue.BorrowElement(e)), func() { runtime.KeepAlive(e) }
+	// Then dropped, so that the leak check (a cleanup that runs later)
+	// sees the element finalized and the eventfd closed.
+	t.Cleanup(func() { runtime.KeepAlive(e); e = nil })
+	return WakeOf(gstglue.BorrowElement(e))
 }
 
 // awaitWaiters waits until n threads wait on w; false (reported on t)
@@ -53,9 +56,7 @@ func result[T any](t *testing.T, done <-chan T, what string) T {
 // Each flag — a flush, a stop, a non-flushing seek — ends a wait for a
 // slot that never comes free, and the wait reports that it was ended.
 func TestWakeFlagsEndAWait(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	flags := map[string]func(bool){"flushing": w.SetFlushing, "stopping": w.SetStopping, "seeking": w.SetSeeking}
 	for name, set := range flags {
 		f := newWakeTestFlag() // never set: the slot that never comes free
@@ -82,9 +83,7 @@ func TestWakeFlagsEndAWait(t *testing.T) {
 // A wait sleeps until gstc_wake_signal tells it its slot may be free,
 // then finds it free.
 func TestWakeSignalWakesAWaiter(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	f := newWakeTestFlag()
 	defer f.free()
 	done := make(chan bool)
@@ -109,9 +108,7 @@ func TestWakeSignalWakesAWaiter(t *testing.T) {
 // The eventfd, what a fence poll watches beside the dma-buf, is readable
 // exactly while at least one flag is set.
 func TestWakeEventfdReadableWhileAFlagIsSet(t *testing.T) {
-	checkFds(t)
-	w, keep := newTestWake(t)
-	defer keep()
+	w := newTestWake(t)
 	steps := []struct {
 		do       func()
 		what     string
