@@ -6,7 +6,7 @@
 // prepare_output_buffer, the GstTensorSync event vfuncs) and the binding
 // they find an element's Go side by (BindInstance); the three frame
 // engines — tensorpinsink's (sinkframe), tensorinfer's (inferframe),
-// tensorsrc's built-in patterns (srcsteady) — and what they share: an
+// tensorsrc's (srcsteady) — and what they share: an
 // input's read (inputread), the ring of output slots (outring) and its
 // memories (ringmem, endtally), package tensor's brackets entered from C
 // (cbracket), the flags that end the waits (wake), the begins received
@@ -42,12 +42,12 @@
 //	sinkframe.go, sinkframe.[ch] tensorpinsink's frame engine: every frame in C inside render
 //	                            (leases, lookup, brackets, new-frame, release from any
 //	                            thread); Go called for a new pin or layout and a Go consumer
-//	srcsteady.go, srcsteady.[ch] tensorsrc's steady frame, done in C inside the create
-//	                            trampoline with no call into Go
+//	srcsteady.go, srcsteady.[ch] tensorsrc's frame, every pattern's, done in C inside the
+//	                            create trampoline with no call into Go (pattern=app's queue)
 //	inputread.go, inputread.[ch] how a frame engine reads its input (tensorinfer's and
 //	                            tensorpinsink's): region by qdata, fences, read bracket, copy
 //	outring.go, outring.[ch]    an element's ring of output slots in C (tensorinfer's outputs,
-//	                            tensorsrc's built-in patterns): free slots, memories downstream,
+//	                            tensorsrc's frames): free slots, memories downstream,
 //	                            write brackets; returns handled in C
 //	ringmem.go, ringmem.[ch]    tensorsrc's ring memory: dispose hook, frame buffer, begin announcer
 //	endtally.go, endtally.[ch]  which of a source's ring memories are in flight, kept in C (the
