@@ -61,7 +61,7 @@ func newRing(sess *infer.Session, n int, stats *counters, cc frameengine.InferCo
 		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
 	}
 	r := &ring{stats: stats}
-	r.c = frameengine.NewOutRing(cc, nil)
+	r.c = frameengine.NewOutRing(cc)
 	// Returns are the C ring's; the MemRing only frees memories.
 	r.mring = frameengine.NewMemRing(frameengine.EndTally{}, func(int, uint32) bool { return false })
 	if err := r.grow(sess, n); err != nil {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
@@ -59,16 +59,19 @@ func FromElement(e *gst.Element) (*Source, error) {
 // EndOfStream, or ErrStopped once a started source has stopped.
 func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 	e := s.el
+	// A cancelled ctx ends the wait in C like any interrupt.
+	defer context.AfterFunc(ctx, e.appWake.Interrupt)()
 	waited := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// Taken before looking: whatever changes after the look closes it.
-		changed := e.changes.next()
+		// Read before looking: an interrupt after the look (a start, a
+		// stop, a new ring, the end of the stream) ends the wait below.
+		gen := e.appWake.Gen()
 		e.mu.Lock()
 		st := e.st
-		var sl *Slot
+		var r *ring
 		var err error
 		switch {
 		case st == nil && e.runs > 0:
@@ -79,11 +82,12 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		case st.eos:
 			err = ErrEOS
 		case st.ring != nil:
-			// No free slot: the next one freed (in C, on any thread)
-			// closes changed.
-			if i := st.ring.out.TakeOrWait(); i >= 0 {
-				sl = st.ring.slots[i]
-			} else if !waited {
+			r = st.ring
+			if i := r.out.Take(); i >= 0 {
+				e.mu.Unlock()
+				return s.open(ctx, st, r.slots[i])
+			}
+			if !waited {
 				waited = true
 				st.stats.waits.Add(1)
 			}
@@ -92,12 +96,15 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		if err != nil {
 			return nil, err
 		}
-		if sl != nil {
-			return s.open(ctx, st, sl)
+		// In C, with no lock held: a free of the ring's (whose wake this
+		// is) wakes it without a call into Go; with no ring yet, only an
+		// interrupt does.
+		var out *frameengine.OutRing
+		if r != nil {
+			out = r.out
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
+		if i := out.TakeUntilInterrupted(e.appWake, gen); i >= 0 {
+			return s.open(ctx, st, r.slots[i])
 		}
 	}
 }
@@ -195,7 +202,7 @@ func (s *Source) EndOfStream() error {
 	if st == nil {
 		return ErrStopped
 	}
-	e.changes.broadcast()
+	e.appWake.Interrupt()
 	return nil
 }
 
@@ -259,34 +266,3 @@ func (sl *Slot) Index() int { return sl.idx }
 // Bytes returns a writable view of the tensor's bytes (the pin's window):
 // valid while the application holds the slot.
 func (sl *Slot) Bytes() []byte { return sl.pin.Bytes() }
-
-// changeNotifier tells the application's waits that something they wait
-// for may have changed: a slot freed (in C, on the returning thread: the
-// ring's gstcGoOutRingFreed), a start, a stop, a new ring, the end of the
-// stream. A waiter takes next before it looks and waits on it after:
-// a change in between closes it, so none is lost. Its lock is held for
-// nothing but the channel swap, never across a call.
-type changeNotifier struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// next returns the channel the next broadcast closes.
-func (n *changeNotifier) next() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.ch == nil {
-		n.ch = make(chan struct{})
-	}
-	return n.ch
-}
-
-// broadcast wakes every waiter (those that took next before it).
-func (n *changeNotifier) broadcast() {
-	n.mu.Lock()
-	if n.ch != nil {
-		close(n.ch)
-		n.ch = nil
-	}
-	n.mu.Unlock()
-}

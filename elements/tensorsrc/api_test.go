@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -302,5 +303,50 @@ func TestAppSlotsReturn(t *testing.T) {
 	fs, _ := gst.NewElement("fakesink")
 	if _, err := FromElement(fs); !errors.Is(err, ErrNotTensorSrc) {
 		t.Errorf("FromElement(fakesink): %v", err)
+	}
+}
+
+// Several goroutines Acquire and Push on one source (a Source is safe
+// for concurrent use): each Acquire ends as soon as a slot is free for
+// it — a wait that outlives every other producer would be a lost
+// wake-up (a free waking one waiter while another took the slot).
+func TestConcurrentAcquire(t *testing.T) {
+	for round := range 30 {
+		p, srcEl := parse(t, "tensorsrc name=src pattern=app pool-size=2 ! other/tensors,dimensions=(string)16:4:1:1,types=(string)uint8 ! queue max-size-buffers=1 ! fakesink sync=false")
+		src, _ := FromElement(srcEl)
+		if err := p.SetState(gst.StatePlaying); err != nil {
+			t.Fatal(err)
+		}
+		const producers, frames = 3, 40
+		var wg sync.WaitGroup
+		errs := make(chan error, producers)
+		for range producers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range frames {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					sl, err := src.Acquire(ctx)
+					cancel()
+					if err == nil {
+						err = src.Push(sl, -1)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v (waits-for-free-slot %d)", round, err, statU(t, srcEl, "waits-for-free-slot"))
+		}
+		waitFor(t, "every frame", func() bool { return statU(t, srcEl, "frames") == producers*frames })
+		stop(t, p)
+		if t.Failed() {
+			return
+		}
 	}
 }

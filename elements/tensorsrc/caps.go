@@ -177,9 +177,14 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		return false
 	}
 	b, ends, stats, wake := st.backend, st.ends, st.stats, st.wake
+	if st.pattern == patternApp {
+		// The application's Acquire waits for this ring's frees; the C
+		// create waits for its pushes instead.
+		wake = e.appWake
+	}
 	e.mu.Unlock()
 
-	r, err := newRing(e, f, b, ends, n, stats, wake, e.changes.broadcast)
+	r, err := newRing(e, f, b, ends, n, stats, wake)
 	if err != nil {
 		gstglue.PostError(self.Element, gstglue.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false
@@ -196,7 +201,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	stats.ringSize.Store(uint64(n))
 	e.wakeWaitersLocked() // a wait for a retired slot's fences gives up
 	e.mu.Unlock()
-	e.changes.broadcast()
+	e.appWake.Interrupt()
 	rel.finish()
 	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s: %v", n, b.name, why, r.slots[0].t), self.Object)
 	return true

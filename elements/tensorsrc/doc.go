@@ -195,7 +195,8 @@
 // return, on any thread, leaves the bracket and frees the slot in C as
 // well. Go configures the frame at each new ring and caps change
 // (configureFrameLocked) and answers the application (Acquire takes a
-// slot from the same ring; a free wakes its wait). Why: a C streaming
+// slot from the same ring, waiting in C: a free wakes it with no call
+// into Go). Why: a C streaming
 // thread that calls into Go keeps a Go P between the calls, and Go's
 // sysmon then keeps waking (docs/design-notes.md, "A source with no Go
 // in its frame").

@@ -2,6 +2,7 @@ package tensorsrc
 
 import (
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -113,9 +114,11 @@ type element struct {
 	mu   sync.Mutex
 	st   *state // nil outside Start..Stop
 	runs int    // Start calls so far
-	// changes wakes the application's Acquire: a slot freed, a start, a
-	// stop, a new ring, the end of the stream.
-	changes changeNotifier
+	// appWake is what the application's Acquire waits on, in C: a pattern=app
+	// ring's frees signal it; a start, a stop, a new ring, the end of the
+	// stream and a cancelled context interrupt it. Made with the element,
+	// its reference dropped when the element is unreachable.
+	appWake frameengine.Wake
 	// waiters are the fence waits in progress (no lock held while they
 	// wait): Stop, Unlock and a ring replacement wake them.
 	waiters map[*fenceWaiter]struct{}
@@ -129,7 +132,8 @@ type element struct {
 
 // New implements glib.GoObjectSubclass.
 func (*element) New() glib.GoObjectSubclass {
-	e := &element{stats: newRunStats(0, "")}
+	e := &element{stats: newRunStats(0, ""), appWake: frameengine.NewWake()}
+	runtime.AddCleanup(e, frameengine.Wake.Unref, e.appWake)
 	props.SetDefaults(e)
 	return e
 }

@@ -56,9 +56,9 @@ type ring struct {
 // and wrapped once as a recyclable GstMemory: when its last user drops it
 // the C ring (out) takes it back; once the ring is retired it is freed
 // instead, and its release releases the pin and closes the tensor.
-// A free slot wakes the C frame's wait (wake) and an application's
-// Acquire waiting for one (freed).
-func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.EndTally, n int, stats *runStats, wake frameengine.Wake, freed func()) (*ring, error) {
+// A free slot signals wake: the C frame's wait's (the element's), or
+// with pattern=app the application's Acquire's.
+func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.EndTally, n int, stats *runStats, wake frameengine.Wake) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
 	// The C ring takes every memory back (frameengine.OutRing.AddSlot).
 	r.mring = frameengine.NewMemRing(ends, func(int, uint32) bool { return false })
-	r.out = frameengine.NewOutRing(stats.c, freed)
+	r.out = frameengine.NewOutRing(stats.c)
 	r.out.SetWake(wake)
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true

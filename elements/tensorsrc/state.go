@@ -178,7 +178,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	e.st, e.stats = st, st.stats
 	e.runs++
 	e.mu.Unlock()
-	e.changes.broadcast()
+	e.appWake.Interrupt()
 	cat.LogInfo(fmt.Sprintf("started: backend %s, pool of %d, pattern %s", b.name, s.poolSize, s.pattern), self.Object)
 	return true
 }
@@ -204,7 +204,7 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	}
 	e.wakeWaitersLocked()
 	e.mu.Unlock()
-	e.changes.broadcast()
+	e.appWake.Interrupt()
 	if st != nil {
 		st.stats.freezeEnds()
 	}

@@ -1,7 +1,6 @@
 /* outring.c: C definitions of outring.go. */
 #include "outring.h"
 #include "ringmem.h"
-#include "_cgo_export.h"
 
 GstcInferCounters *
 gstc_infer_counters_new (void)
@@ -56,13 +55,12 @@ gstc_infer_counters_of (GstElement * element)
 void (*gstc_out_ring_test_hook) (GstcOutRing * r, GstcOutTensor * t);
 
 GstcOutRing *
-gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c)
+gstc_out_ring_new (GstcInferCounters * c)
 {
   GstcOutRing *r = g_new0 (GstcOutRing, 1);
 
   r->refs = 1;
   g_mutex_init (&r->lock);
-  r->owner = owner;
   r->counters = gstc_infer_counters_ref (c);
   return r;
 }
@@ -121,9 +119,6 @@ take_locked (GstcOutRing * r)
     if (!r->slots[i].busy && (newest < 0
             || r->slots[i].freed_at > r->slots[newest].freed_at))
       newest = i;
-  /* A take that finds a slot leaves the waiting flag alone: another
-   * thread may wait (pattern=app's Acquire from several goroutines), and
-   * a flag left set costs one call into Go at the next free. */
   if (newest >= 0)
     r->slots[newest].busy = TRUE;
   return newest;
@@ -170,16 +165,35 @@ gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
   return -1;
 }
 
-int
-gstc_out_ring_take_or_wait (GstcOutRing * r)
+typedef struct
 {
-  int i;
+  GstcOutRing *ring;
+  GstcWake *wake;
+  gint gen;
+  int slot;
+} TakeUntilArgs;
 
-  g_mutex_lock (&r->lock);
-  i = take_locked (r);
-  __atomic_store_n (&r->waiting, i < 0 && !r->closed, __ATOMIC_RELEASE);
-  g_mutex_unlock (&r->lock);
-  return i;
+static gboolean
+take_or_interrupted (gpointer data)
+{
+  TakeUntilArgs *a = data;
+
+  a->slot = -1;
+  if (gstc_wake_gen (a->wake) != a->gen)
+    return TRUE;
+  if (a->ring != NULL)
+    a->slot = gstc_out_ring_take (a->ring);
+  return a->slot >= 0;
+}
+
+int
+gstc_out_ring_take_until_interrupted (GstcOutRing * r, GstcWake * w,
+    gint gen)
+{
+  TakeUntilArgs a = { r, w, gen, -1 };
+
+  gstc_wake_wait_until (w, take_or_interrupted, &a);
+  return a.slot;
 }
 
 /* Frees sl; returns a reference of the ring's wake when a thread waits
@@ -208,34 +222,16 @@ gstc_out_ring_set_wake (GstcOutRing * r, GstcWake * w)
   gstc_wake_unref (old);
 }
 
-/* Tells a wait for a free slot (if any) that one may be free: the frame
- * engine's (w: free_locked's reference, dropped here), or a Go one. */
+/* Tells a wait for a free slot (if any) that one may be free (w:
+ * free_locked's reference, dropped here). */
 static void
-signal_waiter (GstcOutRing * r, GstcWake * w)
+signal_waiter (GstcWake * w)
 {
-  gboolean waiting;
-
   if (w != NULL) {
     gstc_wake_signal (w);
     gstc_wake_unref (w);
   }
-
-  /* Set under the lock by a take that found no slot: one that came
-   * before the free this follows is seen here, one after it found the
-   * slot. */
-  if (!__atomic_load_n (&r->waiting, __ATOMIC_ACQUIRE))
-    return;
-  g_mutex_lock (&r->lock);
-  waiting = r->waiting;
-  __atomic_store_n (&r->waiting, FALSE, __ATOMIC_RELEASE);
-  g_mutex_unlock (&r->lock);
-  if (waiting)
-    gstcGoOutRingFreed (r->owner);
 }
-
-/* Leaves t's write bracket (its open flag already cleared by the
- * caller). */
-static void leave_write (GstcOutRing * r, GstcOutTensor * t);
 
 void
 gstc_out_ring_give (GstcOutRing * r, int slot)
@@ -268,7 +264,7 @@ gstc_out_ring_give (GstcOutRing * r, int slot)
       gst_memory_unref (drop[k]);
     return;
   }
-  signal_waiter (r, w);
+  signal_waiter (w);
 }
 
 static void
@@ -402,7 +398,7 @@ gstc_out_ring_returned (GstcOutRing * r, int id)
     w = free_locked (r, sl);
   g_mutex_unlock (&r->lock);
   if (keep && freed)
-    signal_waiter (r, w);
+    signal_waiter (w);
   else
     gstc_wake_unref (w);
   gstc_out_ring_unref (r);
@@ -455,8 +451,10 @@ gstc_out_ring_close (GstcOutRing * r)
       GstcOutTensor *t = &r->slots[i].t[k];
 
       /* A slot taken and not pushed is its taker's, who may be writing
-       * it (pattern=app's application): its give drops it. */
-      if (!t->held || r->slots[i].busy)
+       * it (pattern=app's application): its give drops it. (A slot
+       * partly back from downstream is busy too: its memories back are
+       * dropped here, the others as they return.) */
+      if (!t->held || (r->slots[i].busy && r->slots[i].pending == 0))
         continue;
       drop[nd++] = t->mem;
       t->held = FALSE;

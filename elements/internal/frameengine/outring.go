@@ -102,19 +102,13 @@ func (c InferCounters) Unref() { C.gstc_infer_counters_unref(c.p) }
 // each of its memories until they are freed.
 type OutRing struct {
 	p *C.GstcOutRing
-	h uintptr
-	// onFreed runs (on the returning thread) when a slot may be free
-	// after TakeOrWait found none.
-	onFreed func()
 }
 
 // NewOutRing returns an empty ring counting into c. Go's reference of
 // the C ring is dropped when the OutRing is unreachable (a cleanup), so
 // that a call after Close finds a closed ring, never freed memory.
-func NewOutRing(c InferCounters, onFreed func()) *OutRing {
-	r := &OutRing{onFreed: onFreed}
-	r.h = gstglue.NewHandle(r)
-	r.p = C.gstc_out_ring_new(C.uintptr_t(r.h), c.p)
+func NewOutRing(c InferCounters) *OutRing {
+	r := &OutRing{p: C.gstc_out_ring_new(c.p)}
 	runtime.AddCleanup(r, func(p *C.GstcOutRing) { C.gstc_out_ring_unref(p) }, r.p)
 	return r
 }
@@ -165,9 +159,19 @@ func (r *OutRing) AddSlot(ts []OutTensor) (int, error) {
 // Take returns the free slot freed last, or -1.
 func (r *OutRing) Take() int { return int(C.gstc_out_ring_take(r.p)) }
 
-// TakeOrWait is Take; when it returns -1 (and the ring is open), the
-// next slot freed calls onFreed once.
-func (r *OutRing) TakeOrWait() int { return int(C.gstc_out_ring_take_or_wait(r.p)) }
+// TakeUntilInterrupted is Take, waiting in C on w (which r's frees must
+// signal: SetWake) while every slot is busy, until w is interrupted
+// after gen was read (Wake.Gen): then -1. A free wakes it without a call
+// into Go. r nil waits for the interrupt alone. The calling goroutine's
+// thread blocks in C meanwhile: not for the streaming thread, whose
+// waits the element's flags end (the engines' own).
+func (r *OutRing) TakeUntilInterrupted(w Wake, gen int32) int {
+	var p *C.GstcOutRing
+	if r != nil {
+		p = r.p
+	}
+	return int(C.gstc_out_ring_take_until_interrupted(p, w.p, C.gint(gen)))
+}
 
 // Give puts back a slot taken but not pushed (its brackets left).
 func (r *OutRing) Give(slot int) { C.gstc_out_ring_give(r.p, C.int(slot)) }
@@ -210,21 +214,7 @@ func (r *OutRing) Busy() int { return int(C.gstc_out_ring_busy(r.p)) }
 
 // Close retires the ring (outring.h): Take finds no slot from now on,
 // memories downstream are freed when they come back. Idempotent.
-func (r *OutRing) Close() {
-	C.gstc_out_ring_close(r.p)
-	gstglue.TakeHandle(r.h)
-}
-
-//export gstcGoOutRingFreed
-func gstcGoOutRingFreed(owner C.uintptr_t) {
-	v, ok := gstglue.LookupHandle(uintptr(owner))
-	if !ok {
-		return
-	}
-	if r, ok := v.(*OutRing); ok && r.onFreed != nil {
-		gstglue.SafeCall("output slot freed", r.onFreed)
-	}
-}
+func (r *OutRing) Close() { C.gstc_out_ring_close(r.p) }
 
 // outRingProbe (tests) installs or removes a hook on every OutRing's
 // returns that records, between a memory's write bracket being left and

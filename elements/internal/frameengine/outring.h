@@ -108,17 +108,13 @@ typedef struct
   GstcOutSlot slots[GSTC_OUT_MAX_SLOTS];
   guint64 free_clock;
   gboolean closed;
-  /* waiting: a Go wait for a free slot (pattern=app's Acquire); a
-   * return then calls gstcGoOutRingFreed(owner). */
-  gboolean waiting;
-  uintptr_t owner;
   GstcInferCounters *counters;
   /* wake: signalled by a free when a thread waits on it (the frame
    * engine's wait for a slot); a reference, under lock; NULL: none. */
   GstcWake *wake;
 } GstcOutRing;
 
-GstcOutRing *gstc_out_ring_new (uintptr_t owner, GstcInferCounters * c);
+GstcOutRing *gstc_out_ring_new (GstcInferCounters * c);
 void gstc_out_ring_unref (GstcOutRing * r);
 
 /* Makes every free of r signal w (the wake of the element whose frames
@@ -144,11 +140,14 @@ int gstc_out_ring_take (GstcOutRing * r);
 int gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
     GstcInferCounters * c);
 
-/* gstc_out_ring_take; when no slot is free (and the ring is open) the
- * next return or give calls gstcGoOutRingFreed(owner) once: set under
- * the same lock as the take, so no return falls between. Any number of
- * threads may wait this way (pattern=app's Acquire). */
-int gstc_out_ring_take_or_wait (GstcOutRing * r);
+/* gstc_out_ring_take, waiting on w (which r's frees signal:
+ * gstc_out_ring_set_wake) while every slot is busy, until w is
+ * interrupted after gen was read (gstc_wake_gen): then -1. For a wait
+ * off the streaming thread that a flush must not end — tensorsrc's
+ * application's Acquire, from any number of threads. r NULL: only the
+ * interrupt is waited for. */
+int gstc_out_ring_take_until_interrupted (GstcOutRing * r, GstcWake * w,
+    gint gen);
 
 /* Puts back a slot taken but not pushed (its brackets left already, or
  * left here if the ring is closed: then its memories are dropped). */

@@ -3,6 +3,7 @@ package frameengine
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 
@@ -18,7 +19,6 @@ type testOutRing struct {
 	*OutRing
 	mring    *MemRing
 	tensors  []*tensor.Tensor
-	freed    chan struct{}
 	released atomic.Int32 // memories freed (their tensors closed)
 }
 
@@ -27,13 +27,8 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 	checkFds(t)
 	cc := NewInferCounters()
 	t.Cleanup(cc.Unref)
-	r := &testOutRing{freed: make(chan struct{}, 1)}
-	r.OutRing = NewOutRing(cc, func() {
-		select {
-		case r.freed <- struct{}{}:
-		default:
-		}
-	})
+	r := &testOutRing{}
+	r.OutRing = NewOutRing(cc)
 	r.mring = NewMemRing(EndTally{}, func(int, uint32) bool { return false })
 	for i := range n {
 		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
@@ -126,20 +121,121 @@ func TestOutRingTakesSlotReturnedLast(t *testing.T) {
 	if i := r.Take(); i >= 0 {
 		t.Fatalf("took slot %d with every slot busy", i)
 	}
-	// A take that finds none arms onFreed: the next give calls it.
-	if i := r.TakeOrWait(); i >= 0 {
-		t.Fatalf("TakeOrWait took slot %d with every slot busy", i)
+}
+
+// The application's wait for a free slot (tensorsrc pattern=app's
+// Acquire) waits in C on a wake of its own: several threads wait at
+// once, each free wakes one of them with the slot (a free calls no Go),
+// and an interrupt ends the waits that began before it — not a wait
+// that reads the generation after it.
+func TestOutRingTakeUntilInterrupted(t *testing.T) {
+	r := newTestOutRing(t, 2)
+	w := NewWake()
+	defer w.Unref()
+	r.SetWake(w)
+	a, b := r.mustTake(t), r.mustTake(t)
+	gen := w.Gen()
+	got := make(chan int, 3)
+	for range 3 {
+		go func() { got <- r.TakeUntilInterrupted(w, gen) }()
 	}
-	select {
-	case <-r.freed:
-		t.Fatal("onFreed ran before any slot came back")
-	default:
+	waitForWaiters(t, w, 3)
+	ma, mb := r.push(t, a), r.push(t, b)
+	UnrefRingMemory(ma)
+	UnrefRingMemory(mb)
+	took := map[int]bool{}
+	for range 2 {
+		select {
+		case i := <-got:
+			if i < 0 || took[i] {
+				t.Fatalf("a waiter got %d (already: %v) when slots %d and %d came back", i, took, a, b)
+			}
+			took[i] = true
+		case <-time.After(10 * time.Second):
+			t.Fatal("two slots came back and a waiter still waits")
+		}
 	}
-	r.Give(1)
+	waitForWaiters(t, w, 1)
+	w.Interrupt()
 	select {
-	case <-r.freed:
-	default:
-		t.Fatal("a slot given back after TakeOrWait found none did not call onFreed")
+	case i := <-got:
+		if i != -1 {
+			t.Fatalf("the interrupted wait returned %d, want -1", i)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Interrupt did not end the wait")
+	}
+	// A wait that read the generation after the interrupt is not ended by
+	// it; nor is a wait with no ring by anything but the next interrupt.
+	for _, i := range []int{a, b} {
+		r.Give(i)
+	}
+	if i := r.TakeUntilInterrupted(w, w.Gen()); i < 0 {
+		t.Fatalf("a wait begun after the interrupt, with a slot free, returned %d", i)
+	}
+	done := make(chan int, 1)
+	gen = w.Gen()
+	go func() { done <- (*OutRing)(nil).TakeUntilInterrupted(w, gen) }()
+	waitForWaiters(t, w, 1)
+	w.Interrupt()
+	if i := <-done; i != -1 {
+		t.Fatalf("a wait with no ring returned %d at the interrupt", i)
+	}
+}
+
+// waitForWaiters waits until n threads wait on w.
+func waitForWaiters(t *testing.T, w Wake, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for w.Waiters() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d threads wait on the wake, want %d", w.Waiters(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A slot of two tensors whose first memory came back before the close
+// and whose second after it (tensorinfer's several outputs, a stop or a
+// new ring while a frame is partly downstream): both memories are freed.
+func TestOutRingCloseFreesAPartlyReturnedSlot(t *testing.T) {
+	checkFds(t)
+	cc := NewInferCounters()
+	t.Cleanup(cc.Unref)
+	r := NewOutRing(cc)
+	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	var released atomic.Int32
+	var ots []OutTensor
+	for k := range 2 {
+		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := mring.Wrap(false, tn.FD(), 64, k, func() { released.Add(1); tn.Close() })
+		if err != nil {
+			tn.Close()
+			t.Fatal(err)
+		}
+		id := tn.Identity()
+		ots = append(ots, OutTensor{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino})
+	}
+	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
+		t.Fatalf("AddSlot = %d, %v", sl, err)
+	}
+	if sl := r.Take(); sl != 0 {
+		t.Fatalf("took %d, want slot 0", sl)
+	}
+	var rest [MaxOutTensors - 1]gstglue.RawMemory
+	m0, n := r.Push(0, &rest)
+	if n != 2 {
+		t.Fatalf("pushed %d memories, want 2", n)
+	}
+	UnrefRingMemory(m0) // back: the ring's again, the slot still busy
+	r.Close()
+	UnrefRingMemory(rest[0])
+	mring.Close()
+	if got := released.Load(); got != 2 {
+		t.Fatalf("%d of 2 memories freed after the close and the last return (the first one's tensor leaked)", got)
 	}
 }
 
@@ -196,7 +292,7 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 	const size = 64
 	cc := NewInferCounters()
 	t.Cleanup(cc.Unref)
-	r := NewOutRing(cc, func() {})
+	r := NewOutRing(cc)
 	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
 	var ots []OutTensor
 	for k := range 2 {

@@ -60,7 +60,13 @@ gstc_src_app_push (GstcSrcSteady * s, int slot, guint64 pts)
   int tail;
 
   g_mutex_lock (&q->lock);
-  /* A slot is queued once at most: the queue cannot overflow. */
+  /* A slot is queued once at most (Go's Push checks the application
+   * holds it): the queue cannot overflow, unless that check broke. */
+  if (G_UNLIKELY (q->n >= GSTC_OUT_MAX_SLOTS)) {
+    g_mutex_unlock (&q->lock);
+    g_critical ("tensorsrc: slot %d pushed into a full queue", slot);
+    return;
+  }
   tail = (q->head + q->n) % GSTC_OUT_MAX_SLOTS;
   q->slot[tail] = slot;
   q->pts[tail] = pts;
@@ -92,6 +98,8 @@ gstc_src_app_drain (GstcSrcSteady * s)
     slots[i] = q->slot[(q->head + i) % GSTC_OUT_MAX_SLOTS];
   q->head = q->n = 0;
   g_mutex_unlock (&q->lock);
+  if (G_UNLIKELY (s->ring == NULL && n > 0))
+    g_critical ("tensorsrc: %d queued slot(s) of no ring", n);
   if (s->ring == NULL)
     return n;
   for (i = 0; i < n; i++) {

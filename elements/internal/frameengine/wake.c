@@ -16,14 +16,23 @@ wake_quark (void)
   return gstc_quark (&q, "gstc-wake");
 }
 
-static gpointer
-wake_new (void)
+GstcWake *
+gstc_wake_new (void)
 {
   GstcWake *w = g_new0 (GstcWake, 1);
 
   w->refs = 1;
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
+  w->efd = -1;
+  return w;
+}
+
+static gpointer
+wake_new (void)
+{
+  GstcWake *w = gstc_wake_new ();
+
   w->efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (w->efd < 0)
     GST_WARNING ("eventfd: %s: a flush or a stop cannot end a wait for "
@@ -112,6 +121,15 @@ gstc_wake_signal (GstcWake * w)
   if (w == NULL || g_atomic_int_get (&w->waiters) == 0)
     return;
   g_mutex_lock (&w->lock);
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+void
+gstc_wake_interrupt (GstcWake * w)
+{
+  g_mutex_lock (&w->lock);
+  g_atomic_int_inc (&w->gen);
   g_cond_broadcast (&w->cond);
   g_mutex_unlock (&w->lock);
 }

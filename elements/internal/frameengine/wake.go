@@ -46,6 +46,25 @@ type Wake struct{ p *C.GstcWake }
 // WakeOf returns self's wake, attaching it on the first call.
 func WakeOf(self gstglue.RawElement) Wake { return Wake{C.gstc_wake_of(elemP(self))} }
 
+// NewWake returns a wake of no element, without an eventfd (it owns no
+// fd), for waits off the streaming thread that flags must not end
+// (OutRing.TakeUntilInterrupted; Interrupt ends them). The caller owns
+// one reference (Unref it: from a cleanup of its owner, say); each ring
+// it is set on holds its own until the ring closes.
+func NewWake() Wake { return Wake{C.gstc_wake_new()} }
+
+// Unref drops the caller's reference of a wake from NewWake.
+func (w Wake) Unref() { C.gstc_wake_unref(w.p) }
+
+// Gen returns the number of interrupts so far: read it before deciding
+// to wait (TakeUntilInterrupted).
+func (w Wake) Gen() int32 { return int32(C.gstc_wake_gen(w.p)) }
+
+// Interrupt ends every wait whose generation was read before it (a
+// stop, a new ring, the end of the stream, a cancelled context); it sets
+// no flag.
+func (w Wake) Interrupt() { C.gstc_wake_interrupt(w.p) }
+
 // SetFlushing sets or clears the flush flag; setting it ends every wait.
 func (w Wake) SetFlushing(on bool) { C.gstc_wake_set_flushing(w.p, cbool(on)) }
 

@@ -12,8 +12,10 @@
 
 /* One per element, attached for its lifetime (gstc_wake_of): the flags
  * outlive a start and a stop (a flush may come while the element
- * starts). lock guards nothing but the condition's wait: the flags and
- * waiters are atomics, so that a signal with no waiter takes no lock. */
+ * starts); or one of an owner's own (gstc_wake_new), which no flag but
+ * an interrupt ends. lock guards nothing but the condition's wait: the
+ * flags, waiters and generation are atomics, so that a signal with no
+ * waiter takes no lock. */
 typedef struct
 {
   gint refs;                    /* the element's, and each ring's */
@@ -21,6 +23,7 @@ typedef struct
   GCond cond;
   gint flushing, stopping, seeking;
   gint waiters;                 /* threads inside a wait or a poll */
+  gint gen;                     /* interrupts so far (gstc_wake_interrupt) */
   int efd;                      /* readable while flushing or stopping */
 } GstcWake;
 
@@ -28,6 +31,12 @@ typedef struct
  * is finalized; a holder that may outlive the element takes its own),
  * attached on the first call. */
 GstcWake *gstc_wake_of (GstElement * element);
+
+/* A wake of no element and with no eventfd (no fence poll ends on it):
+ * for waits off the streaming thread that flags must not end —
+ * tensorsrc's application's Acquire, ended by gstc_wake_interrupt. One
+ * reference, the caller's. */
+GstcWake *gstc_wake_new (void);
 GstcWake *gstc_wake_ref (GstcWake * w);
 void gstc_wake_unref (GstcWake * w);
 
@@ -49,6 +58,20 @@ gstc_wake_ended (GstcWake * w)
 /* Tells the waits that what they wait for may be there (a slot came
  * back): a broadcast if anyone waits, nothing else. */
 void gstc_wake_signal (GstcWake * w);
+
+/* The number of interrupts so far: read it before deciding to wait, and
+ * a wait's ready function returns when it changed (no interrupt after
+ * the read is missed). */
+static inline gint
+gstc_wake_gen (GstcWake * w)
+{
+  return g_atomic_int_get (&w->gen);
+}
+
+/* Ends every wait that read the generation before this call (its ready
+ * function sees it changed): a stop, a new ring, the end of the stream,
+ * a cancelled context. Sets no flag: later waits are not ended. */
+void gstc_wake_interrupt (GstcWake * w);
 
 /* Calls ready(data) until it returns TRUE (then TRUE), sleeping between
  * calls until gstc_wake_signal; FALSE as soon as a flush or a stop is
