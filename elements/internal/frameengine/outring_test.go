@@ -31,20 +31,8 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 	r.OutRing = NewOutRing(cc)
 	r.mring = NewMemRing(EndTally{}, func(int, uint32) bool { return false })
 	for i := range n {
-		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := r.mring.Wrap(false, tn.FD(), 64, i*MaxOutTensors, func() {
-			r.released.Add(1)
-			tn.Close()
-		})
-		if err != nil {
-			tn.Close()
-			t.Fatal(err)
-		}
-		id := tn.Identity()
-		if got, err := r.AddSlot([]OutTensor{{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino}}); err != nil || got != i {
+		ot, tn := wrapOutTensor(t, r.mring, 64, i*MaxOutTensors, &r.released)
+		if got, err := r.AddSlot([]OutTensor{ot}); err != nil || got != i {
 			t.Fatalf("AddSlot = %d, %v; want %d", got, err, i)
 		}
 		r.tensors = append(r.tensors, tn)
@@ -58,6 +46,29 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 		r.mring.Close()
 	})
 	return r
+}
+
+// wrapOutTensor allocates a memfd tensor of size bytes and wraps it as
+// ring memory id of mring; its release counts into released (if not nil)
+// and closes the tensor.
+func wrapOutTensor(t *testing.T, mring *MemRing, size, id int, released *atomic.Int32) (OutTensor, *tensor.Tensor) {
+	t.Helper()
+	tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mring.Wrap(false, tn.FD(), size, id, func() {
+		if released != nil {
+			released.Add(1)
+		}
+		tn.Close()
+	})
+	if err != nil {
+		tn.Close()
+		t.Fatal(err)
+	}
+	ident := tn.Identity()
+	return OutTensor{Mem: m, Tensor: tn, Dev: ident.Dev, Ino: ident.Ino}, tn
 }
 
 // push hands slot's memory downstream and returns it (the caller's
@@ -207,17 +218,8 @@ func TestOutRingCloseFreesAPartlyReturnedSlot(t *testing.T) {
 	var released atomic.Int32
 	var ots []OutTensor
 	for k := range 2 {
-		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{64}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := mring.Wrap(false, tn.FD(), 64, k, func() { released.Add(1); tn.Close() })
-		if err != nil {
-			tn.Close()
-			t.Fatal(err)
-		}
-		id := tn.Identity()
-		ots = append(ots, OutTensor{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino})
+		ot, _ := wrapOutTensor(t, mring, 64, k, &released)
+		ots = append(ots, ot)
 	}
 	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
 		t.Fatalf("AddSlot = %d, %v", sl, err)
@@ -296,17 +298,8 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
 	var ots []OutTensor
 	for k := range 2 {
-		tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := mring.Wrap(false, tn.FD(), size, k, func() { tn.Close() })
-		if err != nil {
-			tn.Close()
-			t.Fatal(err)
-		}
-		id := tn.Identity()
-		ots = append(ots, OutTensor{Mem: m, Tensor: tn, Dev: id.Dev, Ino: id.Ino})
+		ot, _ := wrapOutTensor(t, mring, size, k, nil)
+		ots = append(ots, ot)
 	}
 	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
 		t.Fatalf("AddSlot = %d, %v", sl, err)
