@@ -59,8 +59,11 @@ func FromElement(e *gst.Element) (*Source, error) {
 // EndOfStream, or ErrStopped once a started source has stopped.
 func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 	e := s.el
-	// A cancelled ctx ends the wait in C like any interrupt.
-	defer context.AfterFunc(ctx, e.appWake.Interrupt)()
+	// A cancelled ctx ends the wait in C like any interrupt (a ctx that
+	// cannot be cancelled registers nothing: no allocation a frame).
+	if ctx.Done() != nil {
+		defer context.AfterFunc(ctx, e.appWake.Interrupt)()
+	}
 	waited := false
 	for {
 		if err := ctx.Err(); err != nil {
