@@ -150,7 +150,9 @@ func TestOutRingTakeUntilInterrupted(t *testing.T) {
 	for range 3 {
 		go func() { got <- r.TakeUntilInterrupted(w, gen) }()
 	}
-	waitForWaiters(t, w, 3)
+	if !awaitWaiters(t, w, 3) {
+		t.FailNow()
+	}
 	ma, mb := r.push(t, a), r.push(t, b)
 	UnrefRingMemory(ma)
 	UnrefRingMemory(mb)
@@ -166,7 +168,9 @@ func TestOutRingTakeUntilInterrupted(t *testing.T) {
 			t.Fatal("two slots came back and a waiter still waits")
 		}
 	}
-	waitForWaiters(t, w, 1)
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
 	w.Interrupt()
 	select {
 	case i := <-got:
@@ -187,22 +191,12 @@ func TestOutRingTakeUntilInterrupted(t *testing.T) {
 	done := make(chan int, 1)
 	gen = w.Gen()
 	go func() { done <- (*OutRing)(nil).TakeUntilInterrupted(w, gen) }()
-	waitForWaiters(t, w, 1)
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
 	w.Interrupt()
 	if i := <-done; i != -1 {
 		t.Fatalf("a wait with no ring returned %d at the interrupt", i)
-	}
-}
-
-// waitForWaiters waits until n threads wait on w.
-func waitForWaiters(t *testing.T, w Wake, n int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for w.Waiters() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d threads wait on the wake, want %d", w.Waiters(), n)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
