@@ -17,6 +17,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
@@ -557,24 +558,13 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 // does) and says the element reads GstVideoMeta.
 func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *gst.Query) (ret bool) {
 	defer e.guard("propose-allocation", func() { ret = false })
-	query.AddAllocationMeta(gstglue.VideoMetaAPIType(), nil)
 	set := e.readSettings()
-	if !set.proposePool {
-		return true
-	}
-	caps, _ := frameengine.AllocationCaps(query)
-	if caps == nil {
-		return true
-	}
-	f, err := capslayout.FromCaps(caps)
+	prop, ok := pinread.ReadProposal(query, set.proposePool)
+	f, mem := prop.Format, prop.Memory
 	// One plane is what the model reads as it is; pre-processing reads a
 	// frame's memory whole, whatever its planes (NV12, I420).
-	if err != nil || (len(f.Planes) != 1 && !set.preprocessing()) {
+	if !ok || (len(f.Planes) != 1 && !set.preprocessing()) {
 		return true
-	}
-	mem := frameengine.PoolMemfd
-	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
-		mem = frameengine.PoolDMAHeap
 	}
 	// The input is read during the run only: two buffers let upstream
 	// fill the next frame while this one runs; at most proposedPoolMax,

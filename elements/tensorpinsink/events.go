@@ -7,8 +7,8 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
-	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
 // Event posts the statistics at EOS, expires the pending begins at EOS
@@ -84,24 +84,13 @@ func (s *sink) expireBegins() {
 // declines keeps the copy path, counted as before.
 func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret bool) {
 	defer gstglue.Guard(self.Element, "propose-allocation", &ret, false)
-	query.AddAllocationMeta(gstglue.VideoMetaAPIType(), nil)
 	set := s.readSettings()
-	if !set.proposePool {
-		return true
-	}
-	caps, _ := frameengine.AllocationCaps(query)
-	if caps == nil {
-		return true
-	}
-	f, err := capslayout.FromCaps(caps)
-	if err != nil || len(f.Planes) != 1 && f.Media == capslayout.MediaTensors {
+	prop, ok := pinread.ReadProposal(query, set.proposePool)
+	f, mem := prop.Format, prop.Memory
+	if !ok || len(f.Planes) != 1 && f.Media == capslayout.MediaTensors {
 		// Several tensors are several memories per buffer: a pool of
 		// one-memory buffers would not fit them.
 		return true
-	}
-	mem := frameengine.PoolMemfd
-	if tensor.DeviceUsable(tensor.DMAHeapPath) == nil {
-		mem = frameengine.PoolDMAHeap
 	}
 	if err := frameengine.ProposePinnedPool(query, f.Media == capslayout.MediaVideo, f.FrameSize, int(set.maxLeases)+1, mem, set.poolHandoff != poolHandoffClose); err != nil {
 		cat.LogWarning("no pool proposed: "+err.Error(), self.Object)

@@ -28,21 +28,23 @@ typedef struct
 GType gstc_memfd_allocator_get_type (void);
 G_DEFINE_TYPE (GstcMemfdAllocator, gstc_memfd_allocator, GST_TYPE_FD_ALLOCATOR);
 
+/* An fd of kind from tensor.AllocFD wrapped by wrap as a memory of
+ * allocator a (the memory owns the fd from then on: closed when it is
+ * freed), the prefix set aside; NULL if either fails (the fd closed). The
+ * mapping a producer makes is kept across map/unmap (KEEP_MAPPED). */
 static GstMemory *
-memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
+pool_alloc (GstAllocator * a, int kind, gsize size,
+    GstAllocationParams * params,
+    GstMemory * (*wrap) (GstAllocator *, gint, gsize, GstFdMemoryFlags))
 {
   gsize total = params->prefix + size + params->padding;
   GstMemory *mem;
   int fd;
 
-  /* The project's one allocator (tensor.AllocFD): a sealed memfd, page
-   * rounded; mmap is page aligned, so any align up to a page holds. */
-  fd = gstcGoPoolAllocFD (GSTC_PINPOOL_MEMFD, total);
+  fd = gstcGoPoolAllocFD (kind, total);
   if (fd < 0)
     return NULL;
-  /* The memory owns fd from here (closed when it is freed); the mapping a
-   * producer makes is kept across map/unmap. */
-  mem = gst_fd_allocator_alloc (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+  mem = wrap (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
   if (mem == NULL) {
     close (fd);
     return NULL;
@@ -50,6 +52,15 @@ memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
   if (params->prefix)
     gst_memory_resize (mem, params->prefix, size);
   return mem;
+}
+
+/* The project's one allocator (tensor.AllocFD): a sealed memfd, page
+ * rounded; mmap is page aligned, so any align up to a page holds. */
+static GstMemory *
+memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
+{
+  return pool_alloc (a, GSTC_PINPOOL_MEMFD, size, params,
+      gst_fd_allocator_alloc);
 }
 
 static void
@@ -85,26 +96,12 @@ GType gstc_heap_allocator_get_type (void);
 G_DEFINE_TYPE (GstcHeapAllocator, gstc_heap_allocator,
     GSTC_TYPE_BRACKET_ALLOCATOR);
 
+/* tensor.AllocFD from the configured heap (tensor.DMAHeapPath). */
 static GstMemory *
 heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
 {
-  gsize total = params->prefix + size + params->padding;
-  GstMemory *mem;
-  int fd;
-
-  /* tensor.AllocFD from the configured heap (tensor.DMAHeapPath). */
-  fd = gstcGoPoolAllocFD (GSTC_PINPOOL_DMA_HEAP, total);
-  if (fd < 0)
-    return NULL;
-  mem = gst_dmabuf_allocator_alloc_with_flags (a, fd, total,
-      GST_FD_MEMORY_FLAG_KEEP_MAPPED);
-  if (mem == NULL) {
-    close (fd);
-    return NULL;
-  }
-  if (params->prefix)
-    gst_memory_resize (mem, params->prefix, size);
-  return mem;
+  return pool_alloc (a, GSTC_PINPOOL_DMA_HEAP, size, params,
+      gst_dmabuf_allocator_alloc_with_flags);
 }
 
 static void

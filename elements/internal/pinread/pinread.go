@@ -3,7 +3,8 @@
 // the entry of a memory found by its qdata, by its fd's identity or by a new
 // import, the qdata value that names the entry on every memory that
 // carries it, and the element's own pinned memory that a buffer which
-// is not fd memory is copied into. The frame engines (frameengine's
+// is not fd memory is copied into; and the part of an ALLOCATION query
+// both answer alike (ReadProposal). The frame engines (frameengine's
 // inputread.h) find the memories again by that qdata, without Go.
 package pinread
 

@@ -125,3 +125,33 @@ func TestOwnEntryGrowsOnlyWhenNeeded(t *testing.T) {
 		e.Release()
 	}
 }
+
+// ReadProposal says the reader takes GstVideoMeta whatever it proposes,
+// and returns the query's format and a pool memory only when the
+// element proposes pools and the query has caps a layout reads. (A
+// query without caps go-gst cannot make.)
+func TestReadProposal(t *testing.T) {
+	caps := gst.NewCapsFromString("video/x-raw,format=RGBA,width=64,height=48,framerate=30/1")
+	for _, c := range []struct {
+		name    string
+		caps    *gst.Caps
+		propose bool
+		ok      bool
+	}{
+		{"proposing, video caps", caps, true, true},
+		{"not proposing", caps, false, false},
+		{"caps no layout reads", gst.NewCapsFromString("audio/x-raw,format=S16LE,rate=48000,channels=2"), true, false},
+	} {
+		q := gst.NewAllocationQuery(c.caps, true)
+		p, ok := pinread.ReadProposal(q, c.propose)
+		if ok != c.ok {
+			t.Errorf("%s: ok %v, want %v", c.name, ok, c.ok)
+		}
+		if has, _ := q.FindAllocationMeta(gstglue.VideoMetaAPIType()); !has {
+			t.Errorf("%s: the query does not say the reader takes GstVideoMeta", c.name)
+		}
+		if ok && (p.Format.Width != 64 || p.Format.Height != 48 || p.Format.FrameSize != 64*48*4) {
+			t.Errorf("%s: format %+v, want 64x48 RGBA", c.name, p.Format)
+		}
+	}
+}
