@@ -169,9 +169,7 @@ func sinkCaps() *gst.Caps {
 
 func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
 	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
-	if err := props.Set(obj, s, id, value); err != nil {
-		cat.LogWarning(err.Error())
-	}
+	props.SetProperty(obj, s, id, value, cat)
 	s.stateMu.Lock()
 	if st := s.state; st != nil {
 		s.pushSettings(st, s.readSettings())
@@ -185,9 +183,8 @@ func (s *sink) pushSettings(st *streamState, set settings) {
 		time.Duration(set.syncTimeout)*time.Millisecond, set.onSyncTimeout == onTimeoutDrop)
 }
 
-func (s *sink) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
-	return props.Get(s, id)
+func (s *sink) GetProperty(obj *glib.Object, id uint) *glib.Value {
+	return props.GetProperty(obj, s, id)
 }
 
 func (s *sink) readSettings() settings {

@@ -188,14 +188,10 @@ func (e *element) snapshot() settings {
 
 // SetProperty implements glib.GoObject (id is the table index).
 func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	defer gstglue.Guard[struct{}](gst.ToElement(obj), "set-property", nil, struct{}{})
-	if err := props.Set(obj, e, id, value); err != nil {
-		cat.LogWarning(err.Error())
-	}
+	props.SetProperty(obj, e, id, value, cat)
 }
 
 // GetProperty implements glib.GoObject.
-func (e *element) GetProperty(obj *glib.Object, id uint) (ret *glib.Value) {
-	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
-	return props.Get(e, id)
+func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
+	return props.GetProperty(obj, e, id)
 }

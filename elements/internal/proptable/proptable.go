@@ -254,3 +254,23 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// SetProperty is an element's GObject SetProperty: Set, with a panic
+// stopped before it unwinds into C (gstglue.Guard) and a value the
+// element rejects logged on cat (a setter posts nothing on the bus). It
+// reports whether the value was stored.
+func (t *Table[E]) SetProperty(obj *glib.Object, e *E, id uint, v *glib.Value, cat *gst.DebugCategory) (ok bool) {
+	defer gstglue.Guard(gst.ToElement(obj), "set-property", &ok, false)
+	if err := t.Set(obj, e, id, v); err != nil {
+		cat.LogWarning(err.Error())
+		return false
+	}
+	return true
+}
+
+// GetProperty is an element's GObject GetProperty: Get, with a panic
+// stopped before it unwinds into C (then nil).
+func (t *Table[E]) GetProperty(obj *glib.Object, e *E, id uint) (ret *glib.Value) {
+	defer gstglue.Guard(gst.ToElement(obj), "get-property", &ret, nil)
+	return t.Get(e, id)
+}
