@@ -66,12 +66,13 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 	}
 	waited := false
 	for {
+		// Read before looking (ctx too): an interrupt after the look — a
+		// start, a stop, a new ring, the end of the stream, ctx done —
+		// ends the wait below.
+		gen := e.appWake.Gen()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		// Read before looking: an interrupt after the look (a start, a
-		// stop, a new ring, the end of the stream) ends the wait below.
-		gen := e.appWake.Gen()
 		e.mu.Lock()
 		st := e.st
 		var r *ring

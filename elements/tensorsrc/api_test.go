@@ -350,3 +350,37 @@ func TestConcurrentAcquire(t *testing.T) {
 		}
 	}
 }
+
+// A context cancelled at any moment of an Acquire that must wait (every
+// slot held) ends it with the context's error: over many rounds the
+// cancel lands before, while and after the wait begins.
+func TestAcquireCancelledAtAnyMoment(t *testing.T) {
+	p, srcEl := parse(t, "tensorsrc name=src pattern=app pool-size=1 ! fakesink sync=false")
+	src, _ := FromElement(srcEl)
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	defer stop(t, p)
+	held, err := src.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Discard(held)
+	for round := range 500 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			_, err := src.Acquire(ctx)
+			done <- err
+		}()
+		go cancel()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("round %d: Acquire: %v, want context.Canceled", round, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: a cancelled Acquire still waits", round)
+		}
+	}
+}
