@@ -150,8 +150,9 @@
 // every reader between source and sinks is a CPU reader, close when any
 // device reads the buffer.
 //
-// At stop, brackets of slots still queued are closed and logged, and
-// slots still downstream are closed when they come back. Before a slot is
+// At stop, slots the application queued and the source did not send are
+// given back with their brackets closed, and slots still downstream are
+// closed when they come back. Before a slot is
 // written (create, Acquire) its dma-buf's fences are waited for with no
 // lock held, at most sync-timeout; a flush, stop, renegotiation or
 // Acquire's context ends the wait.
