@@ -135,7 +135,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 		case f := <-frames:
 			return f
 		case <-time.After(10 * time.Second):
-			t.Fatalf("no %s within 10 s", what)
+			t.Fatalf("no %s within 10 s: %s", what, pipelineDiag(p, k))
 		}
 		return tensorpinsink.Frame{}
 	}
@@ -176,19 +176,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 		}
 		if paused {
 			if ret, m := settled(p, 10*time.Second); ret != gst.StateChangeSuccess {
-				diag := fmt.Sprintf("sink %+v", k.Stats())
-				if src, err := p.GetElementByName("src"); err == nil && src != nil {
-					st, _ := gstglue.GetStructureProperty(src, "stats")
-					diag += fmt.Sprintf("; src %s", st)
-				}
-				diag += fmt.Sprintf("; PLAYING→PAUSED: %v", pauseErr)
-				if els, err := p.GetElements(); err == nil {
-					for _, e := range els {
-						if r, cur := e.GetState(gst.VoidPending, 0); r != gst.StateChangeSuccess {
-							diag += fmt.Sprintf("; %s: %v in %v", e.GetName(), r, cur)
-						}
-					}
-				}
+				diag := pipelineDiag(p, k) + fmt.Sprintf("; PLAYING→PAUSED: %v", pauseErr)
 				if m == nil {
 					m = p.GetPipelineBus().PopFiltered(gst.MessageWarning)
 				}
@@ -274,4 +262,25 @@ func srcStatsU(t *testing.T, src *gst.Element) map[string]uint64 {
 		m[key] = v.(uint64)
 	}
 	return m
+}
+
+// pipelineDiag describes where a stalled seek pipeline stands: the sink's
+// and the source's stats, every element not settled in its state, and
+// the queues' levels.
+func pipelineDiag(p *gst.Pipeline, k *tensorpinsink.Sink) string {
+	diag := fmt.Sprintf("sink %+v", k.Stats())
+	if src, err := p.GetElementByName("src"); err == nil && src != nil {
+		st, _ := gstglue.GetStructureProperty(src, "stats")
+		diag += fmt.Sprintf("; src %s", st)
+	}
+	if els, err := p.GetElements(); err == nil {
+		for _, e := range els {
+			r, cur := e.GetState(gst.VoidPending, 0)
+			diag += fmt.Sprintf("; %s: %v in %v", e.GetName(), r, cur)
+			if v, err := e.GetProperty("current-level-buffers"); err == nil {
+				diag += fmt.Sprintf(" (%v buffers queued)", v)
+			}
+		}
+	}
+	return diag
 }
