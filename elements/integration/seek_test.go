@@ -223,29 +223,7 @@ func seekRoundsWithFramesHeld(t *testing.T, desc string, paused bool) map[string
 		}
 		f.Release()
 		if paused {
-			// Frames keep coming until the pause: release them as they
-			// come. Held in the channel, they would block the sink on its
-			// leases while its queue took every slot of the ring — which
-			// the tee's other branch, done with those frames, then waits
-			// for in vain to preroll (the pipeline never reaches PLAYING
-			// again: seen in the guest, fakesink ASYNC, the sink's queue
-			// holding 5 of the 6 slots and the sink the sixth).
-			stop := make(chan struct{})
-			drained := make(chan struct{})
-			go func() {
-				defer close(drained)
-				for {
-					select {
-					case f := <-frames:
-						f.Release()
-					case <-stop:
-						return
-					}
-				}
-			}()
 			within(t, fmt.Sprintf("round %d: PAUSED", i), func() { p.SetState(gst.StatePaused) })
-			close(stop)
-			<-drained
 			for len(frames) > 0 {
 				(<-frames).Release()
 			}
