@@ -135,9 +135,15 @@ gstc_out_ring_take (GstcOutRing * r)
   return i;
 }
 
+/* A wait's condition for gstc_wake_wait_until: a slot of ring taken
+ * (ring NULL: none to take) — or, when interruptible, the wake's
+ * generation moved past gen (then slot is -1). */
 typedef struct
 {
   GstcOutRing *ring;
+  GstcWake *wake;
+  gboolean interruptible;
+  gint gen;
   int slot;
 } TakeArgs;
 
@@ -146,7 +152,11 @@ take_ready (gpointer data)
 {
   TakeArgs *a = data;
 
-  a->slot = gstc_out_ring_take (a->ring);
+  a->slot = -1;
+  if (a->interruptible && gstc_wake_gen (a->wake) != a->gen)
+    return TRUE;
+  if (a->ring != NULL)
+    a->slot = gstc_out_ring_take (a->ring);
   return a->slot >= 0;
 }
 
@@ -154,7 +164,7 @@ int
 gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
     GstcInferCounters * c)
 {
-  TakeArgs a = { r, gstc_out_ring_take (r) };
+  TakeArgs a = { r, w, FALSE, 0, gstc_out_ring_take (r) };
 
   if (a.slot >= 0)
     return a.slot;
@@ -165,34 +175,13 @@ gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
   return -1;
 }
 
-typedef struct
-{
-  GstcOutRing *ring;
-  GstcWake *wake;
-  gint gen;
-  int slot;
-} TakeUntilArgs;
-
-static gboolean
-take_or_interrupted (gpointer data)
-{
-  TakeUntilArgs *a = data;
-
-  a->slot = -1;
-  if (gstc_wake_gen (a->wake) != a->gen)
-    return TRUE;
-  if (a->ring != NULL)
-    a->slot = gstc_out_ring_take (a->ring);
-  return a->slot >= 0;
-}
-
 int
 gstc_out_ring_take_until_interrupted (GstcOutRing * r, GstcWake * w,
     gint gen)
 {
-  TakeUntilArgs a = { r, w, gen, -1 };
+  TakeArgs a = { r, w, TRUE, gen, -1 };
 
-  gstc_wake_wait_until (w, take_or_interrupted, &a);
+  gstc_wake_wait_until (w, take_ready, &a);
   return a.slot;
 }
 
