@@ -11,8 +11,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -40,7 +40,7 @@ type streamState struct {
 
 	// metaRead reads each frame's meta, making its caps string only when
 	// the caps change (it holds the last caps: closed at Stop).
-	metaRead frameengine.TensorPinMetaReader
+	metaRead tensormeta.Reader
 	// metaCaps is the caps string of the last meta's tensors, parsed
 	// into metaLay (or refused: metaErr) once, not every frame.
 	metaParsed bool
@@ -248,7 +248,7 @@ func videoSize(caps *gst.Caps) (w, h int, err error) {
 // model input's size (an input that is not an image) takes it from
 // input-width × input-height, else from the outputs, and a scale that is
 // not positive is the stretch onto it.
-func (st *streamState) videoTransform(t frameengine.Transform, lay layout) (decode.Transform, error) {
+func (st *streamState) videoTransform(t tensormeta.Transform, lay layout) (decode.Transform, error) {
 	tr := decode.Transform{InputWidth: t.ModelWidth, InputHeight: t.ModelHeight, FrameWidth: st.frameW, FrameHeight: st.frameH,
 		ScaleX: t.ScaleX, ScaleY: t.ScaleY, OffsetX: t.OffsetX, OffsetY: t.OffsetY}
 	if tr.InputWidth <= 0 || tr.InputHeight <= 0 {

@@ -11,7 +11,6 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
@@ -191,10 +190,10 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	klass.InstallProperties(props.ParamSpecs())
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take frameengine's allocation-free trampolines.
-	frameengine.InstallBaseTransform(klass)
+	installBaseTransform(klass)
 	// The sink pad's caps are the model's (TransformCaps), whatever
 	// downstream takes.
-	frameengine.InstallTransformSinkCaps(klass)
+	installTransformSinkCaps(klass)
 }
 
 func sinkTemplate() *gst.Caps {
@@ -217,13 +216,13 @@ func tensorsTemplate() string {
 
 // InstanceInit binds e to the instance for frameengine's trampolines. (Each
 // output frame's write bracket is announced downstream right before its
-// buffer by the frame's own push: frameengine.TransformFinishFrame.)
+// buffer by the frame's own push: inferFinishFrame.)
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	// The per-frame trampolines (prepare-output-buffer, GstTensorSync
 	// begin) find e through a handle on the instance, not go-glib's
 	// lookup.
-	frameengine.BindInstance(e.self, e)
+	gstglue.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
 }

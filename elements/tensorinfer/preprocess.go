@@ -10,8 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
@@ -257,7 +257,7 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 		tr := pre.plan.Transform()
 		caps := tensorsCapsOf(st.sess.Outputs())
 		defer gstglue.ReleaseCaps(caps)
-		st.video.Set(true, int(st.set.interval), caps, frameengine.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
+		st.video.Set(true, int(st.set.interval), caps, tensormeta.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
 			ScaleX: tr.ScaleX, ScaleY: tr.ScaleY, OffsetX: tr.OffsetX, OffsetY: tr.OffsetY})
 	}
 	cat.LogInfo(fmt.Sprintf("pre-processing %s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, cfg.SrcWidth, cfg.SrcHeight,
@@ -296,11 +296,11 @@ func (st *streamState) setEnginePreprocess() {
 	}
 	pre := st.pre
 	if pre == nil || st.sess == nil || st.ring == nil {
-		st.engine.SetPreprocess(frameengine.Preprocess{})
+		st.engine.SetPreprocess(enginePreprocess{})
 		return
 	}
 	b := pre.pin.Bytes()
-	st.engine.SetPreprocess(frameengine.Preprocess{
+	st.engine.SetPreprocess(enginePreprocess{
 		Plan: pre.plan.CPlan(), Run: preprocess.CRunFunc(), Dst: unsafe.Pointer(unsafe.SliceData(b)), DstLen: len(b),
 		Strides: pre.strides, Offsets: pre.offsets, CapsStrides: pre.capsStrides, CapsOffsets: pre.capsOffsets,
 		IO: st.engineIO(preInputSlot),

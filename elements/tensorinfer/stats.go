@@ -151,30 +151,30 @@ func (e *element) snapshot() Stats {
 	}
 	e.stateMu.Unlock()
 	// What the frame engine counted, and the output rings.
-	cc := frameengine.InferCountersOf(e.raw())
-	eng.Runs += cc.Load(frameengine.InferRuns)
-	eng.RunNsTotal += cc.Load(frameengine.InferRunNs)
-	eng.RunCPUNsSampled += cc.Load(frameengine.InferRunCPUNs)
-	eng.RunWallNsSampled += cc.Load(frameengine.InferRunWallSampled)
-	eng.RunsCPUSampled += cc.Load(frameengine.InferRunsCPUSampled)
-	frames := cc.Load(frameengine.InferFrames)
+	cc := frameengine.CountersOf(e.raw())
+	eng.Runs += cc.Load(ctrRuns)
+	eng.RunNsTotal += cc.Load(ctrRunNs)
+	eng.RunCPUNsSampled += cc.Load(ctrRunCPUNs)
+	eng.RunWallNsSampled += cc.Load(ctrRunWallSampled)
+	eng.RunsCPUSampled += cc.Load(ctrRunsCPUSampled)
+	frames := cc.Load(ctrFrames)
 	return Stats{
 		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
-		Copies:      c.copies.Load() + cc.Load(frameengine.InferCopies),
-		BytesCopied: c.bytesCopied.Load() + cc.Load(frameengine.InferBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
+		Copies:      c.copies.Load() + cc.Load(ctrCopies),
+		BytesCopied: c.bytesCopied.Load() + cc.Load(ctrBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
 		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
-		Hits: c.hits.Load() + cc.Load(frameengine.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
-		Waits: cc.Load(frameengine.InferWaits), Dropped: cc.Load(frameengine.InferDropped), BeginsMatched: cc.Load(frameengine.InferBeginsMatched),
-		EndEventsSent:     cc.Load(frameengine.InferEndEventsSent),
-		BeginsExpired:     c.beginsExpired.Load() + cc.Load(frameengine.InferBeginsExpired),
-		OutBracketsOpened: cc.Load(frameengine.InferOutOpened), OutBracketsClosed: cc.Load(frameengine.InferOutClosed),
-		FenceWaits: cc.Load(frameengine.InferFenceWaits), FenceTimeouts: cc.Load(frameengine.InferFenceTimeouts), InputSyncs: cc.Load(frameengine.InferInSyncs),
+		Hits: c.hits.Load() + cc.Load(ctrHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
+		Waits: cc.Load(frameengine.RingWaits), Dropped: cc.Load(ctrDropped), BeginsMatched: cc.Load(ctrBeginsMatched),
+		EndEventsSent:     cc.Load(ctrEndEventsSent),
+		BeginsExpired:     c.beginsExpired.Load() + cc.Load(ctrBeginsExpired),
+		OutBracketsOpened: cc.Load(frameengine.RingOutOpened), OutBracketsClosed: cc.Load(frameengine.RingOutClosed),
+		FenceWaits: cc.Load(ctrFenceWaits), FenceTimeouts: cc.Load(ctrFenceTimeouts), InputSyncs: cc.Load(ctrInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
-		SteadyFrames:         frames - min(frames, cc.Load(frameengine.InferGoFrames)),
+		SteadyFrames:         frames - min(frames, cc.Load(ctrGoFrames)),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
-		Preprocessed: cc.Load(frameengine.InferPreprocessed), PreprocessNsTotal: cc.Load(frameengine.InferPreprocessNs),
+		Preprocessed: cc.Load(ctrPreprocessed), PreprocessNsTotal: cc.Load(ctrPreprocessNs),
 	}
 }
 

@@ -1,10 +1,11 @@
-// Package tensormeta reads GstTensorPinMeta, the meta tensorinfer
-// output=video attaches to each video buffer it pushes: the frame's
+// Package tensormeta is GstTensorPinMeta's one home: the meta tensorinfer
+// output=video attaches to each video buffer it pushes — the frame's
 // output tensors (a buffer of one memory per tensor, held by the meta:
 // the output ring's slot returns when the last holder drops it), the
 // other/tensors caps describing them, and how the frame was mapped into
-// the model's input. C code includes the header-only
-// gsttensorpinmeta.h beside this file; Go code calls Read.
+// the model's input. Its registration and add are here in C
+// (tensormeta.c, for the elements' C frames); C applications include the
+// header-only gsttensorpinmeta.h beside it; Go code calls Read.
 //
 // Lifetime: Read returns the tensors with a reference of the caller's;
 // Meta.Release drops it. A Meta may be copied: every copy shares the one
@@ -17,19 +18,30 @@
 // bracket).
 package tensormeta
 
+/*
+#cgo pkg-config: gstreamer-1.0
+#include "tensormeta.h"
+*/
+import "C"
+
 import (
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
-// Transform maps the frame into the model's input: frame pixel (x, y)
-// was read at model-input pixel (x*ScaleX+OffsetX, y*ScaleY+OffsetY).
-type Transform = frameengine.Transform
+// Transform is how a frame was mapped into the model's input: frame
+// pixel (x, y) was read at model-input pixel (x*ScaleX+OffsetX,
+// y*ScaleY+OffsetY) of a ModelWidth × ModelHeight image.
+type Transform struct {
+	ModelWidth, ModelHeight int
+	ScaleX, ScaleY          float64
+	OffsetX, OffsetY        float64
+}
 
 // Meta is a buffer's GstTensorPinMeta.
 type Meta struct {
@@ -56,7 +68,7 @@ type lease struct {
 
 // Read returns buf's GstTensorPinMeta, or false when it has none.
 func Read(buf *gst.Buffer) (Meta, bool) {
-	m, ok := frameengine.ReadTensorPinMeta(gstglue.BorrowBuffer(buf))
+	m, ok := ReadRaw(gstglue.BorrowBuffer(buf))
 	if !ok {
 		return Meta{}, false
 	}
@@ -96,4 +108,93 @@ func (m *Meta) Release() {
 	l.cleanup.Stop()
 	l.raw.Release()
 	gstglue.ReleaseBuffer(l.tensors)
+}
+
+// Raw is a copy of a buffer's GstTensorPinMeta for the elements: the
+// tensors as a raw reference (the caller's: UnrefRawBuffer).
+type Raw struct {
+	// Tensors is the output frame (a reference the caller owns: unref it
+	// with gstglue.UnrefRawBuffer), one memory per tensor.
+	Tensors gstglue.RawBuffer
+	// Caps describes Tensors (other/tensors), as a string.
+	Caps      string
+	Transform Transform
+	Run       uint64
+}
+
+// ReadRaw returns buf's GstTensorPinMeta (buf borrowed), with a reference
+// of its tensors for the caller. It makes the caps string on every call
+// (an allocation): a per-frame reader uses a Reader.
+func ReadRaw(buf gstglue.RawBuffer) (Raw, bool) {
+	var r Reader
+	defer r.Close()
+	return r.Read(buf)
+}
+
+// Reader reads the GstTensorPinMeta of buffer after buffer without
+// allocating: the caps string is made only for caps other than the last
+// ones it read. A stream's metas share one GstCaps (the element's,
+// referenced by each meta) until its caps change; the reader keeps a
+// reference of the last caps, so that their address names them alone (no
+// other caps can be made at it meanwhile) and they stay unchanged (a
+// GstCaps referenced twice is not writable). The zero value is ready;
+// Close drops the reference. Not for concurrent use.
+type Reader struct {
+	caps *C.GstCaps
+	str  string
+}
+
+// Read returns buf's GstTensorPinMeta (buf borrowed), with a reference of
+// its tensors for the caller, or false when buf has none.
+func (r *Reader) Read(buf gstglue.RawBuffer) (Raw, bool) {
+	C.gst_tensor_pin_meta_get_info()
+	m := C.gst_buffer_get_tensor_pin_meta((*C.GstBuffer)(buf.Unsafe()))
+	if m == nil {
+		return Raw{}, false
+	}
+	out := Raw{
+		Transform: Transform{ModelWidth: int(m.model_width), ModelHeight: int(m.model_height),
+			ScaleX: float64(m.scale_x), ScaleY: float64(m.scale_y), OffsetX: float64(m.offset_x), OffsetY: float64(m.offset_y)},
+		Run: uint64(m.run),
+	}
+	if m.tensors != nil {
+		out.Tensors = gstglue.RawBufferOf(unsafe.Pointer(C.gst_buffer_ref(m.tensors)))
+	}
+	if m.caps != nil {
+		if m.caps != r.caps {
+			r.Close()
+			s := C.gst_caps_to_string(m.caps)
+			r.str = C.GoString(s)
+			C.g_free(C.gpointer(s))
+			r.caps = C.gst_caps_ref(m.caps)
+		}
+		out.Caps = r.str
+	}
+	return out, true
+}
+
+// Close drops the reference of the last caps read (the reader stays
+// usable: the next caps are read anew).
+func (r *Reader) Close() {
+	if r.caps != nil {
+		C.gst_caps_unref(r.caps)
+		r.caps, r.str = nil, ""
+	}
+}
+
+// Add attaches a GstTensorPinMeta to buf (writable, borrowed) as
+// tensorinfer output=video does: tensors (a reference of the caller's,
+// taken over; nil for none), caps (borrowed: the meta takes a reference;
+// nil for none), the transform and the run.
+func Add(buf gstglue.RawBuffer, tensors gstglue.RawBuffer, caps *gst.Caps, t Transform, run uint64) {
+	from := C.GstTensorPinMeta{
+		model_width: C.guint(t.ModelWidth), model_height: C.guint(t.ModelHeight),
+		scale_x: C.gdouble(t.ScaleX), scale_y: C.gdouble(t.ScaleY),
+		offset_x: C.gdouble(t.OffsetX), offset_y: C.gdouble(t.OffsetY),
+		run: C.guint64(run),
+	}
+	if caps != nil {
+		from.caps = (*C.GstCaps)(caps.Unsafe())
+	}
+	C.gst_tensor_pin_meta_add((*C.GstBuffer)(buf.Unsafe()), &from, (*C.GstBuffer)(tensors.Unsafe()))
 }

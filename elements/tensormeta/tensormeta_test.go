@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
@@ -24,8 +23,8 @@ func metaBuffer(t *testing.T, tensors *gst.Buffer) (*gst.Buffer, func()) {
 	caps := gst.NewCapsFromString("other/tensors,num_tensors=(int)1,dimensions=(string)3:1,types=(string)float32,names=(string)scores")
 	defer gstglue.ReleaseCaps(caps)
 	video := gst.NewBufferWithSize(16)
-	frameengine.AddTensorPinMeta(gstglue.BorrowBuffer(video), gstglue.RawBuffer(gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))), caps,
-		frameengine.Transform{ScaleX: 1, ScaleY: 1}, 5)
+	Add(gstglue.BorrowBuffer(video), gstglue.RawBuffer(gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))), caps,
+		Transform{ScaleX: 1, ScaleY: 1}, 5)
 	return video, func() { gstglue.ReleaseBuffer(video) }
 }
 
@@ -45,7 +44,7 @@ func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
 	}()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
+	refs := func() int { return bufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	m, ok := Read(video)
@@ -91,7 +90,7 @@ func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
 	defer extra.Release()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
+	refs := func() int { return bufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	func() {
@@ -121,3 +120,7 @@ func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
 		t.Fatalf("released, then collected: refcount %d, want %d", got, base)
 	}
 }
+
+// bufferRefCount returns b's reference count (for tests of the readers'
+// references).
+func bufferRefCount(b gstglue.RawBuffer) int { return b.RefCount() }
