@@ -13,6 +13,11 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
+// inferInputHook, when set, runs first in every inferInput: the tests'
+// seam for a panic in a call from the C frame. Production code never
+// sets it.
+var inferInputHook func()
+
 // inferInput is the engine's call (gstcGoInferInput) when a
 // frame's memory is not in its table. It finds the input's pinned entry
 // (importing it, or the element's own memory for an input that is not
@@ -20,6 +25,9 @@ import (
 // session input slot for its memory and layout), and puts it in the
 // engine's table. Errors are posted here and named as the frame's.
 func (e *element) inferInput(self gstglue.RawElement, in gstglue.RawBuffer) int {
+	if inferInputHook != nil {
+		inferInputHook()
+	}
 	st := e.current()
 	if st == nil {
 		return int(gst.FlowFlushing)

@@ -33,3 +33,10 @@ func (h *Harness) Render(b *gst.Buffer) gst.FlowReturn {
 	}
 	return h.s.RenderRaw(self, buf)
 }
+
+// SetSinkInputHook sets the seam sinkInput runs first (nil: none) and
+// returns the function that clears it.
+func SetSinkInputHook(f func()) func() {
+	sinkInputHook = f
+	return func() { sinkInputHook = nil }
+}

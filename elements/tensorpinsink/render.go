@@ -27,12 +27,20 @@ func (s *sink) RenderRaw(self gstglue.RawElement, buf gstglue.RawBuffer) gst.Flo
 	return gst.FlowNotNegotiated
 }
 
+// sinkInputHook, when set, runs first in every sinkInput: the tests'
+// seam for a panic in a call from the C frame. Production code never
+// sets it.
+var sinkInputHook func()
+
 // sinkInput is the engine's call (gstcGoSinkInput): it pins what buf needs
 // (importing its memories, or the lease's own memory a buffer that is
 // not fd memory is copied into), puts it in the engine's table, works
 // out the frame's planes and returns the engine's plan for buffers like
 // buf. Errors are posted here.
 func (s *sink) sinkInput(self gstglue.RawElement, buf gstglue.RawBuffer, lease int) int {
+	if sinkInputHook != nil {
+		sinkInputHook()
+	}
 	st := s.current()
 	if st == nil || !st.haveFormat {
 		return int(gst.FlowFlushing)
