@@ -39,6 +39,7 @@ type settings struct {
 	inputWidth     uint
 	inputHeight    uint
 	postMessages   bool
+	resultsFrom    string
 }
 
 // maxCount bounds the count properties (any larger value means the same:
@@ -100,6 +101,10 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Post each frame's objects as the element message tensordecode-objects (pts, and objects: an array of "+
 			"object structures with x, y, w, h, class-id, confidence and label).",
 		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.postMessages }),
+	proptable.String("results-from", "Results from",
+		"In video mode, the name of the tensorinfer whose results are decoded, when a frame carries several "+
+			"(each tensorinfer output=video in a line adds its own); empty: the latest, the tensorinfer just before this element.",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+

@@ -9,6 +9,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -93,7 +94,13 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 // (the objects are the decoder's copies).
 func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	start := time.Now()
-	m, ok := st.metaRead.Read(buf)
+	var m tensormeta.Raw
+	var ok bool
+	if st.set.resultsFrom != "" {
+		m, ok = st.metaRead.ReadFrom(buf, st.set.resultsFrom)
+	} else {
+		m, ok = st.metaRead.Read(buf)
+	}
 	if !ok || m.Tensors.IsNil() {
 		if ok {
 			gstglue.UnrefRawBuffer(m.Tensors)

@@ -171,6 +171,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	st.begins.Clear()
 	st.video = videoOutOf(e.raw())
 	st.video.ClearReused()
+	st.video.SetProducer(e.raw())
 	st.video.Set(set.output == outputVideo, int(set.interval), nil, tensormeta.Transform{})
 	if perFrame && (set.output == outputVideo || st.preprocessing()) {
 		st.video.Set(false, 1, nil, tensormeta.Transform{})

@@ -51,7 +51,7 @@ video_frame_locked (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,
 {
   GstTensorPinMeta from = { {0}, NULL, vo->caps, vo->model_width,
     vo->model_height, vo->scale_x, vo->scale_y, vo->offset_x, vo->offset_y,
-    run
+    run, vo->producer, 0, 0, NULL, NULL
   };
   /* The input itself when no one else holds it: GstBaseTransform's
    * reference becomes the output's (prepare_output_buffer may return its
@@ -117,4 +117,16 @@ gstc_video_out_reset (GstcVideoOut * vo)
   /* Outside the lock: the last reference returns the ring slot. */
   if (last != NULL)
     gst_buffer_unref (last);
+}
+
+void
+gstc_video_out_set_producer (GstcVideoOut * vo, GstElement * element)
+{
+  gchar *name = gst_object_get_name (GST_OBJECT (element));
+  const gchar *p = name != NULL ? g_intern_string (name) : NULL;
+
+  g_free (name);
+  g_mutex_lock (&vo->lock);
+  vo->producer = p;
+  g_mutex_unlock (&vo->lock);
 }

@@ -34,6 +34,17 @@ func videoOutOf(self gstglue.RawElement) videoOut {
 // (other/tensors, describing the output frame's memories; nil: none) and
 // the transform. It forgets the last result. Any thread.
 func (v videoOut) Set(on bool, interval int, tensorCaps *gst.Caps, t tensormeta.Transform) {
+	v.setCaps(on, interval, tensorCaps, t)
+	v.Reset()
+}
+
+// SetProducer names the element the results come from, self (its name
+// now: at start): every meta it adds says so.
+func (v videoOut) SetProducer(self gstglue.RawElement) {
+	C.gstc_video_out_set_producer(v.p, elemP(self))
+}
+
+func (v videoOut) setCaps(on bool, interval int, tensorCaps *gst.Caps, t tensormeta.Transform) {
 	var caps *C.GstCaps
 	if tensorCaps != nil && tensorCaps.Unsafe() != nil {
 		caps = C.gst_caps_ref((*C.GstCaps)(tensorCaps.Unsafe()))
@@ -50,7 +61,6 @@ func (v videoOut) Set(on bool, interval int, tensorCaps *gst.Caps, t tensormeta.
 	if old != nil {
 		C.gst_mini_object_unref((*C.GstMiniObject)(unsafe.Pointer(old)))
 	}
-	v.Reset()
 }
 
 // Reset forgets the last result (its ring slot returns when its other

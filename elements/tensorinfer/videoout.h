@@ -23,6 +23,7 @@ typedef struct
   guint model_width, model_height;
   gdouble scale_x, scale_y, offset_x, offset_y;
   guint64 reused;               /* frames given the last result (interval) */
+  const gchar *producer;        /* the element's name at start, interned */
 } GstcVideoOut;
 
 /* The state of element (attached on the first call). */
@@ -42,6 +43,9 @@ GstBuffer *gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in,
  * run (and is counted). */
 gboolean gstc_video_out_skip (GstcVideoOut * vo, GstBuffer * in,
     GstBuffer ** out);
+
+/* Names the results' producer: element's name now (at start). */
+void gstc_video_out_set_producer (GstcVideoOut * vo, GstElement * element);
 
 /* Forgets the last result and the count (flush, stop, new caps). */
 void gstc_video_out_reset (GstcVideoOut * vo);

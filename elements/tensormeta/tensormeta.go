@@ -19,7 +19,8 @@
 package tensormeta
 
 /*
-#cgo pkg-config: gstreamer-1.0
+#cgo pkg-config: gstreamer-1.0 gstreamer-video-1.0
+#include <stdlib.h>
 #include "tensormeta.h"
 */
 import "C"
@@ -54,8 +55,15 @@ type Meta struct {
 	Transform Transform
 	// Run numbers the model's runs: frames sharing a result (interval)
 	// have the same one.
-	Run   uint64
-	lease *lease
+	Run uint64
+	// Producer names the element that made the result; Index is its
+	// place among the buffer's metas (the latest highest).
+	Producer string
+	Index    int
+	// Regions: row i of every tensor is Regions[i]'s result (nil: the
+	// whole frame's).
+	Regions []Region
+	lease   *lease
 }
 
 // lease is the reference Read took, shared by a Meta's copies.
@@ -66,13 +74,14 @@ type lease struct {
 	cleanup  runtime.Cleanup
 }
 
-// Read returns buf's GstTensorPinMeta, or false when it has none.
+// Read returns buf's latest GstTensorPinMeta (the result of the
+// tensorinfer just before the reader), or false when it has none.
 func Read(buf *gst.Buffer) (Meta, bool) {
 	m, ok := ReadRaw(gstglue.BorrowBuffer(buf))
 	if !ok {
 		return Meta{}, false
 	}
-	out := Meta{Caps: m.Caps, Transform: m.Transform, Run: m.Run}
+	out := Meta{Caps: m.Caps, Transform: m.Transform, Run: m.Run, Producer: m.Producer, Index: m.Index, Regions: m.Regions}
 	if !m.Tensors.IsNil() {
 		l := &lease{raw: gstglue.AdoptLease(m.Tensors)}
 		l.tensors = l.raw.Buffer()
@@ -110,6 +119,15 @@ func (m *Meta) Release() {
 	gstglue.ReleaseBuffer(l.tensors)
 }
 
+// Region is a region result's row: the GstVideoRegionOfInterestMeta id
+// of the region a row of the tensors is the result of, and how the
+// region's frame pixels were mapped into that row's image (ModelWidth
+// and ModelHeight unset: the meta's).
+type Region struct {
+	ID        int
+	Transform Transform
+}
+
 // Raw is a copy of a buffer's GstTensorPinMeta for the elements: the
 // tensors as a raw reference (the caller's: UnrefRawBuffer).
 type Raw struct {
@@ -120,6 +138,13 @@ type Raw struct {
 	Caps      string
 	Transform Transform
 	Run       uint64
+	// Producer names the element that made the result ("" unknown);
+	// Index is its place among the buffer's metas (the latest highest).
+	Producer string
+	Index    int
+	// Regions: row i of every tensor is Regions[i]'s result (nil: the
+	// whole frame's).
+	Regions []Region
 }
 
 // ReadRaw returns buf's GstTensorPinMeta (buf borrowed), with a reference
@@ -144,18 +169,42 @@ type Reader struct {
 	str  string
 }
 
-// Read returns buf's GstTensorPinMeta (buf borrowed), with a reference of
+// Read returns buf's latest GstTensorPinMeta (buf borrowed) — the
+// result of the tensorinfer just before the reader — with a reference of
 // its tensors for the caller, or false when buf has none.
 func (r *Reader) Read(buf gstglue.RawBuffer) (Raw, bool) {
 	C.gst_tensor_pin_meta_get_info()
-	m := C.gst_buffer_get_tensor_pin_meta((*C.GstBuffer)(buf.Unsafe()))
+	return r.read(C.gst_buffer_get_tensor_pin_meta((*C.GstBuffer)(buf.Unsafe())))
+}
+
+// ReadFrom is Read for the latest result producer made.
+func (r *Reader) ReadFrom(buf gstglue.RawBuffer, producer string) (Raw, bool) {
+	C.gst_tensor_pin_meta_get_info()
+	p := C.CString(producer)
+	defer C.free(unsafe.Pointer(p))
+	return r.read(C.gst_buffer_get_tensor_pin_meta_from((*C.GstBuffer)(buf.Unsafe()), p))
+}
+
+func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
 	if m == nil {
 		return Raw{}, false
 	}
 	out := Raw{
 		Transform: Transform{ModelWidth: int(m.model_width), ModelHeight: int(m.model_height),
 			ScaleX: float64(m.scale_x), ScaleY: float64(m.scale_y), OffsetX: float64(m.offset_x), OffsetY: float64(m.offset_y)},
-		Run: uint64(m.run),
+		Run: uint64(m.run), Index: int(m.index),
+	}
+	if m.producer != nil {
+		out.Producer = C.GoString(m.producer)
+	}
+	if n := int(m.n_regions); n > 0 && m.region_ids != nil && m.region_transforms != nil {
+		ids := unsafe.Slice(m.region_ids, n)
+		trs := unsafe.Slice(m.region_transforms, 4*n)
+		out.Regions = make([]Region, n)
+		for i := range n {
+			out.Regions[i] = Region{ID: int(ids[i]), Transform: Transform{ScaleX: float64(trs[4*i]), ScaleY: float64(trs[4*i+1]),
+				OffsetX: float64(trs[4*i+2]), OffsetY: float64(trs[4*i+3])}}
+		}
 	}
 	if m.tensors != nil {
 		out.Tensors = gstglue.RawBufferOf(unsafe.Pointer(C.gst_buffer_ref(m.tensors)))
@@ -185,16 +234,42 @@ func (r *Reader) Close() {
 // Add attaches a GstTensorPinMeta to buf (writable, borrowed) as
 // tensorinfer output=video does: tensors (a reference of the caller's,
 // taken over; nil for none), caps (borrowed: the meta takes a reference;
-// nil for none), the transform and the run.
+// nil for none), the transform and the run; no producer, no regions.
 func Add(buf gstglue.RawBuffer, tensors gstglue.RawBuffer, caps *gst.Caps, t Transform, run uint64) {
+	AddResult(buf, tensors, caps, Raw{Transform: t, Run: run})
+}
+
+// AddResult is Add with r's Transform, Run, Producer and Regions (its
+// Tensors, Caps and Index are not read: the index is one more than the
+// highest on buf).
+func AddResult(buf gstglue.RawBuffer, tensors gstglue.RawBuffer, caps *gst.Caps, r Raw) {
+	t := r.Transform
 	from := C.GstTensorPinMeta{
 		model_width: C.guint(t.ModelWidth), model_height: C.guint(t.ModelHeight),
 		scale_x: C.gdouble(t.ScaleX), scale_y: C.gdouble(t.ScaleY),
 		offset_x: C.gdouble(t.OffsetX), offset_y: C.gdouble(t.OffsetY),
-		run: C.guint64(run),
+		run: C.guint64(r.Run),
 	}
 	if caps != nil {
 		from.caps = (*C.GstCaps)(caps.Unsafe())
+	}
+	if r.Producer != "" {
+		p := C.CString(r.Producer)
+		defer C.free(unsafe.Pointer(p))
+		from.producer = p
+	}
+	if n := len(r.Regions); n > 0 {
+		ids := (*C.gint)(C.malloc(C.size_t(n) * C.sizeof_gint))
+		trs := (*C.gdouble)(C.malloc(C.size_t(4*n) * C.sizeof_gdouble))
+		defer C.free(unsafe.Pointer(ids))
+		defer C.free(unsafe.Pointer(trs))
+		is, ts := unsafe.Slice(ids, n), unsafe.Slice(trs, 4*n)
+		for i, g := range r.Regions {
+			is[i] = C.gint(g.ID)
+			ts[4*i], ts[4*i+1] = C.gdouble(g.Transform.ScaleX), C.gdouble(g.Transform.ScaleY)
+			ts[4*i+2], ts[4*i+3] = C.gdouble(g.Transform.OffsetX), C.gdouble(g.Transform.OffsetY)
+		}
+		from.n_regions, from.region_ids, from.region_transforms = C.guint(n), ids, trs
 	}
 	C.gst_tensor_pin_meta_add((*C.GstBuffer)(buf.Unsafe()), &from, (*C.GstBuffer)(tensors.Unsafe()))
 }

@@ -6,12 +6,17 @@
 
 #include "gsttensorpinmeta.h"
 
-/* Registers GstTensorPinMeta (once per process) and returns its info. */
+/* Registers GstTensorPinMeta's API (tags "video", "orientation",
+ * "size") and the meta
+ * (once per process) and returns them. */
+GType gst_tensor_pin_meta_api_get_type (void);
 const GstMetaInfo *gst_tensor_pin_meta_get_info (void);
 
 /* Adds a GstTensorPinMeta to buf (writable) with from's fields but its
- * GstMeta: tensors (a reference, taken over; NULL for none) and a new
- * reference of from->caps. Returns the new meta (borrowed from buf). */
+ * GstMeta and index: tensors (a reference, taken over; NULL for none), a
+ * new reference of from->caps, copies of the region arrays (from keeps
+ * its own), the producer interned, and the index one more than the
+ * highest on buf. Returns the new meta (borrowed from buf). */
 GstTensorPinMeta *gst_tensor_pin_meta_add (GstBuffer * buf,
     const GstTensorPinMeta * from, GstBuffer * tensors);
 
