@@ -133,11 +133,12 @@ source_row (const GstppPlan * p, const uint8_t * src, int32_t sy, int *keep)
 {
   const uint8_t *y, *u;
   int slot, u8 = p->dst_type == GSTPP_DST_U8;
-  int32_t w = p->src_w, cy = sy >> 1;
+  int32_t w = p->row_w, x0 = p->x0, cy = sy >> 1;
   void *r, *g, *b;
 
   if (p->kind == GSTPP_SRC_PACKED)
-    return src + p->offset[0] + (int64_t) sy * p->stride[0];
+    return src + p->offset[0] + (int64_t) sy * p->stride[0] +
+        (int64_t) x0 * p->bpp;
   for (slot = 0; slot < 2; slot++)
     if (p->rgb_row[slot] == sy) {
       *keep = slot;
@@ -153,15 +154,19 @@ source_row (const GstppPlan * p, const uint8_t * src, int32_t sy, int *keep)
     g = p->rgbf[slot] + w;
     b = p->rgbf[slot] + 2 * w;
   }
-  y = src + p->offset[0] + (int64_t) sy * p->stride[0];
+  /* x0 is even: chroma sample x0 / 2 is the working row's first. */
+  y = src + p->offset[0] + (int64_t) sy * p->stride[0] + x0;
   u = src + p->offset[1] + (int64_t) cy * p->stride[1];
   /* Literal shapes: one vectorised copy of yuv_row per case. */
   if (p->kind == GSTPP_SRC_NV12 && u8)
-    yuv_row (y, u, u + 1, 2, w, 1, r, g, b);
+    yuv_row (y, u + x0, u + x0 + 1, 2, w, 1, r, g, b);
   else if (p->kind == GSTPP_SRC_NV12)
-    yuv_row (y, u, u + 1, 2, w, 0, r, g, b);
+    yuv_row (y, u + x0, u + x0 + 1, 2, w, 0, r, g, b);
   else {
-    const uint8_t *v = src + p->offset[2] + (int64_t) cy * p->stride[2];
+    const uint8_t *v = src + p->offset[2] + (int64_t) cy * p->stride[2] +
+        x0 / 2;
+
+    u += x0 / 2;
     if (u8)
       yuv_row (y, u, v, 1, w, 1, r, g, b);
     else
@@ -527,9 +532,9 @@ run_f32 (const GstppPlan * p, const uint8_t * src, float *dst)
     {
       const void *b = source_row (p, src, p->yi1[j], &keep);
       if (yuv)
-        vert_f32_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_elems, p->vrowf);
+        vert_f32_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_n, p->vrowf);
       else
-        vert_u8_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_elems, p->vrowf);
+        vert_u8_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_n, p->vrowf);
       blended (p, p->vrowf, (float *) d[0], (float *) d[1], (float *) d[2]);
     }
   }
@@ -553,7 +558,7 @@ run_u8 (const GstppPlan * p, const uint8_t * src, uint8_t * dst)
     }
     {
       const uint8_t *b = source_row (p, src, p->yi1[j], &keep);
-      vert_u8_i32 (a, b, p->wyi0[j], p->wyi1[j], p->row_elems, p->vrowi);
+      vert_u8_i32 (a, b, p->wyi0[j], p->wyi1[j], p->row_n, p->vrowi);
       blended (p, p->vrowi, (uint8_t *) d[0], (uint8_t *) d[1],
           (uint8_t *) d[2]);
     }

@@ -83,8 +83,17 @@ func refTap(d, n, src int) (a, b, wa, wb int) {
 // channel c the colour ChannelOrder puts there), as float64: uint8
 // tensors' rounded integers, float32 tensors' exact normalised values.
 func refValues(c Config, src []byte) [3][]float64 {
-	W, H := c.DstWidth, c.DstHeight
 	cx, cy, cw, ch := refContent(c)
+	return refImage(c, src, [4]int{0, 0, c.SrcWidth, c.SrcHeight}, c.DstWidth, c.DstHeight, [4]int{cx, cy, cw, ch})
+}
+
+// refImage is refValues for the frame's rectangle rect (x, y, w, h)
+// resized into the content rectangle content (x, y, w, h) of a W×H
+// image: each source pixel decoded from the whole frame at its own
+// place (a region at an odd column of a YUV frame shares its first
+// chroma sample with the pixel before it).
+func refImage(c Config, src []byte, rect [4]int, W, H int, content [4]int) [3][]float64 {
+	cx, cy, cw, ch := content[0], content[1], content[2], content[3]
 	colour := [3]int{0, 1, 2}
 	if c.ChannelOrder == OrderBGR {
 		colour = [3]int{2, 1, 0}
@@ -112,8 +121,9 @@ func refValues(c Config, src []byte) [3][]float64 {
 					}
 				}
 			} else {
-				x0, x1, wx0, wx1 := refTap(x-cx, cw, c.SrcWidth)
-				y0, y1, wy0, wy1 := refTap(y-cy, ch, c.SrcHeight)
+				x0, x1, wx0, wx1 := refTap(x-cx, cw, rect[2])
+				y0, y1, wy0, wy1 := refTap(y-cy, ch, rect[3])
+				x0, x1, y0, y1 = x0+rect[0], x1+rect[0], y0+rect[1], y1+rect[1]
 				p00, p01 := refRGB(c, src, x0, y0), refRGB(c, src, x1, y0)
 				p10, p11 := refRGB(c, src, x0, y1), refRGB(c, src, x1, y1)
 				for k := range 3 {
