@@ -231,9 +231,9 @@ type Session struct {
 	sess *ort.DynamicAdvancedSession
 	// shared counts the Sessions over sess (this one, and those Reshaped
 	// made from it or from one of them): the last Close destroys it.
-	shared *atomic.Int32
-	opts   Options
-	model  ModelInfo
+	shared  *atomic.Int32
+	opts    Options
+	model   ModelInfo
 	input   TensorInfo   // the input fed, Shape fixed
 	outputs []TensorInfo // the outputs bound, Shape fixed
 
