@@ -1,15 +1,16 @@
 package tensorinfer
 
 // cgo.go: the build flags of the element's C frame (basetransform.c,
-// inferframe.c, videoout.c) — the headers of the glue, of the shared
-// engine and of GstTensorPinMeta it is built on — and conversions to this package's C types.
+// inferframe.c, regions.c, videoout.c) — the headers of the glue, of the
+// shared engine, of GstTensorPinMeta and of the pre-processing pass it is
+// built on — and conversions to this package's C types.
 // cgo types belong to their package: a borrowed pointer from gstglue or
 // frameengine crosses as an unsafe.Pointer. None of them takes a
 // reference.
 
 /*
 #cgo pkg-config: gstreamer-1.0 gstreamer-allocators-1.0 gstreamer-video-1.0 gstreamer-base-1.0
-#cgo CFLAGS: -I${SRCDIR}/../internal/gstglue -I${SRCDIR}/../internal/frameengine -I${SRCDIR}/../tensorsync -I${SRCDIR}/../tensormeta
+#cgo CFLAGS: -I${SRCDIR}/../internal/gstglue -I${SRCDIR}/../internal/frameengine -I${SRCDIR}/../tensorsync -I${SRCDIR}/../tensormeta -I${SRCDIR}/../../tensor/preprocess
 #include "cgo.h"
 */
 import "C"

@@ -48,7 +48,22 @@ type settings struct {
 	resize, channelOrder     string
 	padValue                 float64
 	mean, std, scale, offset string
+	// Region inference (regions.go): inferenceRegion is full-frame or
+	// roi-list; objectClass a comma list of region types or detection
+	// labels ("": every region).
+	inferenceRegion string
+	objectClass     string
+	minRegionSize   uint
+	batchSize       uint
+	maxRegions      uint
+	maxRegionSide   uint
 }
+
+// Inference-region choices.
+const (
+	regionFullFrame = "full-frame"
+	regionROIList   = "roi-list"
+)
 
 // Output choices.
 const (
@@ -121,6 +136,31 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.String("offset", "Offset",
 		"Per-colour value added after scale (float32 models): \"v\" or \"r,g,b\".",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.offset }),
+	proptable.String("inference-region", "Inference region",
+		"What the model runs on: \"full-frame\" (each frame) or \"roi-list\" (each region of interest of the frame — "+
+			"its GstVideoRegionOfInterestMetas, as tensordecode adds them — cropped from the frame by the pre-processing pass, "+
+			"in batches of batch-size; the video passes on unchanged with one GstTensorPinMeta per batch naming its regions; "+
+			"implies output=video).",
+		regionFullFrame, proptable.WritableInReady, func(e *element) *string { return &e.settings.inferenceRegion }, regionFullFrame, regionROIList),
+	proptable.String("object-class", "Object class",
+		"With inference-region=roi-list, the regions run on: a comma-separated list of region types or detection labels "+
+			"(e.g. \"car,truck\"); empty: every region.",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.objectClass }),
+	proptable.Uint("min-region-size", "Minimum region size",
+		"With inference-region=roi-list, regions smaller than this many frame pixels on a side (after clipping to the frame) are skipped and counted.",
+		1, 65535, 4, proptable.WritableInReady, func(e *element) *uint { return &e.settings.minRegionSize }),
+	proptable.Uint("batch-size", "Batch size",
+		"With inference-region=roi-list and a model whose batch dimension is free, the most regions one run takes (a frame's regions go "+
+			"in as few runs as this allows); a model with a batch of 1 runs once per region.",
+		1, 64, 8, proptable.WritableInReady, func(e *element) *uint { return &e.settings.batchSize }),
+	proptable.Uint("max-regions", "Maximum regions",
+		"With inference-region=roi-list, the most regions of a frame the model runs on; the rest are skipped and counted.",
+		1, 4096, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxRegions }),
+	proptable.Uint("max-region-side", "Maximum free side",
+		"With inference-region=roi-list and a model whose width (or height) is free, as a text recogniser's [? 3 48 ?]: the "+
+			"largest size that side takes, in model pixels. Each batch's free side keeps its widest region's aspect ratio at "+
+			"the fixed side (rounded up to a multiple of 32, narrower regions padded with pad-value), up to this.",
+		32, 8192, 960, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxRegionSide }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
@@ -235,11 +275,20 @@ func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
 	return props.GetProperty(obj, e, id)
 }
 
+// readSettings returns the settings the element works with: region
+// inference implies output=video.
 func (e *element) readSettings() settings {
 	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
+	set := e.settings
+	e.settingsMu.Unlock()
+	if set.regions() {
+		set.output = outputVideo
+	}
+	return set
 }
+
+// regions reports whether the model runs on regions of interest.
+func (s settings) regions() bool { return s.inferenceRegion == regionROIList }
 
 func (e *element) current() *streamState {
 	e.stateMu.Lock()

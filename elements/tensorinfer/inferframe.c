@@ -22,8 +22,8 @@ engine_quark (void)
   return gstc_quark (&q, "gstc-infer-frame");
 }
 
-static gint64
-clock_ns (clockid_t id)
+gint64
+gstc_infer_clock_ns (clockid_t id)
 {
   struct timespec ts;
 
@@ -52,8 +52,8 @@ gstc_infer_frame_new (GstElement * element, GstcCounters * c)
    * and the first run unsampled. */
   s->pair_ns = -1;
   for (i = 0; i < 8; i++) {
-    gint64 t0 = clock_ns (CLOCK_THREAD_CPUTIME_ID);
-    gint64 d = clock_ns (CLOCK_THREAD_CPUTIME_ID) - t0;
+    gint64 t0 = gstc_infer_clock_ns (CLOCK_THREAD_CPUTIME_ID);
+    gint64 d = gstc_infer_clock_ns (CLOCK_THREAD_CPUTIME_ID) - t0;
 
     if (s->pair_ns < 0 || d < s->pair_ns)
       s->pair_ns = d;
@@ -71,8 +71,32 @@ gstc_infer_frame_free (GstcInferFrame * s)
   gstc_out_ring_unref (s->ring);
   gstc_counters_unref (s->counters);
   gstc_wake_unref (s->wake);
+  gstc_infer_frame_clear_variants (s);
+  g_free (s->regions_scratch);
   g_free (s->model);
   g_free (s);
+}
+
+void
+gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions)
+{
+  g_free (s->regions_scratch);
+  s->regions_scratch = NULL;
+  s->regions = max_regions > 0;
+  s->max_regions = MAX (max_regions, 0);
+  if (s->regions)
+    s->regions_scratch = g_new0 (GstcInferRegion, max_regions);
+}
+
+void
+gstc_infer_frame_clear_variants (GstcInferFrame * s)
+{
+  int i;
+
+  for (i = 0; i < s->n_var; i++)
+    gst_clear_caps (&s->var[i].caps);
+  memset (s->var, 0, sizeof s->var);
+  s->n_var = 0;
 }
 
 void
@@ -218,8 +242,8 @@ lookup (GstcInferFrame * s, GstBuffer * in)
 
 /* A free output slot, waiting while every slot is downstream; -1 when a
  * flush or a stop ended the wait. */
-static int
-take_slot (GstcInferFrame * s, GstBaseTransform * t)
+int
+gstc_infer_take_slot (GstcInferFrame * s, GstBaseTransform * t)
 {
   if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t)))
     return gstc_out_ring_take (s->ring);        /* no wait: a flush is under way */
@@ -229,8 +253,8 @@ take_slot (GstcInferFrame * s, GstBaseTransform * t)
 /* Joins or opens the input's read bracket, after its fences (a wait
  * bounded by sync-timeout). GST_FLOW_OK: entered; else nothing held and
  * an error posted (GST_FLOW_ERROR), or FLUSHING, or DROPPED. */
-static GstFlowReturn
-enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
+GstFlowReturn
+gstc_infer_enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
 {
   GstcInputEnter e;
   GstcInputResult r = gstc_input_enter (&rec->in, GSTC_ACCESS_READ, s->wake,
@@ -270,8 +294,8 @@ enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
   }
 }
 
-static void
-leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
+void
+gstc_infer_leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
 {
   int err;
 
@@ -285,8 +309,8 @@ leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
 
 /* The run, timed as runclock.go's timeRun: TRUE when it ran; else the
  * error is posted. */
-static gboolean
-timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
+gboolean
+gstc_infer_timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
     int out_slot)
 {
   gboolean sample = s->until_sample <= 0;
@@ -294,10 +318,10 @@ timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
   void *status;
 
   if (sample)
-    cpu0 = clock_ns (CLOCK_THREAD_CPUTIME_ID);
-  t0 = clock_ns (CLOCK_MONOTONIC);
+    cpu0 = gstc_infer_clock_ns (CLOCK_THREAD_CPUTIME_ID);
+  t0 = gstc_infer_clock_ns (CLOCK_MONOTONIC);
   status = s->run (s->session, io);
-  wall = clock_ns (CLOCK_MONOTONIC) - t0;
+  wall = gstc_infer_clock_ns (CLOCK_MONOTONIC) - t0;
   /* As timeRun: a failed run's time counts too. */
   s->timed++;
   gstc_count (s->counters, GSTC_INFER_RUN_NS, MAX (wall, 0));
@@ -315,7 +339,7 @@ timed_run (GstcInferFrame * s, GstBaseTransform * t, void *io, int in_slot,
   if (!sample) {
     s->until_sample--;
   } else {
-    gint64 cpu = clock_ns (CLOCK_THREAD_CPUTIME_ID) - cpu0 - s->pair_ns;
+    gint64 cpu = gstc_infer_clock_ns (CLOCK_THREAD_CPUTIME_ID) - cpu0 - s->pair_ns;
     guint64 mean;
 
     gstc_count (s->counters, GSTC_INFER_RUN_CPU_NS, MAX (cpu, 0));
@@ -342,10 +366,10 @@ preprocess (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec,
 
   if (s->pre_plan == NULL)
     return TRUE;
-  t0 = clock_ns (CLOCK_MONOTONIC);
+  t0 = gstc_infer_clock_ns (CLOCK_MONOTONIC);
   rc = s->pre_run (s->pre_plan, rec->in.host, len, s->pre_dst, s->pre_dst_len);
   gstc_count (s->counters, GSTC_INFER_PREPROCESS_NS,
-      MAX (clock_ns (CLOCK_MONOTONIC) - t0, 0));
+      MAX (gstc_infer_clock_ns (CLOCK_MONOTONIC) - t0, 0));
   gstc_count (s->counters, GSTC_INFER_PREPROCESSED, 1);
   if (rc != 0) {
     GSTC_POST_ERROR (t, GSTC_DOMAIN_STREAM, GST_STREAM_ERROR_FORMAT,
@@ -358,8 +382,8 @@ preprocess (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec,
 
 /* Counts what ending a frame's input did (gstc_infer_end_input's
  * return value). */
-static void
-count_end (GstcCounters * c, int end)
+void
+gstc_infer_count_end (GstcCounters * c, int end)
 {
   if (end & 1)
     gstc_count (c, GSTC_INFER_BEGINS_MATCHED, 1);
@@ -392,7 +416,7 @@ gstc_infer_skipped_input_end (GstBaseTransform * t, GstBuffer * in)
     offset += vm->offset[0];
   end = gstc_infer_end_input (t, p, sb.st_dev, sb.st_ino, offset,
       GST_BUFFER_OFFSET (in));
-  count_end (gstc_counters_of (GST_ELEMENT (t)), end);
+  gstc_infer_count_end (gstc_counters_of (GST_ELEMENT (t)), end);
 }
 
 int
@@ -480,7 +504,7 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   if (rec->in.copy) {
     copy_in (s, rec, in);
   } else {
-    r = enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec);
     if (r != GST_FLOW_OK) {
       *ret = r;
       return TRUE;
@@ -489,8 +513,8 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   }
   r = gstcGoInferPerFrame (t, gstc_instance_handle (t), in,
       (int) (rec - s->in), &buf);
-  leave_input (s, t, rec);
-  count_end (s->counters, gstc_infer_end_input (t, s->begins, rec->in.dev,
+  gstc_infer_leave_input (s, t, rec);
+  gstc_infer_count_end (s->counters, gstc_infer_end_input (t, s->begins, rec->in.dev,
           rec->in.ino, rec->in.mem_offset + rec->offset,
           GST_BUFFER_OFFSET (in)));
   if (r != GST_FLOW_OK && buf != NULL) {
@@ -508,8 +532,8 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
 
 /* Where the producer's begin says the frame is: its memory's offset and
  * the frame's first plane in it (the layout lookup matched). */
-static guint64
-input_end_offset (GstcInferFrame * s, GstcInferInput * rec)
+guint64
+gstc_infer_input_end_offset (GstcInferFrame * s, GstcInferInput * rec)
 {
   return rec->in.mem_offset + (s->pre_plan != NULL ? s->pre_offsets[0] :
       rec->offset);
@@ -517,12 +541,12 @@ input_end_offset (GstcInferFrame * s, GstcInferInput * rec)
 
 /* A frame that failed after its input was read: its producer still hears
  * the end of an announced input, as a run's would send it. */
-static void
-end_failed_input (GstcInferFrame * s, GstBaseTransform * t,
+void
+gstc_infer_end_input_read (GstcInferFrame * s, GstBaseTransform * t,
     GstcInferInput * rec, GstBuffer * in)
 {
-  count_end (s->counters, gstc_infer_end_input (t, s->begins, rec->in.dev,
-          rec->in.ino, input_end_offset (s, rec), GST_BUFFER_OFFSET (in)));
+  gstc_infer_count_end (s->counters, gstc_infer_end_input (t, s->begins, rec->in.dev,
+          rec->in.ino, gstc_infer_input_end_offset (s, rec), GST_BUFFER_OFFSET (in)));
 }
 
 gboolean
@@ -570,7 +594,13 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   }
   if (s->per_frame)
     return per_frame (s, t, in, rec, out, ret);
-  slot = take_slot (s, t);
+  if (s->regions) {
+    gstc_infer_region_frame (s, t, in, rec, out, ret);
+    if (went_go)
+      gstc_count (s->counters, GSTC_INFER_GO_FRAMES, 1);
+    return TRUE;
+  }
+  slot = gstc_infer_take_slot (s, t);
   if (slot < 0) {
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
@@ -578,7 +608,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   if (rec->in.copy) {
     copied = copy_in (s, rec, in);
   } else {
-    r = enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec);
     if (r != GST_FLOW_OK) {
       gstc_out_ring_give (s->ring, slot);
       *ret = r;
@@ -590,8 +620,8 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
    * memory comes back from downstream (the ring leaves it then). */
   r = gstc_out_ring_open_writes (s->ring, slot, TRUE);
   if (r != 0) {
-    leave_input (s, t, rec);
-    end_failed_input (s, t, rec, in);
+    gstc_infer_leave_input (s, t, rec);
+    gstc_infer_end_input_read (s, t, rec, in);
     gstc_out_ring_give (s->ring, slot);
     GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
         "tensorinfer: cannot begin CPU access to an output tensor: %s",
@@ -608,27 +638,27 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     went_go = TRUE;
     r = gstcGoInferRun (t, gstc_instance_handle (t), in_slot, slot);
   } else {
-    r = timed_run (s, t, io, in_slot, slot) ? GST_FLOW_OK : GST_FLOW_ERROR;
+    r = gstc_infer_timed_run (s, t, io, in_slot, slot) ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
   if (r != GST_FLOW_OK) {
     gstc_out_ring_close_writes (s->ring, slot);
-    leave_input (s, t, rec);
-    end_failed_input (s, t, rec, in);
+    gstc_infer_leave_input (s, t, rec);
+    gstc_infer_end_input_read (s, t, rec, in);
     gstc_out_ring_give (s->ring, slot);
     *ret = r;
     return TRUE;
   }
   /* The run no longer needs the input. */
-  leave_input (s, t, rec);
+  gstc_infer_leave_input (s, t, rec);
   f = gstc_infer_finish_frame (t, s->begins, rec->in.dev, rec->in.ino,
-      input_end_offset (s, rec), GST_BUFFER_OFFSET (in), s->ring, slot, in,
+      gstc_infer_input_end_offset (s, rec), GST_BUFFER_OFFSET (in), s->ring, slot, in,
       s->seq);
   s->seq++;
   rec->used = ++s->uses;
   gstc_count (s->counters, GSTC_INFER_FRAMES, 1);
   if (went_go)
     gstc_count (s->counters, GSTC_INFER_GO_FRAMES, 1);
-  count_end (s->counters, f.end);
+  gstc_infer_count_end (s->counters, f.end);
   *out = f.buf;
   *ret = GST_FLOW_OK;
   return TRUE;

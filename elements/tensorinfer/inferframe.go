@@ -5,6 +5,7 @@ package tensorinfer
 // calls through which the engine asks Go for what only Go can do.
 
 /*
+#include <stdlib.h>
 #include "inferframe.h"
 */
 import "C"
@@ -13,8 +14,11 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/go-gst/go-gst/gst"
+
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
 )
 
 // inferEngine is an element's frame engine: C memory made at start, freed
@@ -124,6 +128,9 @@ const (
 	ctrPreprocessed   = C.GSTC_INFER_PREPROCESSED
 	ctrPreprocessNs   = C.GSTC_INFER_PREPROCESS_NS
 	ctrGoFrames       = C.GSTC_INFER_GO_FRAMES
+	ctrRegions        = C.GSTC_INFER_REGIONS
+	ctrRegionsSmall   = C.GSTC_INFER_REGIONS_SMALL
+	ctrRegionsDropped = C.GSTC_INFER_REGIONS_DROPPED
 	ctrEnd            = C.GSTC_INFER_COUNTERS_END
 )
 
@@ -215,6 +222,59 @@ func (s inferEngine) RemoveInput(i int) { C.gstc_infer_frame_remove_input(s.p, C
 // at its last frame, 0 if none. Stamps order the inputs by last use.
 func (s inferEngine) InputUsed(i int) uint64 { return uint64(s.p.in[i].used) }
 
+// SetRegions turns region mode on (the pass set by SetPreprocess must be
+// a region plan) with set's region settings, g's geometry, frames of
+// frameW × frameH and the batch input at dst (dstLen bytes, pinned: the
+// caller keeps it while it is set).
+func (s inferEngine) SetRegions(set settings, g regionGeometry, frameW, frameH int, dst unsafe.Pointer, dstLen int) {
+	C.gstc_infer_frame_set_regions(s.p, C.int(set.maxRegions))
+	s.p.pre_region = C.GstppRegionFunc(preprocess.CRegionFunc())
+	s.p.batch_dst, s.p.batch_dst_len = (*C.guint8)(dst), C.size_t(dstLen)
+	s.p.elem_size = C.size_t(g.dtype.Size())
+	s.p.batch_max = C.int(g.batch)
+	s.p.min_size = C.int(set.minRegionSize)
+	s.p.frame_w, s.p.frame_h = C.int(frameW), C.int(frameH)
+	s.p.fixed_w, s.p.fixed_h = C.int(g.fixedW), C.int(g.fixedH)
+	s.p.free_max = C.int(max(g.capW, g.capH))
+	if g.fixedW != 0 && g.fixedH == 0 {
+		s.p.free_max = C.int(g.capH)
+	} else if g.fixedW == 0 {
+		s.p.free_max = C.int(g.capW)
+	}
+	s.p.free_step = freeSideStep
+	s.p.letterbox = cbool(set.resize == "letterbox")
+	classes := regionClasses(set.objectClass)
+	s.p.n_classes = C.int(min(len(classes), C.GSTC_INFER_MAX_CLASSES))
+	for i, c := range classes[:int(s.p.n_classes)] {
+		cs := C.CString(c)
+		s.p.classes[i] = C.g_quark_from_string(cs)
+		C.free(unsafe.Pointer(cs))
+	}
+}
+
+// NumVariants returns the region shapes in the C table.
+func (s inferEngine) NumVariants() int { return int(s.p.n_var) }
+
+// AddVariant adds a region shape — rows images of w × h, its outputs'
+// caps (the table takes a reference), its IoBinding with each output
+// slot — and returns its index.
+func (s inferEngine) AddVariant(rows, w, h int, caps *gst.Caps, io []unsafe.Pointer) int {
+	i := int(s.p.n_var)
+	v := &s.p._var[i]
+	*v = C.GstcInferVariant{rows: C.int(rows), dst_w: C.int(w), dst_h: C.int(h)}
+	v.caps = C.gst_caps_ref((*C.GstCaps)(caps.Unsafe()))
+	copy(v.io[:], io)
+	s.p.n_var = C.int(i + 1)
+	return i
+}
+
+// SetVariantIO sets region shape i's IoBinding with output slot k (a
+// slot the ring grew).
+func (s inferEngine) SetVariantIO(i, k int, io unsafe.Pointer) { s.p._var[i].io[k] = io }
+
+// ClearVariants empties the region shapes' table (their sessions go).
+func (s inferEngine) ClearVariants() { C.gstc_infer_frame_clear_variants(s.p) }
+
 // hostOf returns the Go side of the element at t for a call from its C
 // frame, or posts why not.
 func hostOf(t *C.GstBaseTransform, h C.uintptr_t) (*element, bool) {
@@ -258,4 +318,26 @@ func gstcGoInferPerFrame(t *C.GstBaseTransform, h C.uintptr_t, in *C.GstBuffer, 
 	flow, buf := e.inferPerFrame(self, gstglue.RawBufferOf(unsafe.Pointer(in)), int(i))
 	*out = bufP(buf)
 	return C.GstFlowReturn(flow)
+}
+
+//export gstcGoInferVariant
+func gstcGoInferVariant(t *C.GstBaseTransform, h C.uintptr_t, rows, free C.int) (ret C.int) {
+	self := gstglue.RawElementOf(unsafe.Pointer(t))
+	defer gstglue.RecoverTrampoline(self, "tensorinfer region shape", &ret, C.int(C.GST_FLOW_ERROR))
+	e, ok := hostOf(t, h)
+	if !ok {
+		return C.GST_FLOW_ERROR
+	}
+	return C.int(e.regionVariantCall(self, int(rows), int(free)))
+}
+
+//export gstcGoInferGrow
+func gstcGoInferGrow(t *C.GstBaseTransform, h C.uintptr_t) (ret C.gboolean) {
+	self := gstglue.RawElementOf(unsafe.Pointer(t))
+	defer gstglue.RecoverTrampoline(self, "tensorinfer region slot", &ret, C.FALSE)
+	e, ok := hostOf(t, h)
+	if !ok {
+		return C.FALSE
+	}
+	return cbool(e.regionGrowCall(self))
 }

@@ -23,6 +23,9 @@
 #include "pending.h"
 #include "wake.h"
 #include "counters.h"
+#include "preprocess.h"
+
+#include <time.h>
 
 /* The element's own counters (counters.h: after the ring's), read by
  * stats.go. */
@@ -47,6 +50,9 @@ enum
   GSTC_INFER_PREPROCESSED,
   GSTC_INFER_PREPROCESS_NS,     /* the pass's wall time */
   GSTC_INFER_GO_FRAMES,         /* frames that called Go (gstcGoInferInput) */
+  GSTC_INFER_REGIONS,           /* regions run (inference-region=roi-list) */
+  GSTC_INFER_REGIONS_SMALL,     /* regions skipped: under min-region-size */
+  GSTC_INFER_REGIONS_DROPPED,   /* regions over max-regions or with no slot */
   GSTC_INFER_COUNTERS_END
 };
 
@@ -76,11 +82,38 @@ typedef struct
   guint64 used;                 /* the engine's frame count at its last frame */
 } GstcInferInput;
 
+#define GSTC_INFER_MAX_VARIANTS 128
+#define GSTC_INFER_MAX_BATCH 64
+#define GSTC_INFER_MAX_CLASSES 32
+
+/* One shape a region run takes (inference-region=roi-list): rows images
+ * of dst_w x dst_h in the batch input, the shared input memory read as
+ * that many; io[k] its IoBinding with output slot k (NULL: not bound yet
+ * — a slot the ring grew, which Go binds: gstcGoInferVariant); caps (a
+ * reference) the run's outputs' other/tensors caps, which its meta
+ * carries. Go makes it (a reshaped session) when a frame first needs it,
+ * and frees it at stop or a new session. */
+typedef struct
+{
+  int rows, dst_w, dst_h;
+  void *io[GSTC_OUT_MAX_SLOTS];
+  GstCaps *caps;
+} GstcInferVariant;
+
+/* A region of a frame the model runs on: its GstVideoRegionOfInterestMeta
+ * id and its rectangle, clipped to the frame. */
+typedef struct
+{
+  gint id;
+  gint x, y, w, h;
+} GstcInferRegion;
+
 typedef void *(*GstcRunFunc) (void *session, void *io);
 typedef void (*GstcReleaseFunc) (void *status);
 typedef const char *(*GstcErrorMessageFunc) (void *status);
 typedef int (*GstcPreRunFunc) (const void *plan, const guint8 * src,
     size_t src_len, void *dst, size_t dst_len);
+
 
 /* The engine of one element, from start to stop: Go makes it at start
  * and frees it at stop (after the streaming thread stopped), and changes
@@ -126,6 +159,32 @@ typedef struct
   void *pre_io[GSTC_OUT_MAX_SLOTS];
   int n_in;
   GstcInferInput in[GSTC_INFER_MAX_INPUTS];
+  /* Region mode (regions): each frame's regions (its
+   * GstVideoRegionOfInterestMetas whose type or detection label is one
+   * of classes, or any with n_classes 0; clipped to the frame_w x
+   * frame_h frame; at least min_size on a side; at most max_regions)
+   * cropped by pre_region (pre_plan, a region plan) into batch_dst —
+   * batch_max images at most a run, a variant's rows, image i at i times
+   * its image's bytes — and run in batches, each batch's outputs in an
+   * output slot of its own held by a GstTensorPinMeta on the video that
+   * names the batch's regions. The free side of the model's image
+   * (fixed_w or fixed_h 0) follows the batch's widest (tallest) region at
+   * the fixed side, rounded up to free_step, at most free_max; with both
+   * fixed, regions are stretched or letterboxed. regions_scratch holds
+   * max_regions regions. */
+  gboolean regions;
+  GstppRegionFunc pre_region;
+  guint8 *batch_dst;
+  size_t batch_dst_len, elem_size;
+  int batch_max, max_regions, min_size;
+  int frame_w, frame_h;
+  int fixed_w, fixed_h, free_max, free_step;
+  gboolean letterbox;
+  int n_classes;
+  GQuark classes[GSTC_INFER_MAX_CLASSES];
+  GstcInferRegion *regions_scratch;
+  int n_var;
+  GstcInferVariant var[GSTC_INFER_MAX_VARIANTS];
   guint64 seq;                  /* the next output frame's seqnum */
   guint64 uses;                 /* frames made (GstcInferInput.used) */
   /* The run clock of package infer (runclock.go): every run's wall
@@ -150,6 +209,14 @@ void gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring);
 
 /* Removes input i (the last one takes its place). */
 void gstc_infer_frame_remove_input (GstcInferFrame * s, int i);
+
+/* Frees the region variants (their caps; the sessions are Go's). */
+void gstc_infer_frame_clear_variants (GstcInferFrame * s);
+
+/* Region mode on (max_regions > 0: its scratch for that many regions)
+ * or off (0). Go sets the rest of the region fields itself, where no
+ * frame runs. */
+void gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions);
 
 /* The frame of in (borrowed): TRUE with *ret GST_FLOW_OK and *out the output buffer
  * (the caller's), or with *ret a flow error (posted),
@@ -192,5 +259,38 @@ GstcFinishedFrame gstc_infer_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
     guint64 buf_offset, GstcOutRing * ring, int slot, GstBuffer * in,
     guint64 seq);
+
+/* The frame's steps, shared by the whole-frame frame (inferframe.c) and
+ * the region frame (regions.c); on the streaming thread, inside a frame. */
+gint64 gstc_infer_clock_ns (clockid_t id);
+/* A free output slot, waiting while every slot is downstream; -1 when a
+ * flush or a stop ended the wait. */
+int gstc_infer_take_slot (GstcInferFrame * s, GstBaseTransform * t);
+/* Joins or opens the input's read bracket after its fences: GST_FLOW_OK
+ * (entered), else nothing held and an error posted (GST_FLOW_ERROR), or
+ * FLUSHING, or DROPPED. */
+GstFlowReturn gstc_infer_enter_input (GstcInferFrame * s,
+    GstBaseTransform * t, GstcInferInput * rec);
+void gstc_infer_leave_input (GstcInferFrame * s, GstBaseTransform * t,
+    GstcInferInput * rec);
+/* The run of io, timed: TRUE when it ran; else the error is posted. */
+gboolean gstc_infer_timed_run (GstcInferFrame * s, GstBaseTransform * t,
+    void *io, int in_slot, int out_slot);
+/* Counts what ending a frame's input did (gstc_infer_end_input's
+ * return value). */
+void gstc_infer_count_end (GstcCounters * c, int end);
+/* The input's place as its producer's begin names it. */
+guint64 gstc_infer_input_end_offset (GstcInferFrame * s,
+    GstcInferInput * rec);
+/* The end of a frame's input after it was read (or failed). */
+void gstc_infer_end_input_read (GstcInferFrame * s, GstBaseTransform * t,
+    GstcInferInput * rec, GstBuffer * in);
+
+/* The frame of in in region mode (regions.c): its regions, in batches,
+ * each run into an output slot held by a GstTensorPinMeta on *out (in,
+ * or a copy of it); *ret as gstc_infer_frame's. rec: in's input, found. */
+void gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
+    GstBuffer * in, GstcInferInput * rec, GstBuffer ** out,
+    GstFlowReturn * ret);
 
 #endif /* TENSORINFER_INFERFRAME_H */

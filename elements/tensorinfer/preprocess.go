@@ -35,6 +35,7 @@ const preInputSlot = 0
 type preState struct {
 	plan    *preprocess.Plan
 	cfg     preprocess.Config
+	regions bool // a region plan (regions.go): t is the batch input
 	t       *tensor.Tensor
 	pin     pin.HostPin
 	strides []int // the layout the plan was made for (a video meta may differ)
@@ -59,7 +60,7 @@ func (p *preState) close() {
 
 // preprocessing reports whether the settings ask for the pass.
 func (s settings) preprocessing() bool {
-	return s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
+	return s.regions() || s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
 }
 
 // normalising: a normalisation property is set (it overrides the
@@ -277,7 +278,11 @@ func (e *element) replanPreprocess(st *streamState, strides, offsets []int) erro
 	cfg := pre.cfg
 	cfg.SrcStrides = append([]int(nil), strides...)
 	cfg.SrcOffsets = append([]int(nil), offsets...)
-	plan, err := preprocess.NewPlan(cfg)
+	newPlan := preprocess.NewPlan
+	if pre.regions {
+		newPlan = preprocess.NewRegionPlan
+	}
+	plan, err := newPlan(cfg)
 	if err != nil {
 		return gstglue.Fail(gstglue.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
 	}
@@ -319,7 +324,7 @@ func preprocessSinkCaps(info infer.ModelInfo, set settings) string {
 		formats = append(formats, string(f))
 	}
 	w, h := "[1,2147483647]", "[1,2147483647]"
-	if ms := m.ModelShape; set.resize == "none" && len(ms) == 4 {
+	if ms := m.ModelShape; set.resize == "none" && !set.regions() && len(ms) == 4 {
 		hi, wi := 2, 3
 		if ms[3] == 3 && ms[1] != 3 {
 			hi, wi = 1, 2

@@ -177,3 +177,26 @@ func (r *ring) close() {
 	}
 	r.c.Close()
 }
+
+// slotPins returns pins over output slot k's tensors, each narrowed to
+// the bytes of outs' tensor (a shape no larger than the slot's), for a
+// reshaped session's outputs: the caller releases them.
+func (r *ring) slotPins(k int, outs []infer.TensorInfo) ([]*pin.HostPin, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k < 0 || k >= len(r.slots) || len(r.slots[k].tensors) != len(outs) {
+		return nil, fmt.Errorf("output slot %d of %d has no tensors for %d outputs", k, len(r.slots), len(outs))
+	}
+	pins := make([]*pin.HostPin, len(outs))
+	for i, o := range outs {
+		p, err := r.slots[k].tensors[i].pin.Narrow(0, o.Bytes())
+		if err != nil {
+			for _, q := range pins[:i] {
+				q.Release()
+			}
+			return nil, fmt.Errorf("output %q (%d bytes) in output slot %d: %w", o.Name, o.Bytes(), k, err)
+		}
+		pins[i] = &p
+	}
+	return pins, nil
+}

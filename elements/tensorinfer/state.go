@@ -60,6 +60,9 @@ type streamState struct {
 	// pre: pre-processing's pass and bound input (nil: frames feed the
 	// model as they are).
 	pre *preState
+	// region: region inference's shapes (nil: the model runs on whole
+	// frames).
+	region *regionState
 	// modelInfo: the input's entry of the .modelinfo file beside the
 	// model (nil: none), read at start.
 	modelInfo     *preprocess.TensorInfo
@@ -173,6 +176,14 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	st.video.ClearReused()
 	st.video.SetProducer(e.raw())
 	st.video.Set(set.output == outputVideo, int(set.interval), nil, tensormeta.Transform{})
+	if set.regions() && set.interval > 1 {
+		st.video.Set(false, 1, nil, tensormeta.Transform{})
+		st.close()
+		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, fmt.Sprintf("tensorinfer: interval=%d runs the model on every "+
+			"%d-th frame and gives the others its result; with inference-region=roi-list a frame's regions are its own: "+
+			"set interval=1", set.interval, set.interval), "")
+		return false
+	}
 	if perFrame && (set.output == outputVideo || st.preprocessing()) {
 		st.video.Set(false, 1, nil, tensormeta.Transform{})
 		st.close()
@@ -297,6 +308,7 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	e.stateMu.Unlock()
 	if old != nil {
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
+		st.closeRegions() // reshaped from the old session
 		st.clearEngineInputs()
 		st.engine.SetReady(false)
 		st.engine.SetPreprocess(enginePreprocess{})
@@ -381,6 +393,7 @@ func (st *streamState) closeSpareLocked() {
 // environment.
 func (st *streamState) close() {
 	st.closeSpare()
+	st.closeRegions()
 	st.clearEngineInputs()
 	if !st.engine.IsZero() {
 		st.engine.Free() // uninstalled by Stop, or never installed
@@ -519,9 +532,12 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 // otherwise), the frames' memory read whole.
 func (e *element) setPreprocessCaps(self *base.GstBaseTransform, st *streamState, f capslayout.Format, err error, incaps, outcaps *gst.Caps) bool {
 	if err == nil {
-		if st.set.output == outputVideo && f.Media != capslayout.MediaVideo {
+		switch {
+		case st.set.output == outputVideo && f.Media != capslayout.MediaVideo:
 			err = fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s", f.Media)
-		} else {
+		case st.set.regions():
+			err = e.setupRegions(st, f)
+		default:
 			err = e.setupPreprocess(st, f)
 		}
 	}
@@ -626,7 +642,14 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 		want = maxRing
 	}
 	from := st.ring.c.Slots()
-	defer st.growEngineIO(from) // the new slots' bindings
+	defer func() {
+		// The new slots' bindings.
+		st.growEngineIO(from)
+		if err := st.growRegionIO(e, from); err != nil {
+			gstglue.PostError(self.Element, gstglue.CodeOf(err, gstglue.CoreNegotiation),
+				"tensorinfer: binding the region shapes to new output slots: "+err.Error(), "")
+		}
+	}()
 	if err := st.ring.grow(st.sess, want); err != nil {
 		gstglue.PostError(self.Element, gstglue.CodeOf(err, gstglue.ResourceNoSpaceLeft),
 			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")

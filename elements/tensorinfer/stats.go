@@ -32,6 +32,8 @@ type counters struct {
 	// framesReused: output=video frames given an earlier run's result
 	// (interval), kept at Stop (live: the C state's).
 	framesReused atomic.Uint64
+	// regionShapes: the region shapes made (regions.go).
+	regionShapes atomic.Uint64
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -80,7 +82,7 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.beginsExpired, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound,
-		&c.poolsProposed, &c.poolsReused, &c.framesReused} {
+		&c.poolsProposed, &c.poolsReused, &c.framesReused, &c.regionShapes} {
 		a.Store(0)
 	}
 	c.mu.Lock()
@@ -135,6 +137,11 @@ type Stats struct {
 	// Preprocessed counts the frames the fused pre-processing pass wrote
 	// into the model's input; PreprocessNsTotal is its wall time, summed.
 	Preprocessed, PreprocessNsTotal uint64
+	// Regions (inference-region=roi-list): the regions run, those skipped
+	// for being under min-region-size, those dropped (over max-regions, or
+	// no output slot for their batch), and the shapes made (batch rows ×
+	// image size, each a session bound once).
+	Regions, RegionsTooSmall, RegionsDropped, RegionShapes uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -175,6 +182,8 @@ func (e *element) snapshot() Stats {
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
 		Preprocessed: cc.Load(ctrPreprocessed), PreprocessNsTotal: cc.Load(ctrPreprocessNs),
+		Regions: cc.Load(ctrRegions), RegionsTooSmall: cc.Load(ctrRegionsSmall), RegionsDropped: cc.Load(ctrRegionsDropped),
+		RegionShapes: c.regionShapes.Load(),
 	}
 }
 
@@ -222,6 +231,10 @@ func (e *element) statsStructure() *gst.Structure {
 		{"frames-reused", s.FramesReused},
 		{"preprocessed", s.Preprocessed},
 		{"preprocess-ns-total", s.PreprocessNsTotal},
+		{"regions", s.Regions},
+		{"regions-too-small", s.RegionsTooSmall},
+		{"regions-dropped", s.RegionsDropped},
+		{"region-shapes", s.RegionShapes},
 	} {
 		st.SetValue(f.k, f.v)
 	}

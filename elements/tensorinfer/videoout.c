@@ -130,3 +130,20 @@ gstc_video_out_set_producer (GstcVideoOut * vo, GstElement * element)
   vo->producer = p;
   g_mutex_unlock (&vo->lock);
 }
+
+GstBuffer *
+gstc_video_out_buffer (GstcVideoOut * vo, GstBuffer * in)
+{
+  return gst_buffer_is_writable (in) ? in : gst_buffer_copy (in);
+}
+
+const gchar *
+gstc_video_out_producer (GstcVideoOut * vo)
+{
+  const gchar *p;
+
+  g_mutex_lock (&vo->lock);
+  p = vo->producer;
+  g_mutex_unlock (&vo->lock);
+  return p;
+}

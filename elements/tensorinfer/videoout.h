@@ -44,6 +44,15 @@ GstBuffer *gstc_video_out_frame (GstcVideoOut * vo, GstBuffer * in,
 gboolean gstc_video_out_skip (GstcVideoOut * vo, GstBuffer * in,
     GstBuffer ** out);
 
+/* out (the caller's): in itself (taking over the reference
+ * GstBaseTransform holds, when in is writable) or a copy with in's
+ * memories, timestamps and metas (no pixel copied): a frame the region
+ * mode adds its metas to. */
+GstBuffer *gstc_video_out_buffer (GstcVideoOut * vo, GstBuffer * in);
+
+/* The results' producer (interned), or NULL. */
+const gchar *gstc_video_out_producer (GstcVideoOut * vo);
+
 /* Names the results' producer: element's name now (at start). */
 void gstc_video_out_set_producer (GstcVideoOut * vo, GstElement * element);
 

@@ -27,6 +27,7 @@ import "C"
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -183,6 +184,35 @@ func (r *Reader) ReadFrom(buf gstglue.RawBuffer, producer string) (Raw, bool) {
 	p := C.CString(producer)
 	defer C.free(unsafe.Pointer(p))
 	return r.read(C.gst_buffer_get_tensor_pin_meta_from((*C.GstBuffer)(buf.Unsafe()), p))
+}
+
+// Each calls f with each GstTensorPinMeta of buf (buf borrowed) made by
+// producer ("": by any element), in the order they were added (index),
+// each with a reference of its tensors for f to drop; it stops when f
+// returns false. A region run's results are one meta per batch.
+func (r *Reader) Each(buf gstglue.RawBuffer, producer string, f func(Raw) bool) {
+	C.gst_tensor_pin_meta_get_info()
+	var metas [64]*C.GstTensorPinMeta
+	all := metas[:0]
+	var state C.gpointer
+	for {
+		m := C.gst_buffer_iterate_meta_filtered((*C.GstBuffer)(buf.Unsafe()), &state, C.gst_tensor_pin_meta_api_get_type())
+		if m == nil {
+			break
+		}
+		t := (*C.GstTensorPinMeta)(unsafe.Pointer(m))
+		if producer != "" && (t.producer == nil || C.GoString(t.producer) != producer) {
+			continue
+		}
+		all = append(all, t)
+	}
+	slices.SortFunc(all, func(a, b *C.GstTensorPinMeta) int { return int(a.index) - int(b.index) })
+	for _, m := range all {
+		raw, _ := r.read(m)
+		if !f(raw) {
+			return
+		}
+	}
 }
 
 func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
