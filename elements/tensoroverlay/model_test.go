@@ -50,7 +50,8 @@ type op struct {
 // labelText is the label the element documents for r: the detection's
 // label (its type without one), a space and the confidence with two
 // decimals (only the type without detection params); a character the
-// font lacks is '?', the name at most 48.
+// font lacks is the placeholder (byte 127: drawn as a box), the name at
+// most 48.
 func labelText(r gstglue.ROI) string {
 	name := r.Label
 	if name == "" {
@@ -63,7 +64,7 @@ func labelText(r gstglue.ROI) string {
 			break
 		}
 		if c < 32 || c > 126 {
-			c = '?'
+			c = 127
 		}
 		b.WriteRune(c)
 		n++

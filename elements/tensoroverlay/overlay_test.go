@@ -23,7 +23,7 @@ var scene = []gstglue.ROI{
 	det(10, 10, 0, 20, "empty", 0.9),       // zero width: skipped, no label
 	det(200, 10, 10, 10, "gone", 0.9),      // entirely outside: skipped
 	det(5, 90, 3, 10, "x", 0.1),            // narrower than two lines: filled
-	det(30, 100, 20, 15, "café\x01", 0.66), // characters the font lacks: "caf?? 0.66"
+	det(30, 100, 20, 15, "café\x01", 0.66), // characters the font lacks: "caf" and two placeholder boxes, "0.66"
 	// No label: its type, "bird 0.25".
 	{Type: "bird", X: 60, Y: 80, W: 30, H: 20, ParentID: -1, Detection: true, Confidence: 0.25},
 	// No detection params (facedetect's regions): "face" alone.
