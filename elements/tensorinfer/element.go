@@ -57,6 +57,8 @@ type settings struct {
 	batchSize       uint
 	maxRegions      uint
 	maxRegionSide   uint
+	regionWidth     uint
+	regionHeight    uint
 }
 
 // Inference-region choices.
@@ -161,6 +163,15 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 			"largest size that side takes, in model pixels. Each batch's free side keeps its widest region's aspect ratio at "+
 			"the fixed side (rounded up to a multiple of 32, narrower regions padded with pad-value), up to this.",
 		32, 8192, 960, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxRegionSide }),
+	proptable.Uint("region-width", "Region width",
+		"With inference-region=roi-list and a model whose input width is free, fix it: each region's image is this wide "+
+			"(0: the model's, or free when the model leaves it free).",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionWidth }),
+	proptable.Uint("region-height", "Region height",
+		"With inference-region=roi-list and a model whose input height is free, fix it: each region's image is this high "+
+			"(0: the model's, or free when the model leaves it free). A model that leaves both free, as PaddleOCR's direction "+
+			"classifier [? 3 ? ?], needs one fixed (region-height=48: the width then follows each region up to max-region-side).",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionHeight }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+

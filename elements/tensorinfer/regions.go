@@ -83,9 +83,24 @@ func regionGeometryOf(set settings, m infer.TensorInfo) (regionGeometry, error) 
 		return g, fmt.Errorf("%w: input %q declares %s: a fixed batch of %d; regions run in a free batch or one at a time (1)",
 			ErrRegions, m.Name, infer.Declared(ms), ms[0])
 	}
+	for _, d := range []struct {
+		i    int
+		set  uint
+		name string
+	}{{hi, set.regionHeight, "region-height"}, {wi, set.regionWidth, "region-width"}} {
+		switch {
+		case d.set == 0:
+		case ms[d.i] < 0:
+			ms = slices.Clone(ms)
+			ms[d.i] = int64(d.set)
+		case ms[d.i] != int64(d.set):
+			return g, fmt.Errorf("%w: input %q declares %s; %s=%d differs from its fixed size", ErrRegions, m.Name,
+				infer.Declared(m.ModelShape), d.name, d.set)
+		}
+	}
 	if ms[hi] < 0 && ms[wi] < 0 {
 		return g, fmt.Errorf("%w: input %q declares %s: height and width both free; a region's image needs one side fixed "+
-			"(its size then follows the region's aspect) or both", ErrRegions, m.Name, infer.Declared(ms))
+			"(its size then follows the region's aspect) or both: set region-height or region-width", ErrRegions, m.Name, infer.Declared(ms))
 	}
 	free := max(int(set.maxRegionSide)/freeSideStep*freeSideStep, freeSideStep)
 	g.fixedH, g.fixedW, g.capH, g.capW = int(ms[hi]), int(ms[wi]), int(ms[hi]), int(ms[wi])
