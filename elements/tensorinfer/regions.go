@@ -287,6 +287,7 @@ func (e *element) bindVariant(st *streamState, v *regionVariant, from int) error
 		if err := v.sess.BindInput(preInputSlot, infer.Input{Pin: &p, Layout: in.Layout()}); err != nil {
 			return gstglue.Fail(gstglue.CoreNegotiation, "%v", err)
 		}
+		e.stats.regionInputBinds.Add(1)
 	}
 	outs := v.sess.Outputs()
 	for k := from; k < st.ring.c.Slots(); k++ {
@@ -301,6 +302,7 @@ func (e *element) bindVariant(st *streamState, v *regionVariant, from int) error
 		if err != nil {
 			return gstglue.Fail(gstglue.CoreNegotiation, "%v", err)
 		}
+		e.stats.regionOutBinds.Add(1)
 	}
 	return nil
 }

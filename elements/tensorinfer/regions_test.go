@@ -255,3 +255,94 @@ func TestTensorInferRegionsCropEachRegion(t *testing.T) {
 		})
 	}
 }
+
+// A model with a fixed image size and a free batch gives each region the
+// same row whether its batch holds four regions or one: the batched
+// run's rows, by region id, equal the single runs', bit for bit.
+func TestTensorInferRegionsBatchEqualsSingleRuns(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := writeModel(t, "echo.onnx", infertest.Echo{H: 24, W: 32}.ONNX())
+	rng := rand.New(rand.NewPCG(21, 22))
+	caps := "video/x-raw,format=NV12,width=96,height=64,framerate=30/1"
+	var frames [][]byte
+	var rois [][]gstglue.ROI
+	for k := range 4 {
+		_, b := randomFrame(t, caps, rng)
+		frames = append(frames, b)
+		var rs []gstglue.ROI
+		for i := range 3 + k {
+			rs = append(rs, gstglue.ROI{Type: "obj", X: uint(rng.IntN(80)), Y: uint(rng.IntN(50)), W: uint(8 + rng.IntN(40)), H: uint(6 + rng.IntN(30))})
+			_ = i
+		}
+		rois = append(rois, rs)
+	}
+	rowsByID := func(batch int) []map[int][]byte {
+		desc := fmt.Sprintf("appsrc name=src format=time caps=%s ! tensorinfer name=infer inference-region=roi-list batch-size=%d "+
+			"resize=letterbox pad-value=114 ort-library=%s model=%s ! fakesink", caps, batch, lib, model)
+		got, stats := runRegions(t, desc, frames, rois)
+		if stats["runs"] == 0 {
+			t.Fatalf("batch-size %d: no run (stats %v)", batch, stats)
+		}
+		const image = 3 * 24 * 32 * 4
+		var out []map[int][]byte
+		for _, fr := range got {
+			m := map[int][]byte{}
+			for _, res := range fr.results {
+				for i, id := range res.ids {
+					m[id] = res.data[i*image : (i+1)*image]
+				}
+			}
+			out = append(out, m)
+		}
+		return out
+	}
+	single, batched := rowsByID(1), rowsByID(4)
+	for k := range frames {
+		if len(single[k]) == 0 || len(single[k]) != len(batched[k]) {
+			t.Fatalf("frame %d: %d regions run alone, %d batched", k, len(single[k]), len(batched[k]))
+		}
+		for id, row := range single[k] {
+			if !bytes.Equal(row, batched[k][id]) {
+				t.Errorf("frame %d region %d: its batched row differs from its single run's", k, id)
+			}
+		}
+	}
+}
+
+// 10 000 frames with 0 to 20 regions each, of every size: the shapes made,
+// the output ring and the output bindings stay bounded (a batch of up to
+// 8 rows is one of 4 shapes; the ring grows only while one frame's
+// batches need more slots), and nothing is left behind (the package's
+// test main checks fds, mappings and GStreamer objects).
+func TestTensorInferRegionsBounded(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := writeModel(t, "echo.onnx", infertest.Echo{H: 8, W: 8}.ONNX())
+	rng := rand.New(rand.NewPCG(31, 32))
+	caps := "video/x-raw,format=RGB,width=64,height=48,framerate=30/1"
+	const n = 10000
+	_, b := randomFrame(t, caps, rng)
+	frames := make([][]byte, n)
+	rois := make([][]gstglue.ROI, n)
+	total := 0
+	for k := range n {
+		frames[k] = b
+		for range rng.IntN(21) {
+			rois[k] = append(rois[k], gstglue.ROI{Type: "obj", X: uint(rng.IntN(70)), Y: uint(rng.IntN(50)),
+				W: uint(rng.IntN(64)), H: uint(rng.IntN(48))})
+		}
+		total += len(rois[k])
+	}
+	desc := fmt.Sprintf("appsrc name=src format=time caps=%s ! tensorinfer name=infer inference-region=roi-list batch-size=8 min-region-size=1 "+
+		"ort-library=%s model=%s ! fakesink", caps, lib, model)
+	got, s := runRegions(t, desc, frames, rois)
+	if len(got) != n {
+		t.Fatalf("%d frames out, want %d", len(got), n)
+	}
+	if s["regions"]+s["regions-too-small"] != uint64(total) || s["regions-dropped"] != 0 {
+		t.Errorf("stats %v: want the %d regions run or too small, none dropped", s, total)
+	}
+	slots := s["ring-size"]
+	if s["region-shapes"] > 4 || slots > 8 || s["output-binds"] > 4*slots || s["input-binds"] > 4 {
+		t.Errorf("stats %v: want at most 4 shapes, 8 output slots, each shape bound once to each slot and once to the batch input", s)
+	}
+}

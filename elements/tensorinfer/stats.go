@@ -32,8 +32,11 @@ type counters struct {
 	// framesReused: output=video frames given an earlier run's result
 	// (interval), kept at Stop (live: the C state's).
 	framesReused atomic.Uint64
-	// regionShapes: the region shapes made (regions.go).
-	regionShapes atomic.Uint64
+	// regionShapes: the region shapes made (regions.go); their sessions'
+	// input and output bindings, made once each (added to input-binds
+	// and output-binds).
+	regionShapes                     atomic.Uint64
+	regionInputBinds, regionOutBinds atomic.Uint64
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -82,7 +85,8 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.beginsExpired, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound,
-		&c.poolsProposed, &c.poolsReused, &c.framesReused, &c.regionShapes} {
+		&c.poolsProposed, &c.poolsReused, &c.framesReused, &c.regionShapes,
+		&c.regionInputBinds, &c.regionOutBinds} {
 		a.Store(0)
 	}
 	c.mu.Lock()
@@ -166,7 +170,8 @@ func (e *element) snapshot() Stats {
 	eng.RunsCPUSampled += cc.Load(ctrRunsCPUSampled)
 	frames := cc.Load(ctrFrames)
 	return Stats{
-		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
+		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds + c.regionInputBinds.Load(),
+		OutputBinds: eng.OutputBinds + c.regionOutBinds.Load(),
 		Copies:      c.copies.Load() + cc.Load(ctrCopies),
 		BytesCopied: c.bytesCopied.Load() + cc.Load(ctrBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
