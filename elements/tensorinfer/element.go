@@ -196,18 +196,25 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	installTransformSinkCaps(klass)
 }
 
-func sinkTemplate() *gst.Caps {
+// sinkTemplate: every raw video format capslayout maps (with and without
+// memory:DMABuf) and static other/tensors. New caps owned by the caller.
+func sinkTemplate() *gst.Caps { return gst.NewCapsFromString(sinkTemplateString()) }
+
+// sinkTemplateString is the sink template as caps text, for caps built
+// around it: making the template's caps only to print them would leave
+// them to a go-gst finalizer, which a C or Python process may never run.
+func sinkTemplateString() string {
 	video := "format=(string)" + capslayout.AllVideoFormats() +
 		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
-	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
+	return capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
 		"; " + capslayout.MediaVideo + ", " + video +
-		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors)
 }
 
 // srcTemplate: the outputs as other/tensors (output=tensors), or the input
 // video passed on (output=video).
 func srcTemplate() *gst.Caps {
-	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplate().String())
+	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplateString())
 }
 
 func tensorsTemplate() string {
