@@ -141,6 +141,15 @@ func preConfig(set settings, mi *preprocess.TensorInfo, f capslayout.Format, m i
 	c.SrcFormat = preprocess.Format(f.VideoFormat)
 	c.SrcWidth, c.SrcHeight = f.Width, f.Height
 	var err error
+	if c.SrcFormat == preprocess.NV12 || c.SrcFormat == preprocess.I420 {
+		// The caps' colorimetry, GStreamer's defaults where they name none.
+		if c.Matrix, err = preprocess.ParseColorMatrix(f.Colorimetry.Matrix); err != nil {
+			return c, nil, fmt.Errorf("%s caps' colorimetry: %w", f.VideoFormat, err)
+		}
+		if f.Colorimetry.FullRange {
+			c.Range = preprocess.RangeFull
+		}
+	}
 	if c.Resize, err = preprocess.ParseResize(set.resize); err != nil {
 		return c, nil, err
 	}
@@ -260,7 +269,11 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 		st.video.Set(true, int(st.set.interval), caps, tensormeta.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
 			ScaleX: tr.ScaleX, ScaleY: tr.ScaleY, OffsetX: tr.OffsetX, OffsetY: tr.OffsetY})
 	}
-	cat.LogInfo(fmt.Sprintf("pre-processing %s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, cfg.SrcWidth, cfg.SrcHeight,
+	colour := ""
+	if cfg.SrcFormat == preprocess.NV12 || cfg.SrcFormat == preprocess.I420 {
+		colour = fmt.Sprintf(" %v %v", cfg.Matrix, cfg.Range)
+	}
+	cat.LogInfo(fmt.Sprintf("pre-processing %s%s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, colour, cfg.SrcWidth, cfg.SrcHeight,
 		cfg.DstType, cfg.DstLayout, cfg.DstWidth, cfg.DstHeight, cfg.Resize, cfg.ChannelOrder))
 	return nil
 }
