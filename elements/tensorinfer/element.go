@@ -44,7 +44,8 @@ type settings struct {
 	output   string
 	interval uint
 	// Pre-processing (preprocess.go): resize is none, stretch or
-	// letterbox; mean, std, scale and offset are "v" or "r,g,b".
+	// letterbox; mean, std, scale and offset are one number or three
+	// (proptable.ParseNumbers: "v", "r,g,b" or "<r, g, b>").
 	resize, channelOrder     string
 	padValue                 float64
 	mean, std, scale, offset string
@@ -110,16 +111,20 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Letterbox padding, in pixel units (0-255), normalised as a pixel.",
 		0, 255, 0, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.padValue }),
 	proptable.String("mean", "Mean",
-		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): \"v\" or \"r,g,b\" (e.g. 0.485,0.456,0.406).",
+		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): one number, or three for red, green and blue "+
+			"(0.485,0.456,0.406, or GStreamer's array <0.485, 0.456, 0.406>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.mean }),
 	proptable.String("std", "Standard deviation",
-		"Per-colour divisor after the mean (float32 models): \"v\" or \"r,g,b\" (e.g. 0.229,0.224,0.225).",
+		"Per-colour divisor after the mean (float32 models): one number, or three for red, green and blue "+
+			"(0.229,0.224,0.225, or GStreamer's array <0.229, 0.224, 0.225>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.std }),
 	proptable.String("scale", "Scale",
-		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): \"v\" or \"r,g,b\".",
+		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): one number, "+
+			"or three for red, green and blue (a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.scale }),
 	proptable.String("offset", "Offset",
-		"Per-colour value added after scale (float32 models): \"v\" or \"r,g,b\".",
+		"Per-colour value added after scale (float32 models): one number, or three for red, green and blue "+
+			"(a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.offset }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
