@@ -44,7 +44,8 @@ type settings struct {
 	output   string
 	interval uint
 	// Pre-processing (preprocess.go): resize is none, stretch or
-	// letterbox; mean, std, scale and offset are "v" or "r,g,b".
+	// letterbox; mean, std, scale and offset are one number or three
+	// (proptable.ParseNumbers: "v", "r,g,b" or "<r, g, b>").
 	resize, channelOrder     string
 	padValue                 float64
 	mean, std, scale, offset string
@@ -127,16 +128,20 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Letterbox padding, in pixel units (0-255), normalised as a pixel.",
 		0, 255, 0, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.padValue }),
 	proptable.String("mean", "Mean",
-		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): \"v\" or \"r,g,b\" (e.g. 0.485,0.456,0.406).",
+		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): one number, or three for red, green and blue "+
+			"(0.485,0.456,0.406, or GStreamer's array <0.485, 0.456, 0.406>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.mean }),
 	proptable.String("std", "Standard deviation",
-		"Per-colour divisor after the mean (float32 models): \"v\" or \"r,g,b\" (e.g. 0.229,0.224,0.225).",
+		"Per-colour divisor after the mean (float32 models): one number, or three for red, green and blue "+
+			"(0.229,0.224,0.225, or GStreamer's array <0.229, 0.224, 0.225>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.std }),
 	proptable.String("scale", "Scale",
-		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): \"v\" or \"r,g,b\".",
+		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): one number, "+
+			"or three for red, green and blue (a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.scale }),
 	proptable.String("offset", "Offset",
-		"Per-colour value added after scale (float32 models): \"v\" or \"r,g,b\".",
+		"Per-colour value added after scale (float32 models): one number, or three for red, green and blue "+
+			"(a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.offset }),
 	proptable.String("inference-region", "Inference region",
 		"What the model runs on: \"full-frame\" (each frame) or \"roi-list\" (each region of interest of the frame — "+
@@ -247,18 +252,25 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	installTransformSinkCaps(klass)
 }
 
-func sinkTemplate() *gst.Caps {
+// sinkTemplate: every raw video format capslayout maps (with and without
+// memory:DMABuf) and static other/tensors. New caps owned by the caller.
+func sinkTemplate() *gst.Caps { return gst.NewCapsFromString(sinkTemplateString()) }
+
+// sinkTemplateString is the sink template as caps text, for caps built
+// around it: making the template's caps only to print them would leave
+// them to a go-gst finalizer, which a C or Python process may never run.
+func sinkTemplateString() string {
 	video := "format=(string)" + capslayout.AllVideoFormats() +
 		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
-	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
+	return capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
 		"; " + capslayout.MediaVideo + ", " + video +
-		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors)
 }
 
 // srcTemplate: the outputs as other/tensors (output=tensors), or the input
 // video passed on (output=video).
 func srcTemplate() *gst.Caps {
-	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplate().String())
+	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplateString())
 }
 
 func tensorsTemplate() string {

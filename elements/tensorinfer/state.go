@@ -156,6 +156,9 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	e.stats.reset()
 	frameengine.CountersOf(e.raw()).Reset()
 	perFrame, err := perFrameMode()
+	if err == nil {
+		err = set.checkNormalisation()
+	}
 	if err != nil {
 		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensorinfer: "+err.Error(), "")
 		return false

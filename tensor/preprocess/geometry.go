@@ -7,15 +7,6 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
-// Weights are fixed point with wBits fractional bits (plan.h's
-// GSTPP_WBITS): a tap's position is rounded to 1/2048 of a pixel, as
-// OpenCV's bilinear resize of 8-bit images does, so the sum of a
-// sample's four weighted pixels is an exact 32-bit integer.
-const (
-	wBits = 11
-	wOne  = 1 << wBits
-)
-
 // geometry is where the resized frame lies in the tensor: columns
 // [cx, cx+cw), rows [cy, cy+ch); the rest is padding.
 type geometry struct{ cx, cy, cw, ch int }

@@ -124,6 +124,10 @@ func newPlan(c Config, regions bool) (*Plan, error) {
 		cp.rgb_pos[i] = C.int32_t(fi.rgb[i])
 	}
 	cp.padu = C.uint8_t(k.padU8)
+	if yuv {
+		w := weightsOf(cfg.Matrix, cfg.Range)
+		cp.yuv = C.GstppYuv{yk: C.float(w.yk), y0: C.float(w.y0), rv: C.float(w.rv), gu: C.float(w.gu), gv: C.float(w.gv), bu: C.float(w.bu)}
+	}
 	// The whole frame into the content rectangle: the working row, the
 	// taps tables and the shortcuts, built in C (pass.c), as a region's.
 	if rc := C.gstpp_plan_set_geometry(cp, 0, 0, C.int32_t(cfg.SrcWidth), C.int32_t(cfg.SrcHeight),

@@ -31,6 +31,18 @@ enum {
   GSTPP_IMPL_AVX2 = 1,          /* amd64 with AVX2 (kernel_avx2_amd64.c) */
 };
 
+/* The NV12/I420 conversion (doc.go): colour R, G or B of a pixel is
+ * (yk * Y + y0 + u * (U - 128) + v * (V - 128)) >> 12, with the matrix
+ * and range's weights in 1/4096ths (u is 0 for red, v for blue) and
+ * y0 = 2048 - yk * (the range's black: 16 or 0). Whole numbers held in
+ * floats, which the kernels compute in (kernels.h says why it is exact). */
+typedef struct {
+  float yk, y0;
+  float rv;                     /* red: v */
+  float gu, gv;                 /* green: u and v (both negative) */
+  float bu;                     /* blue: u */
+} GstppYuv;
+
 struct GstppPlan {
   int32_t impl;                 /* GSTPP_IMPL_*: the kernel gstpp_run calls */
 
@@ -64,6 +76,7 @@ struct GstppPlan {
   /* The tables' capacity (the content's largest size): a region's
    * content may be at most this. */
   int32_t cap_w, cap_h;
+  GstppYuv yuv;                 /* NV12/I420: the caps' matrix and range */
 
   /* Destination channel c of a float tensor is v * k[c] + o[c], v the
    * resampled value in pixel units; padding is padf[c] (uint8: padu). */

@@ -27,13 +27,19 @@ func TestRegionsMatchReference(t *testing.T) {
 		{X: 1, Y: 0, W: 40, H: 29, DstW: 9, DstH: 7, CX: 0, CY: 0, CW: 9, CH: 7},      // to the right edge
 		{X: 13, Y: 11, W: 5, H: 17, DstW: 32, DstH: 16, CX: 10, CY: 0, CW: 5, CH: 16}, // tall, letterboxed
 	}
+	// NV12 and I420 take each colorimetry in turn.
+	next := 0
 	for _, f := range Formats() {
 		for _, dt := range []tensor.DType{tensor.U8, tensor.F32} {
 			for _, l := range []Layout{NCHW, NHWC} {
 				for _, o := range []ChannelOrder{OrderRGB, OrderBGR} {
 					for _, pad := range []bool{false, true} {
+						cms := colorimetries(f)
+						cm := cms[next%len(cms)]
+						next++
 						c := Config{SrcFormat: f, SrcWidth: sw, SrcHeight: sh, DstWidth: 32, DstHeight: 16,
-							DstType: dt, DstLayout: l, ChannelOrder: o, Resize: ResizeStretch, PadValue: 127.5}
+							DstType: dt, DstLayout: l, ChannelOrder: o, Resize: ResizeStretch, PadValue: 127.5,
+							Matrix: cm.m, Range: cm.r}
 						if dt == tensor.F32 {
 							c.Mean, c.Std = [3]float32{0.5, 0.5, 0.5}, [3]float32{0.5, 0.5, 0.5}
 						}
@@ -43,7 +49,7 @@ func TestRegionsMatchReference(t *testing.T) {
 							t.Fatal(err)
 						}
 						for i, r := range regions {
-							name := fmt.Sprintf("%s/%v/%v/%v/pad=%v/region %d", f, dt, l, o, pad, i)
+							name := fmt.Sprintf("%s/%v/%v/%v/pad=%v/%v/%v/region %d", f, dt, l, o, pad, cm.m, cm.r, i)
 							checkRegion(t, name, p, c, src, r)
 						}
 						// The whole frame again.
