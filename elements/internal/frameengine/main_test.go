@@ -16,10 +16,8 @@ func TestMain(m *testing.M) {
 // before the split (their files did not have to change).
 var (
 	checkFds = cgotest.CheckFds
-	settle   = cgotest.Settle
 	newMemfd = cgotest.NewMemfd
 	pattern  = cgotest.Pattern
-	fdOpen   = cgotest.FdOpen
 	fdCount  = cgotest.FdCount
 )
 
