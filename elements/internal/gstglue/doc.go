@@ -52,7 +52,8 @@
 //	caps.go, caps.[ch]          caps fixation toward targets, fraction fields
 //	videometa.go, videometa.[ch] GstVideoMeta read/prepare/attach, caps' default layout
 //	roimeta.go, roimeta.[ch]    GstVideoRegionOfInterestMeta with a "detection" structure:
-//	                            added to a buffer, read back
+//	                            added to a buffer (numbered in constant time), read back
+//	                            with every params kind (classifications, tracking)
 //	planes.go                   VideoMetaPlanes (BufferView's meta) and the planes structure
 //	                            new-frame carries
 //	allocation.go               ALLOCATION queries: a producer declining pools, reading min-buffers

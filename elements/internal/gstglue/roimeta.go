@@ -2,8 +2,11 @@ package gstglue
 
 // roimeta.go: GStreamer 1.22's own region-of-interest metadata, which any
 // C or Python application reads without this project: a
-// GstVideoRegionOfInterestMeta per object, in frame pixels, with a
-// "detection" params structure (label, class-id, confidence).
+// GstVideoRegionOfInterestMeta per object, in frame pixels, with the
+// params structures of the project's conventions (docs/design.md):
+// "detection" (label, class-id, confidence), any number of
+// "classification" (label, class-id, confidence, model) and "tracking"
+// (id, age, state).
 
 /*
 #include <string.h>
@@ -30,6 +33,29 @@ type ROI struct {
 	Label      string
 	ClassID    int
 	Confidence float64
+	// Tracked is whether the "tracking" params structure is there;
+	// TrackID, TrackAge and TrackState are its fields (id, age, state;
+	// zero or empty when the structure lacks one).
+	Tracked    bool
+	TrackID    uint64
+	TrackAge   uint64
+	TrackState string
+}
+
+// Classification is one "classification" params structure of a region:
+// a second model's class (or, with ClassID -1, a recognised text).
+type Classification struct {
+	Label      string  // "" when the structure has none
+	ClassID    int     // -1 when the structure has none
+	Confidence float64 // 0 when the structure has none
+	Model      string  // the model that produced it; "" when not named
+}
+
+// Region is a region of interest with its classifications, in the order
+// they were added. ROI stays comparable with ==; Region is not.
+type Region struct {
+	ROI
+	Classifications []Classification
 }
 
 // ErrBufferNotWritable: a meta cannot be added to a buffer others share.
@@ -58,25 +84,56 @@ func AddROI(buf RawBuffer, r ROI) (int, error) {
 // ROIs returns buf's regions of interest (buf borrowed), in the order
 // they were added; their strings are copied.
 func ROIs(buf RawBuffer) []ROI {
-	var small [16]C.GstcRoi
-	n := C.gstc_roi_list(buf.p, &small[0], C.guint(len(small)))
-	cs := small[:min(int(n), len(small))]
-	if int(n) > len(small) {
-		big := make([]C.GstcRoi, n)
-		n = C.gstc_roi_list(buf.p, &big[0], n)
-		cs = big[:n]
-	}
-	out := make([]ROI, len(cs))
-	for i, c := range cs {
-		r := ROI{Type: C.GoString(c._type), X: uint(c.x), Y: uint(c.y), W: uint(c.w), H: uint(c.h),
-			ID: int(c.id), ParentID: int(c.parent_id), Detection: c.has_detection != 0}
-		if r.Detection {
-			if c.label != nil {
-				r.Label = C.GoString(c.label)
-			}
-			r.ClassID, r.Confidence = int(c.class_id), float64(c.confidence)
-		}
-		out[i] = r
+	rs := Regions(buf)
+	out := make([]ROI, len(rs))
+	for i := range rs {
+		out[i] = rs[i].ROI
 	}
 	return out
 }
+
+// Regions returns buf's regions of interest (buf borrowed) with every
+// params kind, in the order they were added; their strings are copied.
+// (The per-frame readers are in C: gstc_roi_list_full.)
+func Regions(buf RawBuffer) []Region {
+	var small [16]C.GstcRoi
+	var smallc [16]C.GstcRoiClass
+	var nc C.guint
+	n := C.gstc_roi_list_full(buf.p, &small[0], C.guint(len(small)), &smallc[0], C.guint(len(smallc)), &nc)
+	cs, cc := small[:], smallc[:]
+	if int(n) > len(small) || int(nc) > len(smallc) {
+		cs, cc = make([]C.GstcRoi, n+1), make([]C.GstcRoiClass, nc+1)
+		n = C.gstc_roi_list_full(buf.p, &cs[0], C.guint(len(cs)), &cc[0], C.guint(len(cc)), &nc)
+	}
+	cs = cs[:min(int(n), len(cs))]
+	out := make([]Region, len(cs))
+	for i, c := range cs {
+		r := ROI{Type: C.GoString(c._type), X: uint(c.x), Y: uint(c.y), W: uint(c.w), H: uint(c.h),
+			ID: int(c.id), ParentID: int(c.parent_id), Detection: c.has_detection != 0, Tracked: c.has_tracking != 0}
+		if r.Detection {
+			r.Label = goStringOrEmpty(c.label)
+			r.ClassID, r.Confidence = int(c.class_id), float64(c.confidence)
+		}
+		if r.Tracked {
+			r.TrackID, r.TrackAge = uint64(c.track_id), uint64(c.track_age)
+			r.TrackState = goStringOrEmpty(c.track_state)
+		}
+		out[i].ROI = r
+		for _, k := range cc[min(int(c.class_first), len(cc)):min(int(c.class_first+c.n_classes), len(cc))] {
+			out[i].Classifications = append(out[i].Classifications, Classification{Label: goStringOrEmpty(k.label),
+				ClassID: int(k.class_id), Confidence: float64(k.confidence), Model: goStringOrEmpty(k.model)})
+		}
+	}
+	return out
+}
+
+func goStringOrEmpty(s *C.gchar) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// roiNumberingVisits is how many metas AddROI has visited to number the
+// regions it added, since the process started (for the tests of its cost).
+func roiNumberingVisits() uint64 { return uint64(C.gstc_roi_numbering_visits()) }

@@ -3,9 +3,12 @@ package gstglue
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/results/resultstest"
 )
 
 // Regions added to a buffer read back as added — rectangle, parent,
@@ -46,4 +49,147 @@ func TestROIRoundTrip(t *testing.T) {
 		t.Errorf("shared buffer: %v, want ErrBufferNotWritable", err)
 	}
 	ReleaseBuffer(buf)
+}
+
+// Numbering a region costs the same whatever the number of regions the
+// buffer has: adding 24 000 regions to one buffer visits about 6 times
+// as many metas as adding 4 000, not 36 times as many (one frame of a
+// crowd took 2 s when each new region's id came from walking all the
+// others). Counted, not timed: the metas the numbering visits.
+func TestROIAddIsLinear(t *testing.T) {
+	visits := func(n int) uint64 {
+		buf := gst.NewBufferWithSize(16)
+		defer ReleaseBuffer(buf)
+		raw := BorrowBuffer(buf)
+		before := roiNumberingVisits()
+		for i := range n {
+			id, err := AddROI(raw, ROI{Type: "x", W: 1, H: 1, ParentID: -1, Detection: true, ClassID: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id != i {
+				t.Fatalf("region %d of %d has id %d", i, n, id)
+			}
+		}
+		return roiNumberingVisits() - before
+	}
+	small, large := visits(4000), visits(24000)
+	t.Logf("metas visited to number 4000 regions: %d; 24000: %d", small, large)
+	// Linear: at most a few metas a region, and 6 times the regions cost
+	// at most 6 times as much, plus slack for a constant.
+	if large > 4*24000 {
+		t.Errorf("numbering 24000 regions visited %d metas: %.1f a region, want a bounded number", large, float64(large)/24000)
+	}
+	if small > 0 && float64(large)/float64(small) > 7 {
+		t.Errorf("6 times the regions visited %.1f times the metas (%d, %d): quadratic", float64(large)/float64(small), small, large)
+	}
+}
+
+// params makes a params structure from fields (Go types: int is a gint,
+// uint64 a guint64, float64 a gdouble, string a string).
+func params(t *testing.T, name string, kv ...any) *gst.Structure {
+	t.Helper()
+	st := gst.NewStructure(name)
+	for i := 0; i < len(kv); i += 2 {
+		if err := st.SetValue(kv[i].(string), kv[i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+// Every params kind of the conventions reads back: a region's detection,
+// its classifications in the order they were added (a text in Chinese
+// among them, a class-id missing), its tracking; a region with no
+// params; and past the 16 regions and 16 classifications read in one
+// pass.
+func TestRegionsReadEveryParamsKind(t *testing.T) {
+	buf := gst.NewBufferWithSize(16)
+	defer ReleaseBuffer(buf)
+	raw := BorrowBuffer(buf)
+	var want []Region
+	for i := range 20 {
+		r := ROI{Type: "car", X: uint(i), Y: 1, W: 2, H: 3, ParentID: -1, Detection: true, Label: "car", ClassID: 2, Confidence: 0.5}
+		if _, err := AddROI(raw, r); err != nil {
+			t.Fatal(err)
+		}
+		r.ID = i
+		reg := Region{ROI: r}
+		if i%2 == 0 {
+			for _, st := range []*gst.Structure{
+				params(t, "classification", "label", "红色", "class-id", 3, "confidence", 0.25, "model", "color.onnx"),
+				params(t, "classification", "label", "京A·12345", "confidence", 0.75, "model", "ocr.onnx"),
+			} {
+				if err := resultstest.AddParam(buf, i, st); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reg.Classifications = []Classification{{"红色", 3, 0.25, "color.onnx"}, {"京A·12345", -1, 0.75, "ocr.onnx"}}
+		}
+		if i%3 == 0 {
+			if err := resultstest.AddParam(buf, i, params(t, "tracking", "id", uint64(1)<<40+uint64(i), "age", uint64(7), "state", "predicted")); err != nil {
+				t.Fatal(err)
+			}
+			reg.Tracked, reg.TrackID, reg.TrackAge, reg.TrackState = true, 1<<40+uint64(i), 7, "predicted"
+		}
+		want = append(want, reg)
+	}
+	if err := resultstest.AddRegion(buf, "face", 5, 6, 7, 8, 20, 3); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, Region{ROI: ROI{Type: "face", X: 5, Y: 6, W: 7, H: 8, ID: 20, ParentID: 3}})
+	got := Regions(raw)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("regions:\n got  %+v\n want %+v", got, want)
+	}
+	rois := ROIs(raw)
+	for i := range want {
+		if i >= len(rois) || rois[i] != want[i].ROI {
+			t.Fatalf("ROIs()[%d] is not Regions()[%d].ROI: %+v", i, i, rois)
+		}
+	}
+}
+
+// Ids stay unique and numbered from what the buffer has: a copy of a
+// buffer (its metas copied, not its numbering) goes on after its
+// regions; a buffer whose regions were removed (a pool's reset) starts
+// again at 0; regions another element added first, with ids of their
+// own, come before ours.
+func TestROIAddNumbering(t *testing.T) {
+	add := func(buf *gst.Buffer, n int) []int {
+		var ids []int
+		for range n {
+			id, err := AddROI(BorrowBuffer(buf), ROI{Type: "x", ParentID: -1, Detection: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	buf := gst.NewBufferWithSize(16)
+	if got := add(buf, 3); !reflect.DeepEqual(got, []int{0, 1, 2}) {
+		t.Errorf("new buffer: ids %v", got)
+	}
+	cp := buf.Copy()
+	if got := add(cp, 2); !reflect.DeepEqual(got, []int{3, 4}) {
+		t.Errorf("copy: ids %v, want 3 4", got)
+	}
+	ReleaseBuffer(cp)
+	resultstest.RemoveRegions(buf)
+	if got := add(buf, 2); !reflect.DeepEqual(got, []int{0, 1}) {
+		t.Errorf("after its regions were removed: ids %v, want 0 1", got)
+	}
+	ReleaseBuffer(buf)
+
+	other := gst.NewBufferWithSize(16)
+	defer ReleaseBuffer(other)
+	for _, id := range []int{0, 7} {
+		if err := resultstest.AddRegion(other, "face", 0, 0, 1, 1, id, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := add(other, 2); !reflect.DeepEqual(got, []int{8, 9}) {
+		t.Errorf("after regions 0 and 7 of another element: ids %v, want 8 9", got)
+	}
 }
