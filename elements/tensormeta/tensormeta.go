@@ -21,6 +21,7 @@ package tensormeta
 /*
 #cgo pkg-config: gstreamer-1.0 gstreamer-video-1.0
 #include <stdlib.h>
+#include <string.h>
 #include "tensormeta.h"
 */
 import "C"
@@ -158,15 +159,32 @@ func ReadRaw(buf gstglue.RawBuffer) (Raw, bool) {
 }
 
 // Reader reads the GstTensorPinMeta of buffer after buffer without
-// allocating: the caps string is made only for caps other than the last
-// ones it read. A stream's metas share one GstCaps (the element's,
-// referenced by each meta) until its caps change; the reader keeps a
-// reference of the last caps, so that their address names them alone (no
-// other caps can be made at it meanwhile) and they stay unchanged (a
-// GstCaps referenced twice is not writable). The zero value is ready;
-// Close drops the reference. Not for concurrent use.
+// allocating: a caps string is made only for caps other than the last
+// few it read (region results alternate between a few batch shapes, each
+// with its caps), and a region list is the reader's, reused: a Raw's
+// Regions are valid until the reader's next read. A stream's metas share
+// one GstCaps per shape (the element's, referenced by each meta) until
+// its caps change; the reader keeps a reference of each caps it
+// remembers, so that their address names them alone (no other caps can
+// be made at it meanwhile) and they stay unchanged (a GstCaps referenced
+// twice is not writable). The zero value is ready; Close drops the
+// references. Not for concurrent use.
 type Reader struct {
-	caps *C.GstCaps
+	caps [readerCaps]readCaps
+	next int // the entry the next new caps replace
+	// regions backs the Regions of what the reader returns.
+	regions []Region
+	// The producer Each was last asked for, and a C copy of it (freed by
+	// Close), so that a stream's frames compare without allocating.
+	producer  string
+	producerC *C.gchar
+}
+
+// readerCaps is how many caps a Reader remembers.
+const readerCaps = 8
+
+type readCaps struct {
+	caps *C.GstCaps // a reference the reader holds
 	str  string
 }
 
@@ -192,6 +210,10 @@ func (r *Reader) ReadFrom(buf gstglue.RawBuffer, producer string) (Raw, bool) {
 // returns false. A region run's results are one meta per batch.
 func (r *Reader) Each(buf gstglue.RawBuffer, producer string, f func(Raw) bool) {
 	C.gst_tensor_pin_meta_get_info()
+	if producer != "" && (r.producerC == nil || producer != r.producer) {
+		r.closeProducer()
+		r.producer, r.producerC = producer, C.CString(producer)
+	}
 	var metas [64]*C.GstTensorPinMeta
 	all := metas[:0]
 	var state C.gpointer
@@ -201,7 +223,7 @@ func (r *Reader) Each(buf gstglue.RawBuffer, producer string, f func(Raw) bool) 
 			break
 		}
 		t := (*C.GstTensorPinMeta)(unsafe.Pointer(m))
-		if producer != "" && (t.producer == nil || C.GoString(t.producer) != producer) {
+		if producer != "" && (t.producer == nil || C.strcmp(t.producer, r.producerC) != 0) {
 			continue
 		}
 		all = append(all, t)
@@ -230,7 +252,10 @@ func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
 	if n := int(m.n_regions); n > 0 && m.region_ids != nil && m.region_transforms != nil {
 		ids := unsafe.Slice(m.region_ids, n)
 		trs := unsafe.Slice(m.region_transforms, 4*n)
-		out.Regions = make([]Region, n)
+		if cap(r.regions) < n {
+			r.regions = make([]Region, n)
+		}
+		out.Regions = r.regions[:n:n]
 		for i := range n {
 			out.Regions[i] = Region{ID: int(ids[i]), Transform: Transform{ScaleX: float64(trs[4*i]), ScaleY: float64(trs[4*i+1]),
 				OffsetX: float64(trs[4*i+2]), OffsetY: float64(trs[4*i+3])}}
@@ -240,24 +265,48 @@ func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
 		out.Tensors = gstglue.RawBufferOf(unsafe.Pointer(C.gst_buffer_ref(m.tensors)))
 	}
 	if m.caps != nil {
-		if m.caps != r.caps {
-			r.Close()
-			s := C.gst_caps_to_string(m.caps)
-			r.str = C.GoString(s)
-			C.g_free(C.gpointer(s))
-			r.caps = C.gst_caps_ref(m.caps)
-		}
-		out.Caps = r.str
+		out.Caps = r.capsString(m.caps)
 	}
 	return out, true
+}
+
+// capsString returns caps as a string: remembered, or made and
+// remembered in place of the oldest.
+func (r *Reader) capsString(caps *C.GstCaps) string {
+	for i := range r.caps {
+		if r.caps[i].caps == caps {
+			return r.caps[i].str
+		}
+	}
+	e := &r.caps[r.next]
+	r.next = (r.next + 1) % readerCaps
+	if e.caps != nil {
+		C.gst_caps_unref(e.caps)
+	}
+	s := C.gst_caps_to_string(caps)
+	e.str = C.GoString(s)
+	C.g_free(C.gpointer(s))
+	e.caps = C.gst_caps_ref(caps)
+	return e.str
 }
 
 // Close drops the reference of the last caps read (the reader stays
 // usable: the next caps are read anew).
 func (r *Reader) Close() {
-	if r.caps != nil {
-		C.gst_caps_unref(r.caps)
-		r.caps, r.str = nil, ""
+	for i := range r.caps {
+		if r.caps[i].caps != nil {
+			C.gst_caps_unref(r.caps[i].caps)
+		}
+		r.caps[i] = readCaps{}
+	}
+	r.next = 0
+	r.closeProducer()
+}
+
+func (r *Reader) closeProducer() {
+	if r.producerC != nil {
+		C.free(unsafe.Pointer(r.producerC))
+		r.producer, r.producerC = "", nil
 	}
 }
 
