@@ -7,10 +7,13 @@
 
 SHELL := /bin/bash
 GO ?= go
-# Debian packages the project builds and tests against.
+# Debian packages the project builds and tests against (gstreamer1.0-x
+# and fonts-dejavu-core: textoverlay renders the text lines the OCR test and
+# make ocr-demo read back).
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-	meson ninja-build pkg-config gcc python3-gst-1.0
+	meson ninja-build pkg-config gcc python3-gst-1.0 \
+	gstreamer1.0-x fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps test vet staticcheck lint unit bench plugin smoke demo soak fuzz
