@@ -186,6 +186,22 @@ VMTEST_PKGS := ./tensor ./elements/internal/gstglue ./elements/internal/frameeng
 test-dmabuf: deps
 	GO=$(GO) VMTEST_DIR=$(VMTEST_DIR) VMTEST_PKGS="$(VMTEST_PKGS)" scripts/vmtest/lane
 
+# ---- Reading text: two models in one line -------------------------------------
+# make ocr-demo renders three lines of text with textoverlay and reads them
+# back through PaddleOCR's public detector and recogniser
+# (examples/python/read_text.py, on the built plugin): each frame's boxes
+# and the text read on each, beside the lines rendered. The models are
+# fetched once (scripts/fetch-ocr-models, sha256-pinned, cached).
+# make ocr-picture redraws docs/ocr.png, the last frame as tensoroverlay
+# drew it.
+.PHONY: ocr-demo ocr-picture
+OCR_RUN = GST_PLUGIN_PATH=$(CURDIR)/$(BUILD) $(ELEMENTS_PYTHON) examples/python/read_text.py \
+	"$${ONNXRUNTIME_LIB:-$$(scripts/fetch-onnxruntime)}" "$$(scripts/fetch-ocr-models)"
+ocr-demo: plugin
+	$(OCR_RUN)
+ocr-picture: plugin
+	$(OCR_RUN) --png docs/ocr.png
+
 # ---- ONNX Runtime example (issue 5) ------------------------------------------
 # make example runs examples/pinned-inference: ONNX Runtime on pinned frames,
 # each pool slot's input tensor bound once over its pinned address, every

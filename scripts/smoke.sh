@@ -100,6 +100,16 @@ else
 		fail "python boxes.py:"; echo "$out" | tail -5
 	fi
 	rm -f "$detmodel"
+	# Two models in one line, read back in Python from the same metas:
+	# PaddleOCR's detector and recogniser read the lines textoverlay
+	# renders (the README's line; the models fetched once).
+	if ! models=$("$top/scripts/fetch-ocr-models"); then
+		fail "python read_text.py: scripts/fetch-ocr-models failed"
+	elif out=$(timeout 300 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/read_text.py" "$lib" "$models" 2>&1); then
+		echo "ok   python read_text.py: ${out##*$'\n'}"
+	else
+		fail "python read_text.py:"; echo "$out" | tail -8
+	fi
 fi
 
 rm -rf "$registry_dir"

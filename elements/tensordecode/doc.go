@@ -55,10 +55,38 @@
 // shallow copy, its memories shared, since the metadata belongs to the
 // buffer and not to its memories; one that is not is used as it is.
 //
-// Modes (mode): classify, boxes-ssd, boxes-yolo, map-boxes — see package
-// tensor/decode for the layouts each reads and how. The tensors are
-// matched to their roles by their caps names where the mode uses names
-// (boxes-ssd), else by order.
+// Modes (mode): classify, boxes-ssd, boxes-yolo, map-boxes, ctc — see
+// package tensor/decode for the layouts each reads and how. The tensors
+// are matched to their roles by their caps names where the mode uses
+// names (boxes-ssd), else by order. ctc reads a text recogniser's
+// per-step probabilities into one text: labels is then its dictionary
+// (line i the token of class i, lines not trimmed); on whole frames the
+// text is a "text" region's label (class-id -1).
+//
+// Region results: a tensorinfer inference-region=roi-list leaves one
+// GstTensorPinMeta per batch run, row i of its tensors the result of the
+// region of interest whose id the meta names. The element decodes every
+// batch of that tensorinfer (the latest in the line, or results-from), a
+// row per region, each through its region's own transform (the region's
+// pixels as they were read into that row's image), and writes the
+// result onto the region rather than as a region of its own: classify
+// and ctc add a "classification" params structure — label (the class's,
+// or the text), class-id (not for a text), confidence, model (the
+// tensorinfer's name) — after the region's other params; the box modes
+// add regions whose parent_id is the region. Rows past a batch's regions
+// (its padding) are never read; tensors with fewer rows than the meta
+// names regions are an error saying so. Two models in one line, reading
+// the text a detector found (PaddleOCR's public models; the README's
+// "Reading text" has the whole line):
+//
+//	... ! tensorinfer model=det.onnx output=video input-width=640 input-height=480 resize=letterbox mean=0.485,0.456,0.406 std=0.229,0.224,0.225
+//	    ! tensordecode mode=map-boxes map-threshold=0.3 unclip-ratio=1.5
+//	    ! tensorinfer model=rec.onnx inference-region=roi-list mean=0.5 std=0.5 channel-order=bgr
+//	    ! tensordecode mode=ctc labels=ppocr_keys_v1.txt ! tensoroverlay ! ...
+//
+// Model outputs are hostile input: a NaN or an infinity never makes an
+// object nor moves another; such candidates are dropped and counted
+// (non-finite).
 //
 // Coordinates. The objects are in the frame's pixels. In video mode the
 // transform is the meta's — model input ModelWidth × ModelHeight, frame
@@ -78,8 +106,8 @@
 // refused with an error saying so; classify's regions are the whole
 // frame, 0×0 when its size is not known.
 //
-// Errors, never crashes: a labels file that cannot be read (at the state
-// change to PAUSED, naming the path); tensors whose layout the mode does
+// Errors, never crashes: a labels file that cannot be read or is not
+// UTF-8 (at the state change to PAUSED, naming the path and the line); tensors whose layout the mode does
 // not read (at caps: a negotiation error quoting every tensor's name,
 // type and dims, outermost first, and the caps' dimensions and types;
 // the stream then fails not-negotiated); a buffer whose memories are not
@@ -92,7 +120,9 @@
 // element message tensordecode-objects: pts (guint64) and objects, a
 // GstValueArray of "object" structures — x, y, w, h (guint, as the
 // region), class-id (gint), confidence (gdouble), label (string, when
-// there is one) — which gst-launch-1.0 -m prints as
+// there is one), region-id (gint, for a region's result: its region's
+// id; x, y, w, h are then the region's) — which gst-launch-1.0 -m prints
+// as
 //
 //	tensordecode-objects, pts=(guint64)0, objects=(structure)< "object\,\ x\=\(uint\)270\,\ y\=\(uint\)200\,\ w\=\(uint\)100\,\ h\=\(uint\)80\,\ class-id\=\(int\)1\,\ confidence\=\(double\)0.5\,\ label\=\(string\)cat\;" >;
 //
@@ -103,5 +133,6 @@
 // Counters: the read-only stats property (frames, objects,
 // decode-ns-total: the wall time spent decoding, mapping the tensors
 // and adding the regions included; frames-without-tensors: video
-// buffers that came without a GstTensorPinMeta).
+// buffers that came without a GstTensorPinMeta; regions: region results
+// decoded; non-finite: candidates dropped for a NaN or an infinity).
 package tensordecode

@@ -60,6 +60,8 @@ type settings struct {
 	maxRegionSide   uint
 	regionWidth     uint
 	regionHeight    uint
+	inputWidth      uint
+	inputHeight     uint
 }
 
 // Inference-region choices.
@@ -177,6 +179,14 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 			"(0: the model's, or free when the model leaves it free). A model that leaves both free, as PaddleOCR's direction "+
 			"classifier [? 3 ? ?], needs one fixed (region-height=48: the width then follows each region up to max-region-side).",
 		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionHeight }),
+	proptable.Uint("input-width", "Input width",
+		"On whole frames, with a model whose input width is free (a detector's [? 3 ? ?]), fix it: frames are resized into "+
+			"this width by resize (stretch or letterbox; with resize=none they must be this wide). 0: the frame's width. "+
+			"Convolutional detectors want a multiple of 32 (DBNet, YOLO).",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.inputWidth }),
+	proptable.Uint("input-height", "Input height",
+		"On whole frames, with a model whose input height is free, fix it (see input-width). 0: the frame's height.",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.inputHeight }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+

@@ -60,7 +60,7 @@ func (p *preState) close() {
 
 // preprocessing reports whether the settings ask for the pass.
 func (s settings) preprocessing() bool {
-	return s.regions() || s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
+	return s.regions() || s.resize != "none" || s.normalising() || s.channelOrder == "bgr" || s.inputWidth > 0 || s.inputHeight > 0
 }
 
 // normalising: a normalisation property is set (it overrides the
@@ -176,11 +176,16 @@ func preConfig(set settings, mi *preprocess.TensorInfo, f capslayout.Format, m i
 	for _, d := range []struct {
 		i     int
 		frame int
-	}{{hi, f.Height}, {wi, f.Width}} {
+		set   uint
+	}{{hi, f.Height, set.inputHeight}, {wi, f.Width, set.inputWidth}} {
+		if shape[d.i] < 0 && d.set > 0 {
+			shape[d.i] = int64(d.set)
+		}
 		if shape[d.i] < 0 {
 			if c.Resize != preprocess.ResizeNone {
 				return c, nil, fmt.Errorf("%w: input %q declares %s: resize=%s needs the model's height and width; "+
-					"with them free, resize=none feeds the frame's", infer.ErrDynamicDims, m.Name, infer.Declared(ms), set.resize)
+					"with them free, set input-width and input-height, or resize=none feeds the frame's", infer.ErrDynamicDims,
+					m.Name, infer.Declared(ms), set.resize)
 			}
 			shape[d.i] = int64(d.frame)
 		}

@@ -26,32 +26,43 @@ func TestTensorInferPreprocess(t *testing.T) {
 	lib := infertest.Lib(t)
 	m := infertest.Means{NCHW: true, H: 24, W: 32, C: 3, Scale: 1}
 	model := writeModel(t, "nchw.onnx", m.ONNX())
+	// The same model with its height and width free ([1 3 ? ?], as
+	// detectors declare): input-width and input-height fix them.
+	free := m
+	free.DynamicHW = true
+	freeModel := writeModel(t, "nchw-free.onnx", free.ONNX())
 	for _, tc := range []struct {
 		name, src, format string
 		w, h              int
 		props             string
 		cfg               func(*preprocess.Config)
+		free              bool
 	}{
 		{"rgbx-letterbox", "tensorsrc pattern=counter", "RGBx", 64, 64, "resize=letterbox pad-value=114 mean=0.485,0.456,0.406 std=0.229,0.224,0.225",
 			func(c *preprocess.Config) {
 				c.Resize, c.PadValue = preprocess.ResizeLetterbox, 114
 				c.Mean, c.Std = [3]float32{0.485, 0.456, 0.406}, [3]float32{0.229, 0.224, 0.225}
-			}},
+			}, false},
 		{"bgr-order-stretch", "tensorsrc pattern=counter", "RGB", 40, 20, "resize=stretch channel-order=bgr",
 			func(c *preprocess.Config) {
 				c.Resize, c.ChannelOrder = preprocess.ResizeStretch, preprocess.OrderBGR
 				c.Scale = [3]float32{1.0 / 255, 1.0 / 255, 1.0 / 255}
-			}},
+			}, false},
 		{"nv12-letterbox", "videotestsrc pattern=smpte", "NV12", 96, 50, "resize=letterbox",
 			func(c *preprocess.Config) {
 				c.Resize = preprocess.ResizeLetterbox
 				c.Scale = [3]float32{1.0 / 255, 1.0 / 255, 1.0 / 255}
-			}},
+			}, false},
 		{"i420-none-scale", "videotestsrc pattern=ball", "I420", 32, 24, "scale=0.5 offset=-1",
 			func(c *preprocess.Config) {
 				c.Resize = preprocess.ResizeNone
 				c.Scale, c.Offset = [3]float32{0.5, 0.5, 0.5}, [3]float32{-1, -1, -1}
-			}},
+			}, false},
+		{"free-input-size-letterbox", "videotestsrc pattern=smpte", "RGB", 90, 40, "input-width=32 input-height=24 resize=letterbox",
+			func(c *preprocess.Config) {
+				c.Resize = preprocess.ResizeLetterbox
+				c.Scale = [3]float32{1.0 / 255, 1.0 / 255, 1.0 / 255}
+			}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const frames = 5
@@ -63,6 +74,10 @@ func TestTensorInferPreprocess(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer plan.Close()
+			model := model
+			if tc.free {
+				model = freeModel
+			}
 			desc := fmt.Sprintf("%s num-buffers=%d ! video/x-raw,format=%s,width=%d,height=%d ! tensorinfer name=infer %s ort-library=%s model=%s ! fakesink",
 				tc.src, frames, tc.format, tc.w, tc.h, tc.props, lib, model)
 			s, outs := runPreprocessed(t, desc, plan, m)
