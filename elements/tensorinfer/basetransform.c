@@ -72,6 +72,10 @@ transform_sink_event (GstBaseTransform * t, GstEvent * ev)
     gstc_wake_set_flushing (gstc_wake_of (GST_ELEMENT (t)), TRUE);
   else if (GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
     gstc_wake_set_flushing (gstc_wake_of (GST_ELEMENT (t)), FALSE);
+  /* A new segment (a seek, flushing or not; a loop) starts a new
+   * interval count: no frame after it carries a run from before it. */
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT)
+    gstc_video_out_reset (gstc_video_out_of (t));
   if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS
       || GST_EVENT_TYPE (ev) == GST_EVENT_FLUSH_STOP)
     gstcGoInferSinkEvent (t, gstc_instance_handle (t), GST_EVENT_TYPE (ev));
