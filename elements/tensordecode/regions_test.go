@@ -148,15 +148,6 @@ func tensorsCaps(dims ...int) string {
 	return "other/tensors,format=static,num_tensors=1,dimensions=(string)" + strings.Join(s, ":") + ",types=float32"
 }
 
-// classifications are a region's classifications without their model.
-func classifications(r gstglue.Region) []gstglue.Classification {
-	var out []gstglue.Classification
-	for _, c := range r.Classifications {
-		out = append(out, c)
-	}
-	return out
-}
-
 // CTC on region results: each region of a frame gets the text its row
 // reads as a "classification" (the text, no class id, the mean of the
 // kept steps' probabilities, the model that ran), whatever batch it was
@@ -197,7 +188,7 @@ func TestTensorDecodeCTCRegions(t *testing.T) {
 			t.Fatalf("frame %d: %d regions, want the 3 it came with", k, len(regions))
 		}
 		for _, g := range regions {
-			got := classifications(g)
+			got := g.Classifications
 			if len(got) != 1 || got[0].Label != want[g.ID].Label || got[0].ClassID != -1 || got[0].Model != "rec" ||
 				math.Abs(got[0].Confidence-0.9) > 1e-6 {
 				t.Errorf("frame %d region %d: classifications %+v, want %+v", k, g.ID, got, want[g.ID])
@@ -239,7 +230,7 @@ func TestTensorDecodeClassifyRegions(t *testing.T) {
 		nil, nil,
 	}
 	for i, g := range r.frames[0] {
-		got := classifications(g)
+		got := g.Classifications
 		for j := range got {
 			got[j].Confidence = math.Round(got[j].Confidence*1e6) / 1e6
 		}
