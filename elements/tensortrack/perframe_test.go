@@ -100,14 +100,15 @@ func FuzzTensorTrackRegions(f *testing.F) {
 		}
 		return b
 	}
-	// A frame: a header word (bits 0–7: run, 0 none; bits 8–23: regions;
-	// bit 24: the regions are made by a generator seeded with the next
-	// word), then per region x, y, w, h and a word of class, confidence,
-	// label and whether it has a detection structure.
+	// A frame: a header word (bits 0–7: run, 0 none; bits 8–19: regions,
+	// up to 4095; bit 24: the regions are made by a generator seeded with
+	// the next word), then per region x, y, w, h and a word of class,
+	// confidence, label, whether it has a detection structure, and its
+	// parent id.
 	f.Add(rec(0x200, 10, 10, 50, 50, 0x0180e0, 20, 10, 50, 50, 0x0180e0, 0x200, 12, 10, 50, 50, 0x0180e0, 22, 10, 50, 50, 0x0180e0))
 	f.Add(rec(0x101, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x0180e0, 0x101, 0, 0, 0, 0, 0x0180e0, 0x102, 600, 400, 200, 200, 0x0180e0))
 	f.Add(rec(0x101, 100, 100, 40, 40, 0x0180e0, 0x101, 100, 100, 40, 40, 0x0180e0, 0x101, 100, 100, 40, 40, 0x0180e0, 0x000, 0x102, 700, 100, 40, 40, 0x0180e0))
-	f.Add(rec(0x1000_000|0x0fa0<<8|3, 7, 0x1000_000|0x0fa0<<8|3, 7, 0x1000_000|0x0fa0<<8|4, 8))
+	f.Add(rec(0x1000_000|0x0fa0<<8|3, 7, 0x1000_000|0x0fa0<<8|3, 7, 0x1000_000|0x0fa0<<8|4, 8)) // 4000 a frame
 	f.Add(rec(0x300, 5, 5, 30, 30, 0x000000, 6, 6, 30, 30, 0x0080ff, 0x80000000, 0x80000000, 1, 1, 0xff80e0))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, el := harness(t, map[string]any{"max-lost": uint(3), "post-messages": true})
@@ -116,10 +117,10 @@ func FuzzTensorTrackRegions(f *testing.F) {
 			words[i] = binary.LittleEndian.Uint32(data[4*i:])
 		}
 		labels := []string{"", "person", "car", "a label that is rather long for a label, with ü"}
-		for frame := 0; len(words) > 0 && frame < 64; frame++ {
+		for frame := 0; len(words) > 0 && frame < 32; frame++ {
 			hdr := words[0]
 			words = words[1:]
-			n := int(hdr >> 8 & 0xffff)
+			n := int(hdr >> 8 & 0xfff)
 			var gen uint64
 			if hdr&0x1000000 != 0 && len(words) > 0 {
 				gen, words = uint64(words[0])|1, words[1:]
@@ -148,9 +149,7 @@ func FuzzTensorTrackRegions(f *testing.F) {
 					roi.Type = roi.Label
 				}
 				if roi.Detection {
-					if _, err := gstglue.AddROI(gstglue.BorrowBuffer(buf), roi); err != nil {
-						t.Fatal(err)
-					}
+					tracktest.AddDetection(buf, roi.Type, roi.X, roi.Y, roi.W, roi.H, k, roi.ParentID, roi.Label, roi.ClassID, roi.Confidence)
 				} else {
 					tracktest.AddPlain(buf, roi.Type, roi.X, roi.Y, roi.W, roi.H, int(int32(p)), roi.ParentID)
 				}

@@ -84,6 +84,23 @@ tracktest_add_plain (GstBuffer * buf, const gchar * type, guint x, guint y,
 }
 
 static void
+tracktest_add_detection (GstBuffer * buf, const gchar * type, guint x, guint y,
+    guint w, guint h, gint id, gint parent, const gchar * label, gint class_id,
+    gdouble conf)
+{
+  GstVideoRegionOfInterestMeta *m =
+      gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+  GstStructure *s = gst_structure_new ("detection", "class-id", G_TYPE_INT,
+      class_id, "confidence", G_TYPE_DOUBLE, conf, NULL);
+
+  if (label != NULL)
+    gst_structure_set (s, "label", G_TYPE_STRING, label, NULL);
+  m->id = id;
+  m->parent_id = parent;
+  gst_video_region_of_interest_meta_add_param (m, s);
+}
+
+static void
 tracktest_add_run (GstBuffer * buf, guint64 run)
 {
   GstTensorPinMeta *m = (GstTensorPinMeta *) gst_buffer_add_meta (buf,
@@ -199,6 +216,22 @@ func AddPlain(buf *gst.Buffer, typ string, x, y, w, h uint, id, parent int) {
 	ct := C.CString(typ)
 	defer C.free(unsafe.Pointer(ct))
 	C.tracktest_add_plain(bufC(buf), ct, C.guint(x), C.guint(y), C.guint(w), C.guint(h), C.gint(id), C.gint(parent))
+}
+
+// AddDetection adds to buf (writable) a region with a "detection"
+// structure (label left out when empty) and the given id and parent id,
+// without counting the buffer's regions as gstglue.AddROI does (a
+// frame of thousands).
+func AddDetection(buf *gst.Buffer, typ string, x, y, w, h uint, id, parent int, label string, class int, conf float64) {
+	ct := C.CString(typ)
+	defer C.free(unsafe.Pointer(ct))
+	var cl *C.gchar
+	if label != "" {
+		cl = C.CString(label)
+		defer C.free(unsafe.Pointer(cl))
+	}
+	C.tracktest_add_detection(bufC(buf), ct, C.guint(x), C.guint(y), C.guint(w), C.guint(h), C.gint(id), C.gint(parent),
+		cl, C.gint(class), C.gdouble(conf))
 }
 
 // AddRun adds to buf (writable) a GstTensorPinMeta of the given run (no
