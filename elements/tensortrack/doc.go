@@ -90,9 +90,13 @@
 // installed on the class in C. transform_ip reads the regions into C
 // arrays, makes one call into Go (the tracker, under the element's state
 // lock, writing its answer into C arrays: no Go allocation a frame in
-// steady state) and writes the tracks back in C; FLUSH_STOP and EOS call
-// Go once to end the tracks. Go is the control plane: properties, start
-// (the tracker from the settings) and stop, and the counters' property.
-// The C state belongs to the GstElement (object qdata, freed with it,
-// with the handle through which C finds the Go side).
+// steady state) and writes the tracks back in C: about 8 µs a frame
+// with 20 regions, half of it the tracker's (BenchmarkTensorTrackFrame20;
+// structure fields are read and written by quarks made once, not by
+// name, which would take GLib's global quark lock each time). FLUSH_STOP
+// and EOS call Go once to end the tracks. Go is the control plane:
+// properties, start (the tracker from the settings) and stop, and the
+// counters' property. The C state belongs to the GstElement (object
+// qdata, freed with it, with the handle through which C finds the Go
+// side).
 package tensortrack

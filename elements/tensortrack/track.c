@@ -50,6 +50,12 @@ typedef struct
  * class calls tensor_track_install. */
 static gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *);
 
+/* Field names as quarks, made once at class init: GstStructure's by-name
+ * accessors intern the name on every call, under GLib's global quark
+ * lock. */
+static GQuark q_detection, q_tracking, q_id, q_age, q_state, q_class_id, q_confidence,
+    q_label;
+
 static GQuark
 state_quark (void)
 {
@@ -255,14 +261,46 @@ set_tracking (GstVideoRegionOfInterestMeta * m, guint64 id, guint64 age,
   GstStructure *t = gst_video_region_of_interest_meta_get_param (m, "tracking");
 
   if (t != NULL) {
-    gst_structure_set (t, "id", G_TYPE_UINT64, id, "age", G_TYPE_UINT64, age,
-        "state", G_TYPE_STRING, s, NULL);
+    gst_structure_id_set (t, q_id, G_TYPE_UINT64, id, q_age, G_TYPE_UINT64,
+        age, q_state, G_TYPE_STRING, s, NULL);
     return;
   }
   /* The meta takes the structure. */
   gst_video_region_of_interest_meta_add_param (m,
-      gst_structure_new ("tracking", "id", G_TYPE_UINT64, id, "age",
-          G_TYPE_UINT64, age, "state", G_TYPE_STRING, s, NULL));
+      gst_structure_new_id (q_tracking, q_id, G_TYPE_UINT64, id, q_age,
+          G_TYPE_UINT64, age, q_state, G_TYPE_STRING, s, NULL));
+}
+
+/* s's field q as an int, a double, a string: FALSE (NULL) when it is
+ * not there or of another type. */
+static gboolean
+field_int (const GstStructure * s, GQuark q, gint * out)
+{
+  const GValue *v = gst_structure_id_get_value (s, q);
+
+  if (v == NULL || !G_VALUE_HOLDS_INT (v))
+    return FALSE;
+  *out = g_value_get_int (v);
+  return TRUE;
+}
+
+static gboolean
+field_double (const GstStructure * s, GQuark q, gdouble * out)
+{
+  const GValue *v = gst_structure_id_get_value (s, q);
+
+  if (v == NULL || !G_VALUE_HOLDS_DOUBLE (v))
+    return FALSE;
+  *out = g_value_get_double (v);
+  return TRUE;
+}
+
+static const gchar *
+field_string (const GstStructure * s, GQuark q)
+{
+  const GValue *v = gst_structure_id_get_value (s, q);
+
+  return v != NULL && G_VALUE_HOLDS_STRING (v) ? g_value_get_string (v) : NULL;
 }
 
 /* The label key of a region: its detection structure's label, else its
@@ -270,15 +308,19 @@ set_tracking (GstVideoRegionOfInterestMeta * m, guint64 id, guint64 age,
 static guint32
 label_key (GstVideoRegionOfInterestMeta * m, const GstStructure * det)
 {
-  const gchar *label = gst_structure_get_string (det, "label");
+  const gchar *label = field_string (det, q_label);
+  const gchar *type;
   GQuark q;
 
   if (label == NULL)
     return m->roi_type & ~TENSOR_TRACK_LABEL_FIELD;
-  /* A detector's labels are few; GStreamer interns every region's type
-   * the same way. */
-  q = g_quark_try_string (label);
-  if (q == 0)
+  /* tensordecode's regions are of their label's type: its quark, read
+   * without a lock. Else the label interned (a detector's labels are
+   * few; GStreamer interns every region's type the same way). */
+  type = g_quark_to_string (m->roi_type);
+  if (type != NULL && strcmp (type, label) == 0)
+    q = m->roi_type;
+  else
     q = g_quark_from_string (label);
   return (q & ~TENSOR_TRACK_LABEL_FIELD) | TENSOR_TRACK_LABEL_FIELD;
 }
@@ -418,10 +460,10 @@ add_region (TensorTrackState * st, GstBuffer * buf,
   m = gst_buffer_add_video_region_of_interest_meta_id (buf, type, x, y, w, h);
   m->id = region_id (r->id);
   m->parent_id = -1;
-  det = gst_structure_new ("detection", "class-id", G_TYPE_INT, r->class_id,
-      "confidence", G_TYPE_DOUBLE, r->confidence, NULL);
+  det = gst_structure_new_id (q_detection, q_class_id, G_TYPE_INT,
+      r->class_id, q_confidence, G_TYPE_DOUBLE, r->confidence, NULL);
   if (r->label & TENSOR_TRACK_LABEL_FIELD)
-    gst_structure_set (det, "label", G_TYPE_STRING, g_quark_to_string (type),
+    gst_structure_id_set (det, q_label, G_TYPE_STRING, g_quark_to_string (type),
         NULL);
   gst_video_region_of_interest_meta_add_param (m, det);
   set_tracking (m, r->id, r->age, TENSOR_TRACK_PREDICTED);
@@ -472,9 +514,9 @@ track_transform_ip (GstBaseTransform * t, GstBuffer * buf)
       d->y = m->y;
       d->w = m->w;
       d->h = m->h;
-      if (!gst_structure_get_int (s, "class-id", &d->class_id))
+      if (!field_int (s, q_class_id, &d->class_id))
         d->class_id = -1;
-      if (!gst_structure_get_double (s, "confidence", &d->confidence))
+      if (!field_double (s, q_confidence, &d->confidence))
         d->confidence = 0;
       d->label = label_key (m, s);
       r->det = (gint) f->n_dets++;
@@ -613,6 +655,14 @@ tensor_track_install (gpointer klass)
 
   GST_DEBUG_CATEGORY_INIT (tensor_track_debug, "tensortrack", 0,
       "tensortrack: objects followed over frames");
+  q_detection = g_quark_from_static_string ("detection");
+  q_tracking = g_quark_from_static_string ("tracking");
+  q_id = g_quark_from_static_string ("id");
+  q_age = g_quark_from_static_string ("age");
+  q_state = g_quark_from_static_string ("state");
+  q_class_id = g_quark_from_static_string ("class-id");
+  q_confidence = g_quark_from_static_string ("confidence");
+  q_label = g_quark_from_static_string ("label");
   if (k->sink_event != track_sink_event)
     parent_sink_event = k->sink_event;
   k->sink_event = track_sink_event;
