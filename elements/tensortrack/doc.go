@@ -28,9 +28,10 @@
 //   - its id (GstVideoRegionOfInterestMeta.id) set to the track's id, as
 //     a gint (1 … G_MAXINT; ids beyond wrap round — the tracking
 //     structure has the whole id); another region of the buffer whose
-//     id this takes gets a new id above the buffer's others, and a
-//     region whose parent_id named a region whose id changed names it by
-//     its new one, so ids stay unique in the buffer;
+//     id this takes gets a new id above the buffer's others, so ids
+//     stay unique in the buffer; a parent_id that named one region names
+//     it by its new id (one that named several — GStreamer leaves every
+//     id and parent_id 0 unless told — is left as it is);
 //   - a "tracking" params structure: id (guint64, unique in the
 //     element's life, never reused — not after a seek, a stop or a
 //     restart), age (guint64, frames since first seen) and state

@@ -372,8 +372,11 @@ compare_pairs (const void *a, const void *b)
 
 /* Keeps region ids unique in the buffer after the tracked regions took
  * their tracks' ids: another region whose id a track took gets a new
- * one above every id of the buffer; a parent id that named a region
- * whose id changed names it again by its new id. */
+ * one above every id of the buffer. A parent id keeps naming the region
+ * it named when the frame came — by that region's new id (-1 when it was
+ * removed) — when exactly one region had that id and it is not the
+ * child itself; an ambiguous one (GStreamer leaves every id and parent
+ * id 0 unless told) is left as it is. */
 static void
 fix_ids (TensorTrackState * st)
 {
@@ -404,10 +407,10 @@ fix_ids (TensorTrackState * st)
     }
     r->meta->id = ++top;
   }
-  /* Parents, by the ids the regions had when the frame came. */
+  /* Parents, by the ids the regions had when the frame came: (old id,
+   * index) of every region that came with the frame, sorted. */
   for (i = 0; i < st->n_regions; i++) {
-    if (rs[i].old_id != G_MININT
-        && (rs[i].removed || rs[i].meta->id != rs[i].old_id)) {
+    if (rs[i].old_id != G_MININT) {
       pairs[2 * np] = rs[i].old_id;
       pairs[2 * np + 1] = (gint) i;
       np++;
@@ -420,8 +423,11 @@ fix_ids (TensorTrackState * st)
     GstVideoRegionOfInterestMeta *m;
     gint key[2];
     guint lo = 0, hi = np;
+    const Region *p;
 
-    if (rs[i].removed || (m = rs[i].meta)->parent_id < 0)
+    if (rs[i].removed || rs[i].old_id == G_MININT
+        || (m = rs[i].meta)->parent_id < 0
+        || m->parent_id == rs[i].old_id)
       continue;
     key[0] = m->parent_id;
     key[1] = G_MININT;
@@ -434,11 +440,11 @@ fix_ids (TensorTrackState * st)
       else
         hi = mid;
     }
-    if (lo < np && pairs[2 * lo] == m->parent_id) {
-      const Region *p = &rs[pairs[2 * lo + 1]];
-
-      m->parent_id = p->removed ? -1 : p->meta->id;
-    }
+    if (lo >= np || pairs[2 * lo] != m->parent_id
+        || (lo + 1 < np && pairs[2 * lo + 2] == m->parent_id))
+      continue;                 /* no region had it, or several */
+    p = &rs[pairs[2 * lo + 1]];
+    m->parent_id = p->removed ? -1 : p->meta->id;
   }
 }
 

@@ -416,6 +416,30 @@ func TestTensorTrackRegionsWithoutDetectionLeftAlone(t *testing.T) {
 	}
 }
 
+// A producer that numbers nothing (GStreamer's default: every region id
+// 0, parent id 0, as facedetect leaves them) gets no invented relation:
+// a parent id that named several regions stays as it was.
+func TestTensorTrackAmbiguousParentsLeftAlone(t *testing.T) {
+	s := newSession(t, "", "")
+	var frames []tframe
+	for i := range 3 {
+		frames = append(frames, tframe{
+			dets:  []obj{{x: uint(300 + i), y: 200, w: 60, h: 120, label: "person", conf: 0.9}},
+			plain: []plain{{typ: "face", x: 10, y: 20, w: 30, h: 40}, {typ: "eye", x: 12, y: 24, w: 5, h: 5}},
+		})
+	}
+	for i, rs := range s.run(frames) {
+		if len(rs) != 3 || !rs[0].HasTracking || rs[0].ID != int(rs[0].TrackID) {
+			t.Fatalf("frame %d: %+v", i, rs)
+		}
+		for _, r := range rs[1:] {
+			if r.ID != 0 || r.ParentID != 0 || r.HasTracking {
+				t.Errorf("frame %d: %+v changed: want id 0, parent 0 as it came", i, r)
+			}
+		}
+	}
+}
+
 // NULL → PLAYING → NULL, three times, frames each time (the leaks
 // tracer of TestMain checks nothing is left behind); ids go on from one
 // run to the next.

@@ -126,6 +126,7 @@ tracktest_frame (guint f, guint n, guint64 run)
     GstVideoRegionOfInterestMeta *m =
         gst_buffer_add_video_region_of_interest_meta (buf, labels[i % 3], x, y, 36, 36);
     m->id = i;
+    m->parent_id = -1;
     gst_video_region_of_interest_meta_add_param (m, gst_structure_new ("detection",
             "class-id", G_TYPE_INT, (gint) (i % 3), "confidence", G_TYPE_DOUBLE, 0.9,
             "label", G_TYPE_STRING, labels[i % 3], NULL));
