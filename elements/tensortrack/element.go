@@ -165,20 +165,25 @@ func (e *element) guard(what string, onPanic func()) {
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer e.guard("start", func() { ret = false })
 	s := e.readSettings()
-	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
 	cfg := track.DefaultConfig()
 	cfg.MaxLost = int(s.maxLost)
 	cfg.IoUThreshold, cfg.HighThreshold, cfg.LowThreshold = s.iouThreshold, s.highThreshold, s.lowThreshold
 	cfg.ClassAgnostic = s.classAgnostic
+	// Start and Stop never run at once (GStreamer's state lock): nextID
+	// cannot change between here and the state's install, and the error
+	// is posted with no lock held.
+	e.stateMu.Lock()
 	cfg.FirstID = e.nextID
+	e.stateMu.Unlock()
 	tr, err := track.New(cfg)
 	if err != nil {
 		gstglue.PostErrorRaw(gstglue.RawElementOf(e.self), gstglue.ResourceSettings, "tensortrack: "+err.Error(), "")
 		return false
 	}
 	resetCounters(e.self)
+	e.stateMu.Lock()
 	e.state = &streamState{tr: tr}
+	e.stateMu.Unlock()
 	cat.LogInfo(fmt.Sprintf("started: max-lost %d, iou-threshold %g, thresholds %g/%g, class-agnostic %v, ids from %d",
 		cfg.MaxLost, cfg.IoUThreshold, cfg.HighThreshold, cfg.LowThreshold, cfg.ClassAgnostic, cfg.FirstID))
 	return true
