@@ -7,6 +7,7 @@ package tensortrack
 /*
 #cgo pkg-config: gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 gstreamer-allocators-1.0
 #cgo CFLAGS: -I${SRCDIR}/../internal/gstglue -I${SRCDIR}/../tensormeta
+#include <stdlib.h>
 #include "track.h"
 */
 import "C"
@@ -39,6 +40,18 @@ func pushPostMessages(self unsafe.Pointer, on bool) {
 }
 
 func resetCounters(self unsafe.Pointer) { C.tensor_track_reset_counters((*C.GstElement)(self)) }
+
+// pushResultsFrom makes the element at self read its frames' run from
+// producer's GstTensorPinMeta ("": the latest).
+func pushResultsFrom(self unsafe.Pointer, producer string) {
+	if producer == "" {
+		C.tensor_track_set_results_from((*C.GstElement)(self), nil)
+		return
+	}
+	p := C.CString(producer)
+	defer C.free(unsafe.Pointer(p))
+	C.tensor_track_set_results_from((*C.GstElement)(self), p)
+}
 
 // endAll ends every track of the element at self, posting their
 // messages (C calls back into Go for the tracker).

@@ -46,9 +46,11 @@
 // runs the model on every N-th frame; the frames between carry the last
 // run's result again, in a GstTensorPinMeta of the same run, and
 // tensordecode gives them the same regions again. tensortrack reads the
-// run of the buffer's GstTensorPinMeta (elements/tensormeta's
-// header-only gsttensorpinmeta.h; for now the first such meta on the
-// buffer): a frame of a run already seen is not a detection. Its stale
+// run of the buffer's latest GstTensorPinMeta (elements/tensormeta's
+// header-only gsttensorpinmeta.h: the result of the tensorinfer just
+// before), or with results-from the latest of the tensorinfer of that
+// name (the one whose results tensordecode decoded, when a line has
+// several): a frame of a run already seen is not a detection. Its stale
 // regions — each the same detection as the run's region at the same
 // index (else the first equal one) — are moved to their tracks'
 // predicted boxes, state "predicted", and the tracker predicts every
@@ -78,8 +80,8 @@
 // buffers had none.)
 //
 // Properties: max-lost, iou-threshold, high-threshold and low-threshold
-// (ByteTrack's two confidence passes), class-agnostic — read at the
-// state change to PAUSED; thresholds the tracker refuses
+// (ByteTrack's two confidence passes), class-agnostic, results-from —
+// read at the state change to PAUSED; thresholds the tracker refuses
 // (low-threshold above high-threshold) are a settings error there —
 // and post-messages (any time). Counters since start (the read-only
 // stats property, a tensortrack-stats structure; ReadStats from Go):

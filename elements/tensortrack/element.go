@@ -30,6 +30,7 @@ type settings struct {
 	lowThreshold  float64
 	classAgnostic bool
 	postMessages  bool
+	resultsFrom   string
 }
 
 // maxLostLimit bounds max-lost (an hour at 30 frames a second).
@@ -60,6 +61,10 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Post an element message tensortrack-ended for each track that ends (id, first-pts, last-pts, frames-seen, its last box x, y, w, h, label, class-id).",
 		false, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.postMessages }).
 		Then(pushSettings),
+	proptable.String("results-from", "Results from",
+		"The name of the tensorinfer whose GstTensorPinMeta tells which frames repeat its last run (interval), when a frame carries several: "+
+			"the one whose results tensordecode decoded (its results-from); empty: the latest, the tensorinfer just before.",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, tracks-started (given an id), tracks-ended, tracks-alive (now), predicted-regions (regions written at a track's predicted place: moved or added).",
@@ -181,6 +186,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		return false
 	}
 	resetCounters(e.self)
+	pushResultsFrom(e.self, s.resultsFrom)
 	e.stateMu.Lock()
 	e.state = &streamState{tr: tr}
 	e.stateMu.Unlock()

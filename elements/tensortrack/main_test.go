@@ -47,11 +47,14 @@ type plain struct {
 }
 
 // tframe is one input frame: its detections (ids 0, 1, … in order), its
-// plain regions, and its detector run (0: no GstTensorPinMeta).
+// plain regions, its detector run (0: no GstTensorPinMeta) and the
+// name of the element that made it, and a later result's run (0: none).
 type tframe struct {
-	dets  []obj
-	plain []plain
-	run   uint64
+	dets     []obj
+	plain    []plain
+	run      uint64
+	producer string
+	laterRun uint64
 }
 
 // ended is a tensortrack-ended message.
@@ -130,7 +133,10 @@ func (s *session) push(f tframe) {
 		tracktest.AddPlain(buf, p.typ, p.x, p.y, p.w, p.h, p.id, parent)
 	}
 	if f.run > 0 {
-		tracktest.AddRun(buf, f.run)
+		tracktest.AddRun(buf, f.run, f.producer)
+	}
+	if f.laterRun > 0 { // a later tensorinfer's result, every frame its own run
+		tracktest.AddRun(buf, f.laterRun, "later")
 	}
 	if ret := tracktest.PushOwned(s.src, buf); ret != gst.FlowOK {
 		s.t.Fatalf("push: %v", ret)

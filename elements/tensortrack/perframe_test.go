@@ -155,7 +155,7 @@ func FuzzTensorTrackRegions(f *testing.F) {
 				}
 			}
 			if run := hdr & 0xff; run != 0 {
-				tracktest.AddRun(buf, uint64(run))
+				tracktest.AddRun(buf, uint64(run), "")
 			}
 			if ret := tracktest.TransformIPBuffer(h.Self(), buf); ret != gst.FlowOK {
 				t.Fatalf("frame %d: %v", frame, ret)

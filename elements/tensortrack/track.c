@@ -28,6 +28,9 @@ typedef struct
 {
   uintptr_t handle;             /* the Go side; given back at finalize */
   gint post_messages;           /* atomic: any thread sets it */
+  /* results-from, interned (NULL: the latest result): set at start,
+   * read by frames. Atomic. */
+  const gchar *results_from;
 
   /* The streaming thread's own: set_caps, transform_ip and the serialized
    * events run on it, start and stop while it does not. No lock. */
@@ -114,6 +117,16 @@ tensor_track_set_post_messages (GstElement * e, gboolean on)
 }
 
 void
+tensor_track_set_results_from (GstElement * e, const gchar * producer)
+{
+  TensorTrackState *st = state_of (e);
+
+  if (st != NULL)
+    g_atomic_pointer_set (&st->results_from, producer != NULL
+        && producer[0] != 0 ? g_intern_string (producer) : NULL);
+}
+
+void
 tensor_track_reset_counters (GstElement * e)
 {
   TensorTrackState *st = state_of (e);
@@ -185,19 +198,15 @@ regions_reserve (TensorTrackState * st, guint n)
 
 /* The run of the detector that buf's results come from: the run of its
  * GstTensorPinMeta (tensorinfer output=video: frames that share a result,
- * interval=N, share the run), FALSE when it has none. For now the first
- * such meta on the buffer. */
+ * interval=N, share the run) — the latest on the buffer, the result of
+ * the tensorinfer just before tensordecode, or with results-from the
+ * latest of that element's — FALSE when it has none. */
 static gboolean
-buffer_run (GstBuffer * buf, guint64 * run)
+buffer_run (TensorTrackState * st, GstBuffer * buf, guint64 * run)
 {
-  static GType api;
-  GstTensorPinMeta *m;
+  GstTensorPinMeta *m = gst_buffer_get_tensor_pin_meta_from (buf,
+      g_atomic_pointer_get (&st->results_from));
 
-  /* The API type exists once something registered the meta (tensorinfer,
-   * or any reader of it): until then no buffer can carry one. */
-  if (api == 0 && (api = gst_tensor_pin_meta_api_type ()) == 0)
-    return FALSE;
-  m = (GstTensorPinMeta *) gst_buffer_get_meta (buf, api);
   if (m == NULL)
     return FALSE;
   *run = m->run;
@@ -211,7 +220,7 @@ frame_repeats_run (TensorTrackState * st, GstBuffer * buf)
 {
   guint64 run;
 
-  if (!buffer_run (buf, &run)) {
+  if (!buffer_run (st, buf, &run)) {
     st->have_run = FALSE;
     return FALSE;
   }

@@ -107,6 +107,11 @@ void tensor_track_attach (GstElement * e, uintptr_t handle);
 /* Whether e posts tensortrack-ended messages (any thread). */
 void tensor_track_set_post_messages (GstElement * e, gboolean on);
 
+/* The element whose GstTensorPinMeta tells e's frames' detector run
+ * (results-from: its name, copied and interned; NULL or "": the latest
+ * result on the frame). Set at start, while no frame runs. */
+void tensor_track_set_results_from (GstElement * e, const gchar * producer);
+
 /* Zeroes e's counters and forgets its run (start). */
 void tensor_track_reset_counters (GstElement * e);
 

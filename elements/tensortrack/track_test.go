@@ -182,6 +182,42 @@ func TestTensorTrackPredictedOnRepeatedRuns(t *testing.T) {
 	}
 }
 
+// A frame with two tensorinfers' results: the detector's ("det", every
+// 3rd frame a new run) and a later one's (a new run every frame). By
+// default the latest result tells the run, so every frame is taken as a
+// detector's; results-from=det names the detector, and the frames
+// repeating its run are predicted.
+func TestTensorTrackResultsFrom(t *testing.T) {
+	for _, from := range []string{"", "det"} {
+		t.Run("results-from="+from, func(t *testing.T) {
+			props := ""
+			if from != "" {
+				props = "results-from=" + from
+			}
+			s := newSession(t, props, "")
+			var frames []tframe
+			for i := range 12 {
+				run := i - i%3
+				o := obj{x: uint(100 + 5*run), y: 100, w: 40, h: 40, label: "ball", conf: 0.9}
+				frames = append(frames, tframe{dets: []obj{o}, run: uint64(run/3 + 1), producer: "det", laterRun: uint64(i + 1)})
+			}
+			for i, rs := range s.run(frames) {
+				tr := tracked(t, fmt.Sprintf("frame %d", i), rs)
+				if len(tr) != 1 || len(rs) != 1 {
+					t.Fatalf("frame %d: %+v", i, rs)
+				}
+				want := "tracked"
+				if from == "det" && i%3 != 0 {
+					want = "predicted"
+				}
+				if rs[0].State != want {
+					t.Fatalf("frame %d: state %q, want %q", i, rs[0].State, want)
+				}
+			}
+		})
+	}
+}
+
 // Class-aware (the default), a dog detected where a person was does not
 // take the person's track: it gets a track of its own, and the person's
 // is predicted; class-agnostic, the dog continues the person's track.

@@ -15,10 +15,7 @@ package tracktest
 #include <gst/app/gstappsrc.h>
 #include <gst/base/base.h>
 #include <gst/video/video.h>
-#include "gsttensorpinmeta.h"
-
-// From package frameengine (linked in): GstTensorPinMeta's info.
-const GstMetaInfo *gstc_tensor_pin_meta_get_info (void);
+#include "tensormeta.h"
 
 typedef struct
 {
@@ -100,13 +97,16 @@ tracktest_add_detection (GstBuffer * buf, const gchar * type, guint x, guint y,
   gst_video_region_of_interest_meta_add_param (m, s);
 }
 
+// Adds a GstTensorPinMeta of run (no tensors: only the run is read),
+// made by producer (NULL: none) to buf.
 static void
-tracktest_add_run (GstBuffer * buf, guint64 run)
+tracktest_add_run (GstBuffer * buf, guint64 run, const gchar * producer)
 {
-  GstTensorPinMeta *m = (GstTensorPinMeta *) gst_buffer_add_meta (buf,
-      gstc_tensor_pin_meta_get_info (), NULL);
+  GstTensorPinMeta from = { {0}, };
 
-  m->run = run;
+  from.run = run;
+  from.producer = producer;
+  gst_tensor_pin_meta_add (buf, &from, NULL);
 }
 
 // A frame of n objects on circles inside a 640x480 frame (object i:
@@ -132,7 +132,7 @@ tracktest_frame (guint f, guint n, guint64 run)
             "label", G_TYPE_STRING, labels[i % 3], NULL));
   }
   if (run > 0)
-    tracktest_add_run (buf, run);
+    tracktest_add_run (buf, run, NULL);
   return buf;
 }
 
@@ -167,8 +167,8 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
 
-	// GstTensorPinMeta's registration (gstc_tensor_pin_meta_get_info).
-	_ "github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
+	// GstTensorPinMeta's registration and add (tensormeta.c).
+	_ "github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 )
 
 // Region is one region of interest of a buffer, with its params.
@@ -235,9 +235,17 @@ func AddDetection(buf *gst.Buffer, typ string, x, y, w, h uint, id, parent int, 
 		cl, C.gint(class), C.gdouble(conf))
 }
 
-// AddRun adds to buf (writable) a GstTensorPinMeta of the given run (no
-// tensors: only the run is read).
-func AddRun(buf *gst.Buffer, run uint64) { C.tracktest_add_run(bufC(buf), C.guint64(run)) }
+// AddRun adds to buf (writable) a GstTensorPinMeta of the given run made
+// by producer ("": none), after the others (no tensors: only the run is
+// read).
+func AddRun(buf *gst.Buffer, run uint64, producer string) {
+	var cp *C.gchar
+	if producer != "" {
+		cp = C.CString(producer)
+		defer C.free(unsafe.Pointer(cp))
+	}
+	C.tracktest_add_run(bufC(buf), C.guint64(run), cp)
+}
 
 // PushOwned moves the reference the wrapper buf owns into src and
 // disarms the wrapper's finalizer: the buffer is writable downstream.
