@@ -17,10 +17,22 @@ typedef struct
 {
   GstVideoRegionOfInterestMeta *meta;
   gint old_id;
-  gint det;                     /* index in the frame's dets, -1: no detection structure */
+  gint det;                     /* index in the frame's dets; -1: none */
   gboolean tracked;             /* carries a track's id now */
   gboolean removed;             /* predicted out of the frame: taken off */
 } Region;
+
+/* r is region m of the frame, which had id old_id (G_MININT: added by
+ * the frame), not yet tracked. */
+static inline void
+region_init (Region * r, GstVideoRegionOfInterestMeta * m, gint old_id)
+{
+  r->meta = m;
+  r->old_id = old_id;
+  r->det = -1;
+  r->tracked = FALSE;
+  r->removed = FALSE;
+}
 
 /* The state of one instance, owned by its GstElement (object qdata,
  * freed with it). */
@@ -56,8 +68,8 @@ static gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *);
 /* Field names as quarks, made once at class init: GstStructure's by-name
  * accessors intern the name on every call, under GLib's global quark
  * lock. */
-static GQuark q_detection, q_tracking, q_id, q_age, q_state, q_class_id, q_confidence,
-    q_label;
+static GQuark q_detection, q_tracking, q_id, q_age, q_state, q_class_id,
+    q_confidence, q_label;
 
 static GQuark
 state_quark (void)
@@ -482,8 +494,8 @@ add_region (TensorTrackState * st, GstBuffer * buf,
         NULL);
   gst_video_region_of_interest_meta_add_param (m, det);
   set_tracking (m, r->id, r->age, TENSOR_TRACK_PREDICTED);
-  st->regions[st->n_regions++] = (Region) {
-  m, G_MININT, -1, TRUE, FALSE};
+  region_init (&st->regions[st->n_regions++], m, G_MININT);
+  st->regions[st->n_regions - 1].tracked = TRUE;
   return TRUE;
 }
 
@@ -518,8 +530,7 @@ track_transform_ip (GstBaseTransform * t, GstBuffer * buf)
 
     regions_reserve (st, st->n_regions + 1);
     r = &st->regions[st->n_regions++];
-    *r = (Region) {
-    m, m->id, -1, FALSE, FALSE};
+    region_init (r, m, m->id);
     if (s != NULL) {
       TensorTrackDet *d;
 

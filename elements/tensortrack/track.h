@@ -33,7 +33,9 @@ typedef struct
 {
   gdouble x, y, w, h;
   gint class_id;                /* -1 without one */
-  guint32 label;                /* label key: a GQuark, maybe | TENSOR_TRACK_LABEL_FIELD */
+  /* The label key: a GQuark, | TENSOR_TRACK_LABEL_FIELD when it is the
+   * detection structure's label. */
+  guint32 label;
   gdouble confidence;
 } TensorTrackDet;
 
@@ -52,7 +54,8 @@ typedef struct
 {
   guint64 id, age, frames_seen;
   guint64 first_pts, last_pts;  /* GST_CLOCK_TIME_NONE when unknown */
-  gdouble x, y, w, h;           /* predicted box (added); last detection's (ended) */
+  /* The predicted box (added), the last detection's (ended). */
+  gdouble x, y, w, h;
   gint class_id;
   guint32 label;
   gdouble confidence;
