@@ -92,6 +92,8 @@ fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzSinkBuffers -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzSinkEvents -fuzztime $(FUZZTIME) ./elements/tensorpinsink
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./tensor/decode
+	$(GO) test -run '^$$' -fuzz FuzzTrack -fuzztime $(FUZZTIME) ./tensor/track
+	$(GO) test -run '^$$' -fuzz FuzzTensorTrackRegions -fuzztime $(FUZZTIME) ./elements/tensortrack
 	@# A tensorinfer input costs tens of ms (a pipeline and an ONNX Runtime
 	@# session): Go's default minimization of each new input (60 s) would
 	@# take the whole fuzz time.

@@ -12,6 +12,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
 )
 
 var (
@@ -21,10 +22,10 @@ var (
 
 // Init initialises GStreamer (gst_init; harmless if the program did it
 // already) and registers the project's elements (tensorsrc,
-// tensorpinsink, tensorinfer, tensordecode, tensoroverlay) statically in
-// this process — once, however often it is called. Parse, ParseLaunch
-// and New call it; call it yourself before building pipelines with
-// go-gst directly.
+// tensorpinsink, tensorinfer, tensordecode, tensoroverlay, tensortrack)
+// statically in this process — once, however often it is called. Parse,
+// ParseLaunch and New call it; call it yourself before building
+// pipelines with go-gst directly.
 //
 // The elements are this process's own Go code, so a Go program must NOT
 // also load libgsttensorpin.so (the plugin .so carries a second Go
@@ -40,6 +41,7 @@ func Init() error {
 		}{
 			{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register},
 			{tensordecode.Name, tensordecode.Register}, {tensoroverlay.Name, tensoroverlay.Register},
+			{tensortrack.Name, tensortrack.Register},
 		} {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would

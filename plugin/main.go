@@ -34,6 +34,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
 )
 
 // versionFile is plugin/VERSION, the plugin's one version: meson.build
@@ -65,6 +66,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 	ok = tensorinfer.Register(plugin) && ok
 	ok = tensordecode.Register(plugin) && ok
 	ok = tensoroverlay.Register(plugin) && ok
+	ok = tensortrack.Register(plugin) && ok
 	if ok {
 		return C.TRUE
 	}

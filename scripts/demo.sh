@@ -66,3 +66,8 @@ if ! "${PYTHON:-/usr/bin/python3}" "$top/examples/python/boxes.py" "$lib" "$detm
 	echo "   boxes: CHECK FAILED (examples/python/boxes.py)"
 	exit 1
 fi
+echo "== the same, the model every 3rd frame (interval=3) → tensortrack: each rectangle's track id and state, predicted between runs"
+if ! "${PYTHON:-/usr/bin/python3}" "$top/examples/python/tracks.py" "$lib" "$detmodel" | sed 's/^/   /'; then
+	echo "   tracks: CHECK FAILED (examples/python/tracks.py)"
+	exit 1
+fi

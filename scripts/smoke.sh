@@ -21,7 +21,7 @@ plugin=$(gst-inspect-1.0 tensorpin 2>&1)
 for field in Name Description Filename Version License "Source module" "Binary package" "Origin URL"; do
 	grep -qE "^  $field +[^ ]" <<<"$plugin" || fail "plugin metadata lacks $field"
 done
-for element in tensorpinsink tensorsrc tensorinfer tensordecode tensoroverlay; do
+for element in tensorpinsink tensorsrc tensorinfer tensordecode tensoroverlay tensortrack; do
 	info=$(gst-inspect-1.0 "$element" 2>&1) || { fail "gst-inspect-1.0 $element: $info"; continue; }
 	for field in Long-name Klass Description Author; do
 		grep -qE "^  $field +[^ ]" <<<"$info" || fail "$element metadata lacks $field"
@@ -94,10 +94,20 @@ else
 	detmodel=$(mktemp --suffix=.onnx)
 	if ! (cd "$top" && go run ./examples/detection -o "$detmodel"); then
 		fail "python boxes.py: cannot write the detection model"
-	elif out=$(timeout 120 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/boxes.py" "$lib" "$detmodel" 2>&1); then
-		echo "ok   python boxes.py: ${out##*$'\n'}"
 	else
-		fail "python boxes.py:"; echo "$out" | tail -5
+		if out=$(timeout 120 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/boxes.py" "$lib" "$detmodel" 2>&1); then
+			echo "ok   python boxes.py: ${out##*$'\n'}"
+		else
+			fail "python boxes.py:"; echo "$out" | tail -5
+		fi
+		# Objects over time: tensorinfer interval=3 → tensordecode →
+		# tensortrack, each region's track id and state read from the
+		# same metas.
+		if out=$(timeout 120 "${PYTHON:-/usr/bin/python3}" "$top/examples/python/tracks.py" "$lib" "$detmodel" 2>&1); then
+			echo "ok   python tracks.py: ${out##*$'\n'}"
+		else
+			fail "python tracks.py:"; echo "$out" | tail -5
+		fi
 	fi
 	rm -f "$detmodel"
 	# Two models in one line, read back in Python from the same metas:

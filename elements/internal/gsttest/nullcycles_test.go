@@ -55,6 +55,9 @@ var nullCycleCases = []struct {
 	{"tensoroverlay", "videotestsrc num-buffers=8 ! video/x-raw,format=I420,width=320,height=240 ! " +
 		"tensorinfer model={model} output=video resize=letterbox ! " +
 		"tensordecode mode=classify softmax=true top-k=2 score-threshold=0 ! tensoroverlay ! fakesink", true},
+	{"tensortrack", "videotestsrc num-buffers=8 ! video/x-raw,format=I420,width=320,height=240 ! " +
+		"tensorinfer model={model} output=video interval=2 resize=letterbox ! " +
+		"tensordecode mode=classify softmax=true top-k=2 score-threshold=0 ! tensortrack post-messages=true ! fakesink", true},
 }
 
 func TestNullCyclesLeakNothing(t *testing.T) {
