@@ -10,7 +10,8 @@ GO ?= go
 # Debian packages the project builds and tests against.
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-	meson ninja-build pkg-config gcc python3-gst-1.0
+	meson ninja-build pkg-config gcc python3-gst-1.0 \
+	mosquitto mosquitto-clients
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps test vet staticcheck lint unit bench plugin smoke demo soak fuzz

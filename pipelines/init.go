@@ -11,6 +11,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 )
 
@@ -21,7 +22,7 @@ var (
 
 // Init initialises GStreamer (gst_init; harmless if the program did it
 // already) and registers the project's elements (tensorsrc,
-// tensorpinsink, tensorinfer, tensordecode, tensoroverlay) statically in
+// tensorpinsink, tensorinfer, tensordecode, tensoroverlay, tensorpublish) statically in
 // this process — once, however often it is called. Parse, ParseLaunch
 // and New call it; call it yourself before building pipelines with
 // go-gst directly.
@@ -40,6 +41,7 @@ func Init() error {
 		}{
 			{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register},
 			{tensordecode.Name, tensordecode.Register}, {tensoroverlay.Name, tensoroverlay.Register},
+			{tensorpublish.Name, tensorpublish.Register},
 		} {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would

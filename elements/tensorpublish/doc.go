@@ -13,7 +13,8 @@
 // detector (ONNX Runtime as tensorinfer finds it; the demo's red-map
 // model, go run ./examples/detection -o /tmp/redmap.onnx):
 //
-//	gst-launch-1.0 videotestsrc num-buffers=100 pattern=red ! video/x-raw,format=RGB,width=320,height=240 \
+//	gst-launch-1.0 videotestsrc num-buffers=100 pattern=ball foreground-color=0xffff0000 background-color=0xff000000 \
+//	    ! video/x-raw,format=RGB,width=320,height=240 \
 //	    ! tensorinfer model=/tmp/redmap.onnx output=video resize=letterbox scale=1 \
 //	    ! tensordecode mode=map-boxes ! tensorpublish location=- source=cam1 ! fakesink
 //

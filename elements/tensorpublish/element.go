@@ -126,7 +126,7 @@ func (*element) New() glib.GoObjectSubclass {
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
 	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor results publisher", "Sink/Network/Metadata",
+	ec.SetMetadata("Tensor results publisher", "Filter/Network/Metadata",
 		"Writes each frame's regions of interest (GstVideoRegionOfInterestMeta with detection, classification and "+
 			"tracking params) as a JSON line to a file or an MQTT message, in passthrough: the video goes on untouched",
 		"gst-tensorpin developers")
