@@ -286,3 +286,13 @@ func hasText(msgs []*gstglue.GError, s string) bool {
 
 // readRegions reads buf's regions with GStreamer's API.
 func readRegions(buf *gst.Buffer) []resultstest.Region { return resultstest.Read(buf) }
+
+// mustPTS is a line's pts (the test fails when it has none).
+func mustPTS(t testing.TB, line []byte) time.Duration {
+	t.Helper()
+	l, err := resultstest.Parse(line)
+	if err != nil || l.PTS == nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return time.Duration(*l.PTS)
+}
