@@ -1,7 +1,11 @@
 package tensorpublish_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,8 +57,11 @@ func frameBench(t testing.TB, props string) (*run, *gst.Buffer) {
 	r.push(1)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// The frame's time is counted last in transform_ip: the
+		// streaming thread is then done with the element's arrays,
+		// which the benchmark's thread uses next.
 		s, _ := tensorpublish.ReadStats(r.pub)
-		if s.Frames == 1 {
+		if s.Frames == 1 && s.FrameTime > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -75,14 +82,41 @@ func mallocs() uint64 {
 // A frame of 20 objects costs no Go allocation in steady state: the
 // streaming thread's reading, line and queueing, and the file's
 // goroutine writing it (counted process-wide, so nothing else runs).
+// The file is a FIFO the test reads: not read at first, so the writer
+// blocks and the queue fills and overflows — every buffer a queue can
+// hold is then made, at its size — then read as fast as it comes.
 func TestTensorPublishFrameAllocatesNothing(t *testing.T) {
-	r, buf := frameBench(t, "location=/dev/null max-queued=64")
-	defer r.stop()
-	defer gstglue.ReleaseBuffer(buf)
-	if _, err := publishtest.RunFrames(r.pub, buf, 2000); err != nil { // warm: buffers grown
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the writer drains
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	const maxQueued = 64
+	r, buf := frameBench(t, fmt.Sprintf("location=%s max-queued=%d", fifo, maxQueued))
+	defer r.stop()
+	defer gstglue.ReleaseBuffer(buf)
+	// Warm: the pipe fills, the writer blocks, the queue overflows.
+	if _, err := publishtest.RunFrames(r.pub, buf, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := tensorpublish.ReadStats(r.pub); s.Dropped == 0 {
+		t.Fatalf("the queue never overflowed while the FIFO was not read: %+v", s)
+	}
+	if err := syscall.SetNonblock(int(rd.Fd()), false); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		b := make([]byte, 1<<16)
+		for {
+			if _, err := rd.Read(b); err != nil {
+				return
+			}
+		}
+	}()
 	// Each RunFrames starts a C thread, whose first call into Go makes
 	// the runtime allocate for it once: the difference between n and 2n
 	// frames is what the frames themselves allocate.
@@ -94,14 +128,15 @@ func TestTensorPublishFrameAllocatesNothing(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // the writer drains
 		return mallocs() - before
 	}
-	const n = 5000
+	// The runtime allocates now and then for itself (a goroutine parked
+	// on a contended lock takes a sudog; the race detector's runtime):
+	// a few dozen at most, whatever the number of frames — one a frame
+	// would be n.
+	const n = 10000
 	one, two := count(n), count(2*n)
 	t.Logf("allocations: %d for %d frames, %d for %d", one, n, two, 2*n)
-	if two > one && two-one > 10 {
+	if two > one && two-one >= n/100 {
 		t.Errorf("%d allocations for %d more frames: want none per frame", two-one, n)
-	}
-	if s, _ := tensorpublish.ReadStats(r.pub); s.Objects < 20*(2000+3*n) {
-		t.Errorf("stats objects %d, want %d", s.Objects, 20*(2000+3*n))
 	}
 }
 

@@ -58,7 +58,10 @@ func (d *fileDest) addStats(s *Stats) { s.Published += d.published.Load() }
 
 func (d *fileDest) run(ctx context.Context) {
 	defer close(d.done)
-	batch := make([][]byte, 0, 64)
+	// One message at a time: the goroutine holds at most one buffer, so
+	// the queue never needs more than max-queued + 1 of them (allocated
+	// once, then recycled).
+	batch := make([][]byte, 0, 1)
 	failed := false
 	for {
 		select {

@@ -130,7 +130,14 @@ func (b *Broker) Start() {
 		b.t.Fatal("brokertest: already running")
 	}
 	cmd := exec.Command(b.bin, "-c", b.conf)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	// Its own output (as root it warns that it runs as root) goes to its
+	// directory, beside its log.
+	out, err := os.OpenFile(filepath.Join(b.dir, "mosquitto.out"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		b.t.Fatalf("brokertest: %s: %v", b.bin, err)
 	}
