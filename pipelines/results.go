@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/results"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
 )
 
 // ResultFrame is one frame's results: PTS, size, source and objects
@@ -67,8 +68,10 @@ func (p *Pipeline) Results(name string) (*Results, error) {
 	}
 	defer releasePad(pad)
 	source := ""
-	if v, err := el.GetProperty("source"); err == nil && el.GetFactory() != nil && el.GetFactory().GetName() == "tensorpublish" {
-		source, _ = v.(string)
+	if f := el.GetFactory(); f != nil && f.GetName() == tensorpublish.Name {
+		if v, err := el.GetProperty("source"); err == nil {
+			source, _ = v.(string)
+		}
 	}
 	r := &Results{ch: make(chan ResultFrame, DefaultResultsQueue), stop: make(chan struct{})}
 	p.mu.Lock()
