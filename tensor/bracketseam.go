@@ -8,7 +8,7 @@ import (
 )
 
 // The test seams other packages' tests reach through internal/bracketabi
-// (internal/brackettest runs the bracket rule's cases against this
+// (tensor/brackettest runs the bracket rule's cases against this
 // package and C's brackets on one word): the dma-buf code path over a
 // memfd, the SYNC ioctl and the fence poll. This package's own tests use
 // hooks_internal_test.go's setters, which these share.

@@ -11,7 +11,7 @@ import (
 // END whoever opens and closes it: C's open STARTs, Go joins with no
 // ioctl, C's leave with Go inside issues nothing, Go's last leave ENDs;
 // then Go opens and C, last out, ENDs. The rule's cases run on stand-ins
-// for the kernel in internal/brackettest (both sides, package tensor's
+// for the kernel in tensor/brackettest (both sides, package tensor's
 // and frameengine's tests); this is the kernel's own answer to both sides'
 // ioctls. (memfd has no SYNC ioctl: this runs where /dev/dma_heap/system
 // opens — the QEMU lane.)

@@ -10,19 +10,19 @@ import (
 )
 
 // sinkAllocs counts the Go allocations recorded in the heap profile whose
-// stack runs through the sink's vfuncs (frameengine's render and GstTensorSync
-// trampolines, go-gst's base-sink trampolines) but not through the
-// source's go-gst event trampoline, which a frame's Release reaches
-// synchronously when it sends GstTensorSync end upstream: those are the
-// source's allocations.
+// stack runs through the sink's calls into Go (its C frame's gstcGoSink*
+// exports, go-gst's base-sink trampolines) but not through the source's
+// go-gst event trampoline, which a frame's Release reaches synchronously
+// when it sends GstTensorSync end upstream: those are the source's
+// allocations.
 func sinkAllocs() int64 {
 	return profiledAllocs(func(funcs []string) bool {
-		return anyContains(funcs, "gstcGoBaseSink", "goGstBaseSink") && !anyContains(funcs, "goGstBaseSrc", "gstcGoBaseSrc")
+		return anyContains(funcs, "gstcGoSink", "goGstBaseSink") && !anyContains(funcs, "goGstBaseSrc")
 	})
 }
 
 // The sink's per-frame path allocates nothing in Go: render and the
-// GstTensorSync begin events go through frameengine's trampolines. Runs of n and
+// GstTensorSync begin events are the sink's C frame's. Runs of n and
 // 4n frames must cost the sink the same allocations: only the per-stream
 // ones (start, caps, importing the pool's slots, EOS). The cases:
 // other/tensors and RGBA video from tensorsrc (which announces every frame

@@ -50,19 +50,22 @@ tdec_unmap (guint n, GstMapInfo * maps)
 }
 
 // TdecObject is one object of the message: its ROI rectangle, class,
-// confidence and label (NULL: none; borrowed).
+// confidence, label (NULL: none; borrowed) and the region whose result it
+// is (region_id; -1: the frame's).
 typedef struct
 {
   guint x, y, w, h;
   gint class_id;
   gdouble confidence;
   const gchar *label;
+  gint region_id;
 } TdecObject;
 
 // tdec_post_objects posts from e the element message
 // tensordecode-objects: pts (guint64), and objects, a GstValueArray of
 // "object" structures (x, y, w, h as guint, class-id, confidence, label
-// when there is one), in the order given.
+// when there is one, region-id for a region's result), in the order
+// given.
 static gboolean
 tdec_post_objects (GstElement * e, guint64 pts, const TdecObject * objs, guint n)
 {
@@ -80,6 +83,8 @@ tdec_post_objects (GstElement * e, guint64 pts, const TdecObject * objs, guint n
         "confidence", G_TYPE_DOUBLE, objs[i].confidence, NULL);
     if (objs[i].label != NULL)
       gst_structure_set (o, "label", G_TYPE_STRING, objs[i].label, NULL);
+    if (objs[i].region_id >= 0)
+      gst_structure_set (o, "region-id", G_TYPE_INT, objs[i].region_id, NULL);
     g_value_init (&v, GST_TYPE_STRUCTURE);
     g_value_take_boxed (&v, o);
     gst_value_array_append_and_take_value (&arr, &v);
@@ -172,14 +177,31 @@ func (c cLabels) free() {
 }
 
 // message is the tensordecode-objects message under construction: its
-// objects in a C-typed slice reused from frame to frame.
-type message struct{ objs []C.TdecObject }
+// objects in a C-typed slice reused from frame to frame, and the C
+// copies of the labels no labels file has (ctc's texts), freed at the
+// next reset.
+type message struct {
+	objs  []C.TdecObject
+	owned []*C.gchar
+}
 
-func (m *message) reset() { m.objs = m.objs[:0] }
+func (m *message) reset() {
+	m.objs = m.objs[:0]
+	for _, p := range m.owned {
+		C.free(unsafe.Pointer(p))
+	}
+	m.owned = m.owned[:0]
+}
 
-func (m *message) add(x, y, w, h, classID int, confidence float64, label *C.gchar) {
+// add adds an object; cLabel is its label from the labels file (nil: its
+// label is copied, when it has one).
+func (m *message) add(x, y, w, h, classID int, confidence float64, label string, cLabel *C.gchar, regionID int) {
+	if cLabel == nil && label != "" {
+		cLabel = C.CString(label)
+		m.owned = append(m.owned, cLabel)
+	}
 	m.objs = append(m.objs, C.TdecObject{x: C.guint(x), y: C.guint(y), w: C.guint(w), h: C.guint(h),
-		class_id: C.gint(classID), confidence: C.gdouble(confidence), label: label})
+		class_id: C.gint(classID), confidence: C.gdouble(confidence), label: cLabel, region_id: C.gint(regionID)})
 }
 
 // post posts the message from elem with pts; false if elem has no bus.

@@ -127,3 +127,18 @@ func TestTensorDecodeMapBoxes(t *testing.T) {
 		roi("class-0", 0, 0, 4, 4, "", 0, 0.9), roi("class-0", 7, 1, 3, 5, "", 0, 0.75),
 	})
 }
+
+// ctc on whole-frame tensors ([1 T C]: a recogniser run on the whole
+// frame): one "text" region over the frame, the text its label, class
+// id -1; a labels file with a UTF-8 byte-order mark gives tokens without
+// it.
+func TestTensorDecodeCTCWholeFrame(t *testing.T) {
+	dict := filepath.Join(t.TempDir(), "dict.txt")
+	if err := os.WriteFile(dict, []byte("\ufeffO\nK\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caps := "other/tensors,format=static,num_tensors=1,dimensions=(string)3:4:1,types=(string)float32"
+	r := mustRun(t, caps, "tensordecode name=dec mode=ctc input-width=100 input-height=32 labels="+dict,
+		[][]byte{floats(0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.2, 0.7, 0.1, 0.1, 0.1, 0.9)})
+	checkROIs(t, "ctc", r.frames[0], []gstglue.ROI{roi("text", 0, 0, 100, 32, "OK", -1, (0.8+0.9)/2)})
+}

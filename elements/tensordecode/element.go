@@ -39,6 +39,7 @@ type settings struct {
 	inputWidth     uint
 	inputHeight    uint
 	postMessages   bool
+	resultsFrom    string
 }
 
 // maxCount bounds the count properties (any larger value means the same:
@@ -49,11 +50,15 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.String("mode", "Mode",
 		"How the tensors are read: \"classify\" (one tensor of class scores: the top-k classes as whole-frame regions), "+
 			"\"boxes-ssd\" (SSD post-processed boxes, classes, scores, count), \"boxes-yolo\" (YOLOv5 [1 N 5+C] or YOLOv8 [1 4+C N], "+
-			"thresholded and suppressed) or \"map-boxes\" (a probability map [1 1 H W]: one box per connected region).",
+			"thresholded and suppressed), \"map-boxes\" (a probability map [1 1 H W]: one box per connected region) or \"ctc\" "+
+			"(a text recogniser's [1 T C] per-step probabilities: greedy CTC into one text, its tokens the labels file's lines). "+
+			"On region results (tensorinfer inference-region=roi-list) classify and ctc write a \"classification\" onto each region, "+
+			"the others boxes inside it.",
 		"boxes-yolo", proptable.WritableInReady, func(e *element) *string { return &e.settings.mode }, decode.ModeNames()...),
 	proptable.String("labels", "Labels",
 		"Path of a labels file, one label per line, line i naming class i (blank lines are classes without a label); "+
-			"empty: no labels. A file that cannot be read is an error at the state change to PAUSED.",
+			"in ctc mode the dictionary, line i the token of class i (the blank is class 0; lines are not trimmed); "+
+			"empty: no labels. UTF-8. A file that cannot be read, or a line that is not UTF-8, is an error at the state change to PAUSED.",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.labels }),
 	proptable.Double("score-threshold", "Score threshold",
 		"Objects must score above this: the class probability (classify; after softmax when set), SSD's score, "+
@@ -98,12 +103,17 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		0, math.MaxInt32, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.inputHeight }),
 	proptable.Bool("post-messages", "Post messages",
 		"Post each frame's objects as the element message tensordecode-objects (pts, and objects: an array of "+
-			"object structures with x, y, w, h, class-id, confidence and label).",
+			"object structures with x, y, w, h, class-id, confidence and label; region-id for a region's result).",
 		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.postMessages }),
+	proptable.String("results-from", "Results from",
+		"In video mode, the name of the tensorinfer whose results are decoded, when a frame carries several "+
+			"(each tensorinfer output=video in a line adds its own); empty: the latest, the tensorinfer just before this element.",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+
-				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through).",
+				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through), regions (region results decoded), "+
+				"non-finite (candidates dropped for a NaN or an infinity in the model's outputs).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
 		return gstglue.TakeStructureValue(e.statsStructure())

@@ -1,6 +1,7 @@
 package tensordecode_test
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -84,11 +85,11 @@ func TestTensorDecodeBadBuffers(t *testing.T) {
 	wantError(t, "two memories", r, gstglue.StreamFormat, "a buffer of 2 memories, but the caps say 1 tensors")
 }
 
-// A labels file that does not exist: the state change fails with an
-// error naming the path.
-func TestTensorDecodeLabelsMissing(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-labels.txt")
-	p, err := gst.NewPipelineFromString("fakesrc num-buffers=1 ! tensordecode labels=" + missing + " ! fakesink")
+// startError sets desc's pipeline to PAUSED, wants the state change to
+// fail, and returns the error on the bus.
+func startError(t *testing.T, desc string) *gstglue.GError {
+	t.Helper()
+	p, err := gst.NewPipelineFromString(desc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,32 @@ func TestTensorDecodeLabelsMissing(t *testing.T) {
 		t.Fatal("no error on the bus")
 	}
 	ge, _ := gstglue.ParseErrorMessage(msg)
+	return ge
+}
+
+// A labels file that does not exist: the state change fails with an
+// error naming the path.
+func TestTensorDecodeLabelsMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-labels.txt")
+	ge := startError(t, "fakesrc num-buffers=1 ! tensordecode labels="+missing+" ! fakesink")
 	if ge.Domain != gstglue.DomainResource || ge.Code != gstglue.ResourceNotFound.Code() || !strings.Contains(ge.Message, missing) {
 		t.Errorf("error %s/%d %q, want resource not-found naming %s", ge.Domain, ge.Code, ge.Message, missing)
+	}
+}
+
+// A labels file that is not UTF-8 (Latin-1 here) is refused at the
+// state change, the error naming the file and the line — in every mode;
+// before, it was taken and each object of that class lost its label
+// with two GLib warnings.
+func TestTensorDecodeLabelsNotUTF8(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "latin1.txt")
+	if err := os.WriteFile(path, []byte("chat\nb\xe9b\xe9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"classify", "ctc"} {
+		ge := startError(t, "fakesrc num-buffers=1 ! tensordecode mode="+mode+" labels="+path+" ! fakesink")
+		if !strings.Contains(ge.Message, path) || !strings.Contains(ge.Message, "line 2 is not UTF-8") {
+			t.Errorf("%s: error %q, want one naming %s and line 2", mode, ge.Message, path)
+		}
 	}
 }

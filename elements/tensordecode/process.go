@@ -9,6 +9,7 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -45,6 +46,9 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 			e.stats.noTensors.Add(1)
 			return gst.FlowOK
 		}
+		if p.regions {
+			return e.finishRegions(st, buf, raw, p, start)
+		}
 		objs, err, spent = p.objs, p.err, p.ns
 	} else {
 		objs, err = e.decodeTensors(st, raw, int(buf.NumMemoryBlocks()), &st.lay, st.tr)
@@ -61,7 +65,37 @@ func (e *element) TransformIP(self *base.GstBaseTransform, buf *gst.Buffer) (ret
 	e.stats.objects.Add(uint64(len(objs)))
 	e.stats.decodeNs.Add(uint64(spent + time.Since(start)))
 	if st.set.postMessages {
-		e.post(st, uint64(buf.PresentationTimestamp()), objs)
+		st.msg.reset()
+		for _, o := range objs {
+			e.addToMessage(st, o, -1)
+		}
+		st.msg.post(e.raw(), uint64(buf.PresentationTimestamp()))
+	}
+	return gst.FlowOK
+}
+
+// finishRegions writes a frame's region results (decoded by
+// BeforeTransform) onto buf.
+func (e *element) finishRegions(st *streamState, buf *gst.Buffer, raw gstglue.RawBuffer, p pending, start time.Time) gst.FlowReturn {
+	if p.err != nil {
+		gstglue.PostErrorRaw(e.raw(), gstglue.CodeOf(p.err, gstglue.StreamFormat), "tensordecode: "+p.err.Error(), "")
+		return gst.FlowError
+	}
+	if err := e.attachRegions(st, raw, p.model); err != nil {
+		gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, "tensordecode: "+err.Error(), "")
+		return gst.FlowError
+	}
+	e.stats.frames.Add(1)
+	e.stats.objects.Add(uint64(len(st.regionObjs)))
+	e.stats.decodeNs.Add(uint64(p.ns + time.Since(start)))
+	if st.set.postMessages {
+		st.msg.reset()
+		for _, r := range st.regionObjs {
+			if r.written {
+				e.addToMessage(st, r.obj, r.id)
+			}
+		}
+		st.msg.post(e.raw(), uint64(buf.PresentationTimestamp()))
 	}
 	return gst.FlowOK
 }
@@ -81,7 +115,7 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 		return
 	}
 	st.pend = e.decodeVideo(st, gstglue.BorrowBuffer(buf))
-	if pass := st.pend.noMeta || (st.pend.err == nil && len(st.pend.objs) == 0); pass != st.passthrough {
+	if pass := st.pend.noMeta || (st.pend.err == nil && st.pend.empty(st)); pass != st.passthrough {
 		setPassthrough(e.raw(), pass)
 		st.passthrough = pass
 	}
@@ -93,7 +127,13 @@ func (e *element) BeforeTransform(self *base.GstBaseTransform, buf *gst.Buffer) 
 // (the objects are the decoder's copies).
 func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	start := time.Now()
-	m, ok := st.metaRead.Read(buf)
+	var m tensormeta.Raw
+	var ok bool
+	if st.set.resultsFrom != "" {
+		m, ok = st.metaRead.ReadFrom(buf, st.set.resultsFrom)
+	} else {
+		m, ok = st.metaRead.Read(buf)
+	}
 	if !ok || m.Tensors.IsNil() {
 		if ok {
 			gstglue.UnrefRawBuffer(m.Tensors)
@@ -102,16 +142,24 @@ func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	}
 	defer gstglue.UnrefRawBuffer(m.Tensors)
 	p := pending{valid: true}
-	lay, err := st.metaLayout(m.Caps)
+	if len(m.Regions) > 0 {
+		// Region results: every batch run of that tensorinfer.
+		p.regions, p.model = true, m.Producer
+		p.err = e.decodeRegions(st, buf, m.Producer)
+		p.ns = time.Since(start)
+		return p
+	}
+	rl := st.resultLayoutOf(m.Caps)
+	err := rl.wholeErr
 	var tr decode.Transform
 	if err == nil {
-		tr, err = st.videoTransform(m.Transform, lay)
+		tr, err = st.videoTransform(m.Transform, rl.whole)
 		if err != nil {
-			err = fmt.Errorf("%w (caps %s)", err, lay.dims)
+			err = fmt.Errorf("%w (caps %s)", err, rl.whole.dims)
 		}
 	}
 	if err == nil {
-		p.objs, err = e.decodeTensors(st, m.Tensors, numMemory(m.Tensors), &st.metaLay, tr)
+		p.objs, err = e.decodeTensors(st, m.Tensors, numMemory(m.Tensors), &rl.whole, tr)
 	}
 	p.err = err
 	p.ns = time.Since(start)
@@ -143,21 +191,24 @@ func (e *element) decodeTensors(st *streamState, buf gstglue.RawBuffer, have int
 	if err != nil {
 		return nil, fmt.Errorf("%w (caps %s)", err, lay.dims)
 	}
+	e.stats.nonFinite.Add(uint64(st.dec.NonFinite()))
 	return objs, nil
 }
 
 // attach adds one GstVideoRegionOfInterestMeta per object, its box
 // rounded to whole pixels (edges to the nearest), with a "detection"
 // structure (label, class-id, confidence). Its type is the label, else
-// "class-N"; classify's whole-frame regions are "classification".
+// "class-N"; classify's whole-frame regions are "classification", ctc's
+// "text" (the label the text read, class-id -1).
 func (e *element) attach(st *streamState, buf gstglue.RawBuffer, objs []decode.Object) error {
-	whole := st.mode == decode.Classify
 	for _, o := range objs {
 		x, y, w, h := o.Box.Pixels()
 		typ := o.Label
 		switch {
-		case whole:
+		case st.mode == decode.Classify:
 			typ = "classification"
+		case st.mode == decode.CTC:
+			typ = "text"
 		case typ == "":
 			typ = "class-" + strconv.Itoa(o.ClassID)
 		}
@@ -169,12 +220,9 @@ func (e *element) attach(st *streamState, buf gstglue.RawBuffer, objs []decode.O
 	return nil
 }
 
-// post posts the frame's objects as the tensordecode-objects message.
-func (e *element) post(st *streamState, pts uint64, objs []decode.Object) {
-	st.msg.reset()
-	for _, o := range objs {
-		x, y, w, h := o.Box.Pixels()
-		st.msg.add(x, y, w, h, o.ClassID, o.Confidence, st.cLabels.at(o.ClassID, o.Label))
-	}
-	st.msg.post(e.raw(), pts)
+// addToMessage adds o to the tensordecode-objects message being made;
+// regionID is the region whose result it is (-1: the frame's).
+func (e *element) addToMessage(st *streamState, o decode.Object, regionID int) {
+	x, y, w, h := o.Box.Pixels()
+	st.msg.add(x, y, w, h, o.ClassID, o.Confidence, o.Label, st.cLabels.at(o.ClassID, o.Label), regionID)
 }

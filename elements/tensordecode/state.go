@@ -11,8 +11,8 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -39,14 +39,16 @@ type streamState struct {
 	frameH   int
 
 	// metaRead reads each frame's meta, making its caps string only when
-	// the caps change (it holds the last caps: closed at Stop).
-	metaRead frameengine.TensorPinMetaReader
-	// metaCaps is the caps string of the last meta's tensors, parsed
-	// into metaLay (or refused: metaErr) once, not every frame.
-	metaParsed bool
-	metaCaps   string
-	metaLay    layout
-	metaErr    error
+	// the caps change (it holds the caps it remembers: closed at Stop).
+	metaRead tensormeta.Reader
+	// layouts are the metas' tensors by caps string, parsed once, not
+	// every frame.
+	layouts map[string]*resultLayout
+	// regionObjs are the objects of the frame's region results (video
+	// mode), reused from frame to frame; warnedMissing: a result whose
+	// region was gone has been logged this stream.
+	regionObjs    []regionObject
+	warnedMissing bool
 
 	// pend is video mode's result for the buffer in hand, made in
 	// BeforeTransform (from the buffer as it came: the passthrough is
@@ -68,8 +70,20 @@ type pending struct {
 	valid  bool
 	noMeta bool            // no GstTensorPinMeta (or one without tensors)
 	objs   []decode.Object // the decoder's, valid until the next Decode
-	err    error           // the frame cannot be decoded
-	ns     time.Duration   // time spent so far
+	// regions: the result is region results (st.regionObjs), made by
+	// the tensorinfer model names.
+	regions bool
+	model   string
+	err     error         // the frame cannot be decoded
+	ns      time.Duration // time spent so far
+}
+
+// empty reports whether the frame has nothing to add.
+func (p *pending) empty(st *streamState) bool {
+	if p.regions {
+		return len(st.regionObjs) == 0
+	}
+	return len(p.objs) == 0
 }
 
 // config is the decoder's configuration the settings ask for, with the
@@ -100,7 +114,11 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	var labels []string
 	if set.labels != "" {
 		var err error
-		if labels, err = decode.ReadLabels(set.labels); err != nil {
+		read := decode.ReadLabels
+		if set.mode == decode.CTC.String() {
+			read = decode.ReadTokens // tokens may be spaces: not trimmed
+		}
+		if labels, err = read(set.labels); err != nil {
 			code := gstglue.ResourceOpenRead
 			if errors.Is(err, fs.ErrNotExist) {
 				code = gstglue.ResourceNotFound
@@ -133,6 +151,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	e.state = nil
 	e.stateMu.Unlock()
 	if st != nil {
+		st.msg.reset()
 		st.maps.free()
 		st.cLabels.free()
 		st.metaRead.Close()
@@ -190,6 +209,29 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 // them against the mode. Errors quote the caps (caps that are not such
 // tensors) or are the decoder's, with the caps' dimensions and types.
 func (st *streamState) parseTensors(caps *gst.Caps) (layout, error) {
+	lay, err := parseLayout(caps)
+	if err != nil {
+		return layout{}, err
+	}
+	if err := st.dec.Check(lay.tensors); err != nil {
+		return layout{}, fmt.Errorf("%w (caps %s)", err, lay.dims)
+	}
+	return lay, nil
+}
+
+// parseTensorsCaps is parseLayout of a caps string.
+func (st *streamState) parseTensorsCaps(caps string) (layout, error) {
+	c := gst.NewCapsFromString(caps)
+	if c == nil {
+		return layout{}, fmt.Errorf("the tensors' caps %q do not parse", caps)
+	}
+	defer gstglue.ReleaseCaps(c)
+	return parseLayout(c)
+}
+
+// parseLayout reads the tensors other/tensors caps describe; errors
+// quote the caps.
+func parseLayout(caps *gst.Caps) (layout, error) {
 	f, err := capslayout.FromCaps(caps)
 	if err == nil && f.Media != capslayout.MediaTensors {
 		err = fmt.Errorf("%s, want %s", f.Media, capslayout.MediaTensors)
@@ -202,32 +244,7 @@ func (st *streamState) parseTensors(caps *gst.Caps) (layout, error) {
 	for i, p := range f.Planes {
 		lay.tensors = append(lay.tensors, decode.Tensor{Name: names[i], DType: p.Layout.DType, Shape: p.Layout.Shape})
 	}
-	if err := st.dec.Check(lay.tensors); err != nil {
-		return layout{}, fmt.Errorf("%w (caps %s)", err, lay.dims)
-	}
 	return lay, nil
-}
-
-// metaLayout is the layout of a meta's tensors from their caps string:
-// parsed on the first frame with that string, then reused.
-func (st *streamState) metaLayout(caps string) (layout, error) {
-	if st.metaParsed && caps == st.metaCaps {
-		return st.metaLay, st.metaErr
-	}
-	st.metaParsed, st.metaCaps, st.metaLay, st.metaErr = true, caps, layout{}, nil
-	c := gst.NewCapsFromString(caps)
-	if c == nil {
-		st.metaErr = fmt.Errorf("the tensors' caps %q do not parse", caps)
-	} else {
-		st.metaLay, st.metaErr = st.parseTensors(c)
-		gstglue.ReleaseCaps(c)
-	}
-	if st.metaErr != nil {
-		st.metaErr = fmt.Errorf("the GstTensorPinMeta's tensors: %w", st.metaErr)
-	} else {
-		cat.LogInfo(fmt.Sprintf("video mode: tensors %s", caps))
-	}
-	return st.metaLay, st.metaErr
 }
 
 // videoSize reads video caps' width and height (any format).
@@ -248,7 +265,7 @@ func videoSize(caps *gst.Caps) (w, h int, err error) {
 // model input's size (an input that is not an image) takes it from
 // input-width × input-height, else from the outputs, and a scale that is
 // not positive is the stretch onto it.
-func (st *streamState) videoTransform(t frameengine.Transform, lay layout) (decode.Transform, error) {
+func (st *streamState) videoTransform(t tensormeta.Transform, lay layout) (decode.Transform, error) {
 	tr := decode.Transform{InputWidth: t.ModelWidth, InputHeight: t.ModelHeight, FrameWidth: st.frameW, FrameHeight: st.frameH,
 		ScaleX: t.ScaleX, ScaleY: t.ScaleY, OffsetX: t.OffsetX, OffsetY: t.OffsetY}
 	if tr.InputWidth <= 0 || tr.InputHeight <= 0 {

@@ -11,6 +11,7 @@ import (
 type counters struct {
 	frames, objects, decodeNs atomic.Uint64
 	noTensors                 atomic.Uint64
+	regions, nonFinite        atomic.Uint64
 }
 
 func (c *counters) reset() {
@@ -18,6 +19,8 @@ func (c *counters) reset() {
 	c.objects.Store(0)
 	c.decodeNs.Store(0)
 	c.noTensors.Store(0)
+	c.regions.Store(0)
+	c.nonFinite.Store(0)
 }
 
 // Stats is a snapshot of the counters (for Go tests and programs).
@@ -31,12 +34,19 @@ type Stats struct {
 	// FramesWithoutTensors counts the video buffers (video mode) that
 	// came without a GstTensorPinMeta and passed through untouched.
 	FramesWithoutTensors uint64
+	// Regions counts the regions whose results were decoded (a
+	// tensorinfer inference-region=roi-list's rows).
+	Regions uint64
+	// NonFinite counts the candidates dropped for a NaN or an infinity
+	// where a number judges or places them (decode.Decoder.NonFinite):
+	// hostile model outputs, never objects.
+	NonFinite uint64
 }
 
 func (e *element) snapshot() Stats {
 	c := &e.stats
 	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load(),
-		FramesWithoutTensors: c.noTensors.Load()}
+		FramesWithoutTensors: c.noTensors.Load(), Regions: c.regions.Load(), NonFinite: c.nonFinite.Load()}
 }
 
 // statsStructure returns the counters as a new "tensordecode-stats"
@@ -48,5 +58,7 @@ func (e *element) statsStructure() *gst.Structure {
 	st.SetValue("objects", s.Objects)
 	st.SetValue("decode-ns-total", s.DecodeNsTotal)
 	st.SetValue("frames-without-tensors", s.FramesWithoutTensors)
+	st.SetValue("regions", s.Regions)
+	st.SetValue("non-finite", s.NonFinite)
 	return st
 }

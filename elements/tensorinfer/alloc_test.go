@@ -12,8 +12,8 @@ import (
 )
 
 // inferAllocs counts the Go allocations in the heap profile whose stack
-// runs through tensorinfer's per-frame trampolines (frameengine's
-// prepare-output-buffer and sink-event ones).
+// runs through tensorinfer's calls from its C frame into Go (its
+// gstcGoInfer* exports: input, run, per-frame run, sink event).
 func inferAllocs() int64 {
 	for range 3 {
 		runtime.GC()
@@ -26,7 +26,7 @@ func inferAllocs() int64 {
 		frames := runtime.CallersFrames(r.Stack())
 		for {
 			f, more := frames.Next()
-			if strings.Contains(f.Function, "gstcGoTransform") {
+			if strings.Contains(f.Function, "gstcGoInfer") {
 				total += r.AllocObjects
 				break
 			}

@@ -64,7 +64,7 @@ func (e *element) sinkCaps() *gst.Caps {
 	if s == "" {
 		return sinkTemplate()
 	}
-	return gst.NewCapsFromString(s + "; " + sinkTemplate().String())
+	return gst.NewCapsFromString(s + "; " + sinkTemplateString())
 }
 
 // channelFormats are the packed 8-bit video formats by channel count,

@@ -55,6 +55,26 @@
 // upstream holds at most 8 buffers and is the same for identical
 // allocation queries.
 //
+// Pre-processing — resize=stretch|letterbox, pad-value, mean, std, scale,
+// offset, channel-order=bgr, or a .modelinfo file beside the model —
+// runs package tensor/preprocess's fused pass from any frame size in the
+// packed RGB formats, NV12 or I420 into the model's input (the sink pad
+// then takes them all):
+//
+//	gst-launch-1.0 -m v4l2src ! jpegdec ! tensorinfer model=classifier.onnx resize=letterbox \
+//	    mean="<0.485, 0.456, 0.406>" std="<0.229, 0.224, 0.225>" ! tensordecode mode=classify ! fakesink
+//
+// NV12 and I420 are converted to RGB with the caps' colorimetry: its
+// matrix (BT.601, BT.709, BT.2020, SMPTE 240M, FCC) and range (limited or
+// full; jpegdec's I420 is full-range BT.601, so every MJPEG camera's), or
+// where the caps name none GStreamer's defaults as gst_video_info_from_caps
+// gives them (limited range; BT.601 up to 576 lines, BT.709 above). mean,
+// std, scale and offset each take one number (every colour) or three
+// (red, green, blue), written 0.485,0.456,0.406 or as GStreamer's array
+// <0.485, 0.456, 0.406> (casts such as (double) allowed); a value that
+// is neither is an error at the change to PAUSED naming the property and
+// the value.
+//
 // Sync: a reader of its input (it joins the input's bracket — tensorsrc's,
 // announced by a GstTensorSync begin event, which is consumed — or opens
 // its own, after a bounded wait for the dma-buf's fences, sync-timeout;

@@ -11,7 +11,6 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
@@ -45,11 +44,29 @@ type settings struct {
 	output   string
 	interval uint
 	// Pre-processing (preprocess.go): resize is none, stretch or
-	// letterbox; mean, std, scale and offset are "v" or "r,g,b".
+	// letterbox; mean, std, scale and offset are one number or three
+	// (proptable.ParseNumbers: "v", "r,g,b" or "<r, g, b>").
 	resize, channelOrder     string
 	padValue                 float64
 	mean, std, scale, offset string
+	// Region inference (regions.go): inferenceRegion is full-frame or
+	// roi-list; objectClass a comma list of region types or detection
+	// labels ("": every region).
+	inferenceRegion string
+	objectClass     string
+	minRegionSize   uint
+	batchSize       uint
+	maxRegions      uint
+	maxRegionSide   uint
+	regionWidth     uint
+	regionHeight    uint
 }
+
+// Inference-region choices.
+const (
+	regionFullFrame = "full-frame"
+	regionROIList   = "roi-list"
+)
 
 // Output choices.
 const (
@@ -111,17 +128,55 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Letterbox padding, in pixel units (0-255), normalised as a pixel.",
 		0, 255, 0, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.padValue }),
 	proptable.String("mean", "Mean",
-		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): \"v\" or \"r,g,b\" (e.g. 0.485,0.456,0.406).",
+		"Per-colour mean subtracted after scaling pixels to [0, 1] (float32 models): one number, or three for red, green and blue "+
+			"(0.485,0.456,0.406, or GStreamer's array <0.485, 0.456, 0.406>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.mean }),
 	proptable.String("std", "Standard deviation",
-		"Per-colour divisor after the mean (float32 models): \"v\" or \"r,g,b\" (e.g. 0.229,0.224,0.225).",
+		"Per-colour divisor after the mean (float32 models): one number, or three for red, green and blue "+
+			"(0.229,0.224,0.225, or GStreamer's array <0.229, 0.224, 0.225>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.std }),
 	proptable.String("scale", "Scale",
-		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): \"v\" or \"r,g,b\".",
+		"Per-colour factor on pixel values (float32 models, when mean and std are unset; default 1/255): one number, "+
+			"or three for red, green and blue (a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.scale }),
 	proptable.String("offset", "Offset",
-		"Per-colour value added after scale (float32 models): \"v\" or \"r,g,b\".",
+		"Per-colour value added after scale (float32 models): one number, or three for red, green and blue "+
+			"(a,b,c or GStreamer's array <a, b, c>).",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.offset }),
+	proptable.String("inference-region", "Inference region",
+		"What the model runs on: \"full-frame\" (each frame) or \"roi-list\" (each region of interest of the frame — "+
+			"its GstVideoRegionOfInterestMetas, as tensordecode adds them — cropped from the frame by the pre-processing pass, "+
+			"in batches of batch-size; the video passes on unchanged with one GstTensorPinMeta per batch naming its regions; "+
+			"implies output=video).",
+		regionFullFrame, proptable.WritableInReady, func(e *element) *string { return &e.settings.inferenceRegion }, regionFullFrame, regionROIList),
+	proptable.String("object-class", "Object class",
+		"With inference-region=roi-list, the regions run on: a comma-separated list of region types or detection labels "+
+			"(e.g. \"car,truck\"); empty: every region.",
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.objectClass }),
+	proptable.Uint("min-region-size", "Minimum region size",
+		"With inference-region=roi-list, regions smaller than this many frame pixels on a side (after clipping to the frame) are skipped and counted.",
+		1, 65535, 4, proptable.WritableInReady, func(e *element) *uint { return &e.settings.minRegionSize }),
+	proptable.Uint("batch-size", "Batch size",
+		"With inference-region=roi-list and a model whose batch dimension is free, the most regions one run takes (a frame's regions go "+
+			"in as few runs as this allows); a model with a batch of 1 runs once per region.",
+		1, 64, 8, proptable.WritableInReady, func(e *element) *uint { return &e.settings.batchSize }),
+	proptable.Uint("max-regions", "Maximum regions",
+		"With inference-region=roi-list, the most regions of a frame the model runs on; the rest are skipped and counted.",
+		1, 4096, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxRegions }),
+	proptable.Uint("max-region-side", "Maximum free side",
+		"With inference-region=roi-list and a model whose width (or height) is free, as a text recogniser's [? 3 48 ?]: the "+
+			"largest size that side takes, in model pixels. Each batch's free side keeps its widest region's aspect ratio at "+
+			"the fixed side (rounded up to a multiple of 32, narrower regions padded with pad-value), up to this.",
+		32, 8192, 960, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxRegionSide }),
+	proptable.Uint("region-width", "Region width",
+		"With inference-region=roi-list and a model whose input width is free, fix it: each region's image is this wide "+
+			"(0: the model's, or free when the model leaves it free).",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionWidth }),
+	proptable.Uint("region-height", "Region height",
+		"With inference-region=roi-list and a model whose input height is free, fix it: each region's image is this high "+
+			"(0: the model's, or free when the model leaves it free). A model that leaves both free, as PaddleOCR's direction "+
+			"classifier [? 3 ? ?], needs one fixed (region-height=48: the width then follows each region up to max-region-side).",
+		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionHeight }),
 	proptable.Live("stats", func() *glib.ParamSpec {
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
@@ -191,24 +246,31 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	klass.InstallProperties(props.ParamSpecs())
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take frameengine's allocation-free trampolines.
-	frameengine.InstallBaseTransform(klass)
+	installBaseTransform(klass)
 	// The sink pad's caps are the model's (TransformCaps), whatever
 	// downstream takes.
-	frameengine.InstallTransformSinkCaps(klass)
+	installTransformSinkCaps(klass)
 }
 
-func sinkTemplate() *gst.Caps {
+// sinkTemplate: every raw video format capslayout maps (with and without
+// memory:DMABuf) and static other/tensors. New caps owned by the caller.
+func sinkTemplate() *gst.Caps { return gst.NewCapsFromString(sinkTemplateString()) }
+
+// sinkTemplateString is the sink template as caps text, for caps built
+// around it: making the template's caps only to print them would leave
+// them to a go-gst finalizer, which a C or Python process may never run.
+func sinkTemplateString() string {
 	video := "format=(string)" + capslayout.AllVideoFormats() +
 		", width=(int)[1,2147483647], height=(int)[1,2147483647], framerate=(fraction)[0/1,2147483647/1]"
-	return gst.NewCapsFromString(capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
+	return capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + "), " + video +
 		"; " + capslayout.MediaVideo + ", " + video +
-		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors))
+		"; " + capslayout.MediaTensors + fmt.Sprintf(", format=(string)static, num_tensors=(int)[1,%d]", capslayout.MaxTensors)
 }
 
 // srcTemplate: the outputs as other/tensors (output=tensors), or the input
 // video passed on (output=video).
 func srcTemplate() *gst.Caps {
-	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplate().String())
+	return gst.NewCapsFromString(tensorsTemplate() + "; " + sinkTemplateString())
 }
 
 func tensorsTemplate() string {
@@ -217,13 +279,13 @@ func tensorsTemplate() string {
 
 // InstanceInit binds e to the instance for frameengine's trampolines. (Each
 // output frame's write bracket is announced downstream right before its
-// buffer by the frame's own push: frameengine.TransformFinishFrame.)
+// buffer by the frame's own push: inferFinishFrame.)
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	// The per-frame trampolines (prepare-output-buffer, GstTensorSync
 	// begin) find e through a handle on the instance, not go-glib's
 	// lookup.
-	frameengine.BindInstance(e.self, e)
+	gstglue.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
 }
@@ -236,11 +298,20 @@ func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
 	return props.GetProperty(obj, e, id)
 }
 
+// readSettings returns the settings the element works with: region
+// inference implies output=video.
 func (e *element) readSettings() settings {
 	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
+	set := e.settings
+	e.settingsMu.Unlock()
+	if set.regions() {
+		set.output = outputVideo
+	}
+	return set
 }
+
+// regions reports whether the model runs on regions of interest.
+func (s settings) regions() bool { return s.inferenceRegion == regionROIList }
 
 func (e *element) current() *streamState {
 	e.stateMu.Lock()

@@ -3,7 +3,6 @@ package tensorinfer
 import (
 	"unsafe"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/internal/ortabi"
 )
@@ -51,8 +50,8 @@ func (st *streamState) setEngineSession() {
 // table, taking a reference of ent for it; when the table is full, the
 // input used least recently leaves it first (its binding stays: a frame
 // on it asks Go again, which adds it back).
-func (st *streamState) addEngineInput(ent *pincache.Entry, k engineInput, in frameengine.InferInput) (int, bool) {
-	if st.engine.NumInputs() >= frameengine.MaxInferInputs {
+func (st *streamState) addEngineInput(ent *pincache.Entry, k engineInput, in engineRecord) (int, bool) {
+	if st.engine.NumInputs() >= maxEngineInputs {
 		lru := 0
 		for i := range st.engineIns {
 			if st.engine.InputUsed(i) < st.engine.InputUsed(lru) {
@@ -124,7 +123,7 @@ func (st *streamState) touchEngineInputs() {
 	if st.engine.IsZero() || len(st.engineIns) == 0 {
 		return
 	}
-	var order [frameengine.MaxInferInputs]int
+	var order [maxEngineInputs]int
 	n := 0
 	for i := range st.engineIns {
 		if u := st.engine.InputUsed(i); u > st.engineTouched {

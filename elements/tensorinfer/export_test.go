@@ -12,3 +12,10 @@ func WaitingForSlot(e *gst.Element) bool {
 	el := fromObject(e.Unsafe())
 	return el != nil && frameengine.WakeOf(el.raw()).Waiters() > 0
 }
+
+// SetInferInputHook sets the seam inferInput runs first (nil: none) and
+// returns the function that clears it.
+func SetInferInputHook(f func()) func() {
+	inferInputHook = f
+	return func() { inferInputHook = nil }
+}

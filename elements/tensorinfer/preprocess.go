@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/pin"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
@@ -35,6 +35,7 @@ const preInputSlot = 0
 type preState struct {
 	plan    *preprocess.Plan
 	cfg     preprocess.Config
+	regions bool // a region plan (regions.go): t is the batch input
 	t       *tensor.Tensor
 	pin     pin.HostPin
 	strides []int // the layout the plan was made for (a video meta may differ)
@@ -59,7 +60,7 @@ func (p *preState) close() {
 
 // preprocessing reports whether the settings ask for the pass.
 func (s settings) preprocessing() bool {
-	return s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
+	return s.regions() || s.resize != "none" || s.normalising() || s.channelOrder == "bgr"
 }
 
 // normalising: a normalisation property is set (it overrides the
@@ -94,24 +95,38 @@ func (st *streamState) loadModelInfo() error {
 	return nil
 }
 
-// perColour parses "v" or "r,g,b".
+// perColour reads a per-colour property (mean, std, scale, offset): one
+// number for every colour or three (red, green, blue), as a plain list
+// or GStreamer's array (proptable.ParseNumbers); def fills an unset one.
+// The error names the property and its value, in words.
 func perColour(name, s string, def float32) ([3]float32, error) {
 	out := [3]float32{def, def, def}
 	if s == "" {
 		return out, nil
 	}
-	parts := strings.Split(s, ",")
-	if len(parts) != 1 && len(parts) != 3 {
-		return out, fmt.Errorf("%s %q: one value or three (red, green, blue)", name, s)
+	v, err := proptable.ParseNumbers(s)
+	if err == nil && len(v) != 1 && len(v) != 3 {
+		err = fmt.Errorf("%d numbers, not 1 or 3", len(v))
+	}
+	if err != nil {
+		return out, fmt.Errorf("property %s=%q: %v; write one number (every colour) or three, red, green and blue: "+
+			"0.485,0.456,0.406 or GStreamer's array <0.485, 0.456, 0.406>", name, s, err)
 	}
 	for i := range out {
-		v, err := strconv.ParseFloat(strings.TrimSpace(parts[min(i, len(parts)-1)]), 32)
-		if err != nil {
-			return out, fmt.Errorf("%s %q: %v", name, s, err)
-		}
-		out[i] = float32(v)
+		out[i] = float32(v[min(i, len(v)-1)])
 	}
 	return out, nil
+}
+
+// checkNormalisation reads the normalisation properties, for an error at
+// start rather than at the first caps.
+func (s settings) checkNormalisation() error {
+	for _, p := range []struct{ name, value string }{{"mean", s.mean}, {"std", s.std}, {"scale", s.scale}, {"offset", s.offset}} {
+		if _, err := perColour(p.name, p.value, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errPreModel: the model's input is not an image the pass can write.
@@ -141,6 +156,15 @@ func preConfig(set settings, mi *preprocess.TensorInfo, f capslayout.Format, m i
 	c.SrcFormat = preprocess.Format(f.VideoFormat)
 	c.SrcWidth, c.SrcHeight = f.Width, f.Height
 	var err error
+	if c.SrcFormat == preprocess.NV12 || c.SrcFormat == preprocess.I420 {
+		// The caps' colorimetry, GStreamer's defaults where they name none.
+		if c.Matrix, err = preprocess.ParseColorMatrix(f.Colorimetry.Matrix); err != nil {
+			return c, nil, fmt.Errorf("%s caps' colorimetry: %w", f.VideoFormat, err)
+		}
+		if f.Colorimetry.FullRange {
+			c.Range = preprocess.RangeFull
+		}
+	}
 	if c.Resize, err = preprocess.ParseResize(set.resize); err != nil {
 		return c, nil, err
 	}
@@ -257,10 +281,14 @@ func (e *element) setupPreprocess(st *streamState, f capslayout.Format) error {
 		tr := pre.plan.Transform()
 		caps := tensorsCapsOf(st.sess.Outputs())
 		defer gstglue.ReleaseCaps(caps)
-		st.video.Set(true, int(st.set.interval), caps, frameengine.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
+		st.video.Set(true, int(st.set.interval), caps, tensormeta.Transform{ModelWidth: cfg.DstWidth, ModelHeight: cfg.DstHeight,
 			ScaleX: tr.ScaleX, ScaleY: tr.ScaleY, OffsetX: tr.OffsetX, OffsetY: tr.OffsetY})
 	}
-	cat.LogInfo(fmt.Sprintf("pre-processing %s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, cfg.SrcWidth, cfg.SrcHeight,
+	colour := ""
+	if cfg.SrcFormat == preprocess.NV12 || cfg.SrcFormat == preprocess.I420 {
+		colour = fmt.Sprintf(" %v %v", cfg.Matrix, cfg.Range)
+	}
+	cat.LogInfo(fmt.Sprintf("pre-processing %s%s %dx%d → %v %s %dx%d (%s, %s)", cfg.SrcFormat, colour, cfg.SrcWidth, cfg.SrcHeight,
 		cfg.DstType, cfg.DstLayout, cfg.DstWidth, cfg.DstHeight, cfg.Resize, cfg.ChannelOrder))
 	return nil
 }
@@ -277,7 +305,11 @@ func (e *element) replanPreprocess(st *streamState, strides, offsets []int) erro
 	cfg := pre.cfg
 	cfg.SrcStrides = append([]int(nil), strides...)
 	cfg.SrcOffsets = append([]int(nil), offsets...)
-	plan, err := preprocess.NewPlan(cfg)
+	newPlan := preprocess.NewPlan
+	if pre.regions {
+		newPlan = preprocess.NewRegionPlan
+	}
+	plan, err := newPlan(cfg)
 	if err != nil {
 		return gstglue.Fail(gstglue.StreamFormat, "pre-processing the frame's video meta layout: %v", err)
 	}
@@ -296,11 +328,11 @@ func (st *streamState) setEnginePreprocess() {
 	}
 	pre := st.pre
 	if pre == nil || st.sess == nil || st.ring == nil {
-		st.engine.SetPreprocess(frameengine.Preprocess{})
+		st.engine.SetPreprocess(enginePreprocess{})
 		return
 	}
 	b := pre.pin.Bytes()
-	st.engine.SetPreprocess(frameengine.Preprocess{
+	st.engine.SetPreprocess(enginePreprocess{
 		Plan: pre.plan.CPlan(), Run: preprocess.CRunFunc(), Dst: unsafe.Pointer(unsafe.SliceData(b)), DstLen: len(b),
 		Strides: pre.strides, Offsets: pre.offsets, CapsStrides: pre.capsStrides, CapsOffsets: pre.capsOffsets,
 		IO: st.engineIO(preInputSlot),
@@ -319,7 +351,7 @@ func preprocessSinkCaps(info infer.ModelInfo, set settings) string {
 		formats = append(formats, string(f))
 	}
 	w, h := "[1,2147483647]", "[1,2147483647]"
-	if ms := m.ModelShape; set.resize == "none" && len(ms) == 4 {
+	if ms := m.ModelShape; set.resize == "none" && !set.regions() && len(ms) == 4 {
 		hi, wi := 2, 3
 		if ms[3] == 3 && ms[1] != 3 {
 			hi, wi = 1, 2

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
@@ -89,16 +89,16 @@ func TestTensorInferPreprocess(t *testing.T) {
 func TestTensorInferPreprocessVideoTransform(t *testing.T) {
 	lib := infertest.Lib(t)
 	model := writeModel(t, "nchw.onnx", infertest.Means{NCHW: true, H: 24, W: 32, C: 3, Scale: 1}.ONNX())
-	var got []frameengine.Transform
+	var got []tensormeta.Transform
 	desc := fmt.Sprintf("tensorsrc num-buffers=3 pattern=counter ! video/x-raw,format=RGBx,width=64,height=32 ! "+
 		"tensorinfer name=infer output=video resize=letterbox ort-library=%s model=%s ! fakesink", lib, model)
 	videoRun(t, desc, func(gstglue.RawBuffer) {}, func(b gstglue.RawBuffer) {
-		if m, ok := frameengine.ReadTensorPinMeta(b); ok {
+		if m, ok := tensormeta.ReadRaw(b); ok {
 			got = append(got, m.Transform)
 			gstglue.UnrefRawBuffer(m.Tensors)
 		}
 	})
-	want := frameengine.Transform{ModelWidth: 32, ModelHeight: 24, ScaleX: 0.5, ScaleY: 0.5, OffsetY: 4}
+	want := tensormeta.Transform{ModelWidth: 32, ModelHeight: 24, ScaleX: 0.5, ScaleY: 0.5, OffsetY: 4}
 	if len(got) != 3 {
 		t.Fatalf("%d metas, want 3", len(got))
 	}

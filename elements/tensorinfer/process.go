@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
@@ -14,13 +13,21 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 )
 
-// InferInput implements frameengine.InferFrameHost: the engine's call when a
+// inferInputHook, when set, runs first in every inferInput: the tests'
+// seam for a panic in a call from the C frame. Production code never
+// sets it.
+var inferInputHook func()
+
+// inferInput is the engine's call (gstcGoInferInput) when a
 // frame's memory is not in its table. It finds the input's pinned entry
 // (importing it, or the element's own memory for an input that is not
 // one fd memory, which the engine copies into), binds it once (the
 // session input slot for its memory and layout), and puts it in the
 // engine's table. Errors are posted here and named as the frame's.
-func (e *element) InferInput(self gstglue.RawElement, in gstglue.RawBuffer) int {
+func (e *element) inferInput(self gstglue.RawElement, in gstglue.RawBuffer) int {
+	if inferInputHook != nil {
+		inferInputHook()
+	}
 	st := e.current()
 	if st == nil {
 		return int(gst.FlowFlushing)
@@ -88,7 +95,7 @@ func (e *element) engineInputFor(st *streamState, in gstglue.RawBuffer) (int, er
 		}
 	}
 	key, id := ent.Key(), ent.Tensor().Identity()
-	rec := frameengine.InferInput{
+	rec := engineRecord{
 		Tag: ent.Tag(), MemOffset: uint64(key.Offset), MemSize: uint64(key.Size), Tensor: ent.Tensor(),
 		Dev: id.Dev, Ino: id.Ino, Offset: uint64(kOff), Stride: kStride, Host: unsafe.Pointer(unsafe.SliceData(ent.Pin().Bytes())),
 		Need: uint64(off + g.Extent), Slot: slot, Copy: !fd,
@@ -106,10 +113,10 @@ func (e *element) engineInputFor(st *streamState, in gstglue.RawBuffer) (int, er
 	return i, nil
 }
 
-// InferRun implements frameengine.InferFrameHost: the run of an input slot
+// inferRun is the engine's call (gstcGoInferRun) for the run of an input slot
 // package infer converts before each run (a frame laid out otherwise
 // than the model takes it), which is Go's.
-func (e *element) InferRun(self gstglue.RawElement, inSlot, outSlot int) gst.FlowReturn {
+func (e *element) inferRun(self gstglue.RawElement, inSlot, outSlot int) gst.FlowReturn {
 	st := e.current()
 	if st == nil {
 		return gst.FlowFlushing
@@ -124,7 +131,7 @@ func (e *element) InferRun(self gstglue.RawElement, inSlot, outSlot int) gst.Flo
 	return gst.FlowOK
 }
 
-// InferPerFrame implements frameengine.InferFrameHost: the run of a frame the
+// inferPerFrame is the engine's call (gstcGoInferPerFrame): the run of a frame the
 // upstream way (TENSORPIN_INFER_MODE=per-frame, a benchmark aid) on its
 // input (the engine's table input i, found, pinned and bracketed as in
 // the element's way, so that only what the two ways do with ONNX Runtime
@@ -132,7 +139,7 @@ func (e *element) InferRun(self gstglue.RawElement, inSlot, outSlot int) gst.Flo
 // a run without IoBinding, every output copied into new memory) and a
 // new buffer of system memories holding a copy of each output, as
 // GStreamer's onnxinference pushes. The output ring is not used.
-func (e *element) InferPerFrame(self gstglue.RawElement, in gstglue.RawBuffer, i int) (gst.FlowReturn, gstglue.RawBuffer) {
+func (e *element) inferPerFrame(self gstglue.RawElement, in gstglue.RawBuffer, i int) (gst.FlowReturn, gstglue.RawBuffer) {
 	st := e.current()
 	if st == nil || i < 0 || i >= len(st.engineIns) {
 		return gst.FlowFlushing, gstglue.RawBuffer{}
@@ -164,7 +171,7 @@ func (e *element) runPerFrame(st *streamState, in gstglue.RawBuffer, ei engineIn
 	if runErr != nil {
 		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.LibraryFailed, "%v", runErr)
 	}
-	buf, ok := frameengine.NewCopiedBuffer(v.PTS(), v.DTS(), v.Duration(), outs...)
+	buf, ok := newCopiedBuffer(v.PTS(), v.DTS(), v.Duration(), outs...)
 	if !ok {
 		return gstglue.RawBuffer{}, gstglue.Fail(gstglue.ResourceNoSpaceLeft, "cannot allocate the output buffer")
 	}
@@ -311,19 +318,19 @@ func (e *element) copyEntry(st *streamState, size int) (*pincache.Entry, error) 
 	return ent, nil
 }
 
-// SinkEOS posts the counters as the element message tensorinfer-stats,
+// sinkEOS posts the counters as the element message tensorinfer-stats,
 // before EOS goes downstream.
-func (e *element) SinkEOS(self gstglue.RawElement) {
+func (e *element) sinkEOS(self gstglue.RawElement) {
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	}
 	gstglue.PostElementMessageRaw(self, e.statsStructure())
 }
 
-// SinkFlushStop forgets the pending begins (their buffers were
+// sinkFlushStop forgets the pending begins (their buffers were
 // flushed) and the last result output=video reuses. (The flush flag
 // that ends the engine's waits is C's: frameengine's wake.)
-func (e *element) SinkFlushStop(self gstglue.RawElement) {
+func (e *element) sinkFlushStop(self gstglue.RawElement) {
 	if st := e.current(); st != nil {
 		e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 		st.video.Reset()

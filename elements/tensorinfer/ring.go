@@ -48,22 +48,19 @@ type ring struct {
 	mu     sync.Mutex
 	slots  []*outSlot
 	c      *frameengine.OutRing
-	mring  *frameengine.MemRing
 	closed bool
 	stats  *counters
 }
 
 // newRing allocates n output slots for the session's outputs and binds
 // each once (engine BindOutput). On error everything allocated is freed.
-func newRing(sess *infer.Session, n int, stats *counters, cc frameengine.InferCounters) (*ring, error) {
+func newRing(sess *infer.Session, n int, stats *counters, cc frameengine.Counters) (*ring, error) {
 	outs := sess.Outputs()
 	if len(outs) > capslayout.MaxTensors || len(outs) > frameengine.MaxOutTensors {
 		return nil, fmt.Errorf("the model has %d outputs; other/tensors carries at most %d", len(outs), capslayout.MaxTensors)
 	}
 	r := &ring{stats: stats}
-	r.c = frameengine.NewOutRing(cc)
-	// Returns are the C ring's; the MemRing only frees memories.
-	r.mring = frameengine.NewMemRing(frameengine.EndTally{}, func(int, uint32) bool { return false })
+	r.c = frameengine.NewOutRing(cc, frameengine.EndTally{})
 	if err := r.grow(sess, n); err != nil {
 		r.close()
 		return nil, err
@@ -140,7 +137,7 @@ func (r *ring) makeSlot(sess *infer.Session, i int, outs []infer.TensorInfo) (*o
 			ot.pin.Release()
 			ot.t.Close()
 		}
-		m, err := r.mring.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*frameengine.MaxOutTensors+k, release)
+		m, err := r.c.Wrap(t.Backend() == tensor.BackendDMABuf, t.FD(), o.Bytes(), i*frameengine.MaxOutTensors+k, release)
 		if err != nil {
 			release()
 			sl.drop()
@@ -179,5 +176,27 @@ func (r *ring) close() {
 		return
 	}
 	r.c.Close()
-	r.mring.Close()
+}
+
+// slotPins returns pins over output slot k's tensors, each narrowed to
+// the bytes of outs' tensor (a shape no larger than the slot's), for a
+// reshaped session's outputs: the caller releases them.
+func (r *ring) slotPins(k int, outs []infer.TensorInfo) ([]*pin.HostPin, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k < 0 || k >= len(r.slots) || len(r.slots[k].tensors) != len(outs) {
+		return nil, fmt.Errorf("output slot %d of %d has no tensors for %d outputs", k, len(r.slots), len(outs))
+	}
+	pins := make([]*pin.HostPin, len(outs))
+	for i, o := range outs {
+		p, err := r.slots[k].tensors[i].pin.Narrow(0, o.Bytes())
+		if err != nil {
+			for _, q := range pins[:i] {
+				q.Release()
+			}
+			return nil, fmt.Errorf("output %q (%d bytes) in output slot %d: %w", o.Name, o.Bytes(), k, err)
+		}
+		pins[i] = &p
+	}
+	return pins, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/preprocess"
@@ -55,10 +56,13 @@ type streamState struct {
 	// pools: the pool proposed upstream, reused for identical queries.
 	pools *frameengine.PoolCache
 	// video: output=video's state in C (the frame paths read it there).
-	video frameengine.VideoOut
+	video videoOut
 	// pre: pre-processing's pass and bound input (nil: frames feed the
 	// model as they are).
 	pre *preState
+	// region: region inference's shapes (nil: the model runs on whole
+	// frames).
+	region *regionState
 	// modelInfo: the input's entry of the .modelinfo file beside the
 	// model (nil: none), read at start.
 	modelInfo     *preprocess.TensorInfo
@@ -89,12 +93,12 @@ type streamState struct {
 	// stop; engineIns: what its table's inputs hold (index for index);
 	// engineTouched: the last use stamp touchEngineInputs gave the pin
 	// cache.
-	engine        frameengine.InferFrame
+	engine        inferEngine
 	engineIns     []engineInput
 	engineTouched uint64
 	// hooks: the pin-cache insert hooks of the run (reader).
 	hooks insertHooks
-	cc    frameengine.InferCounters
+	cc    frameengine.Counters
 	// copyLogged: the first copy was logged in GST_PERFORMANCE.
 	copyLogged bool
 	// refusedCaps: the input caps whose refusal was posted (posted once).
@@ -150,8 +154,11 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer e.guard("start", func() { ret = false })
 	set := e.readSettings()
 	e.stats.reset()
-	frameengine.InferCountersOf(e.raw()).Reset()
+	frameengine.CountersOf(e.raw()).Reset()
 	perFrame, err := perFrameMode()
+	if err == nil {
+		err = set.checkNormalisation()
+	}
 	if err != nil {
 		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensorinfer: "+err.Error(), "")
 		return false
@@ -168,16 +175,25 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	}
 	st.begins = frameengine.PendingBeginsOf(e.raw())
 	st.begins.Clear()
-	st.video = frameengine.VideoOutOf(e.raw())
+	st.video = videoOutOf(e.raw())
 	st.video.ClearReused()
-	st.video.Set(set.output == outputVideo, int(set.interval), nil, frameengine.Transform{})
+	st.video.SetProducer(e.raw())
+	st.video.Set(set.output == outputVideo, int(set.interval), nil, tensormeta.Transform{})
+	if set.regions() && set.interval > 1 {
+		st.video.Set(false, 1, nil, tensormeta.Transform{})
+		st.close()
+		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, fmt.Sprintf("tensorinfer: interval=%d runs the model on every "+
+			"%d-th frame and gives the others its result; with inference-region=roi-list a frame's regions are its own: "+
+			"set interval=1", set.interval, set.interval), "")
+		return false
+	}
 	if perFrame && (set.output == outputVideo || st.preprocessing()) {
-		st.video.Set(false, 1, nil, frameengine.Transform{})
+		st.video.Set(false, 1, nil, tensormeta.Transform{})
 		st.close()
 		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensorinfer: "+ModeEnv+"=per-frame (a benchmark aid) runs frames as they are: it takes neither output=video nor pre-processing", "")
 		return false
 	}
-	st.engine = frameengine.NewInferFrame(e.raw(), st.cc)
+	st.engine = newInferEngine(e.raw(), st.cc)
 	st.engine.SetPerFrame(perFrame)
 	st.engine.SetSync(time.Duration(set.syncTimeout)*time.Millisecond, set.onSyncTimeout == onTimeoutDrop)
 	st.setEngineSession()
@@ -197,7 +213,7 @@ func (e *element) open(set settings) (st *streamState, code gstglue.ErrorCode, e
 	if err != nil {
 		return nil, gstglue.LibraryInit, fmt.Errorf("tensorinfer: cannot load ONNX Runtime: %w", err)
 	}
-	s := &streamState{set: set, env: env, cc: frameengine.InferCountersOf(e.raw()), binds: newInputBindings()}
+	s := &streamState{set: set, env: env, cc: frameengine.CountersOf(e.raw()), binds: newInputBindings()}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -295,9 +311,10 @@ func (e *element) reopenSession(st *streamState, shapes map[string][]int64) erro
 	e.stateMu.Unlock()
 	if old != nil {
 		cat.LogInfo(fmt.Sprintf("new caps fix the model's free dimensions as %v (were %v): a new session", shapes, oldShapes))
+		st.closeRegions() // reshaped from the old session
 		st.clearEngineInputs()
 		st.engine.SetReady(false)
-		st.engine.SetPreprocess(frameengine.Preprocess{})
+		st.engine.SetPreprocess(enginePreprocess{})
 		st.engine.SetRing(nil)
 		st.cache.Clear()
 		st.pre.close() // bound to the old session
@@ -379,10 +396,11 @@ func (st *streamState) closeSpareLocked() {
 // environment.
 func (st *streamState) close() {
 	st.closeSpare()
+	st.closeRegions()
 	st.clearEngineInputs()
 	if !st.engine.IsZero() {
 		st.engine.Free() // uninstalled by Stop, or never installed
-		st.engine = frameengine.InferFrame{}
+		st.engine = inferEngine{}
 	}
 	if st.ring != nil {
 		st.ring.close()
@@ -424,8 +442,8 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	}
 	e.stats.beginsExpired.Add(uint64(st.begins.Clear()))
 	e.stats.framesReused.Store(st.video.Reused())
-	st.video.Set(false, 1, nil, frameengine.Transform{}) // the last result goes
-	frameengine.UninstallInferFrame(e.raw())
+	st.video.Set(false, 1, nil, tensormeta.Transform{}) // the last result goes
+	uninstallInferEngine(e.raw())
 	st.close()
 	cat.LogInfo("stopped")
 	return true
@@ -517,9 +535,12 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 // otherwise), the frames' memory read whole.
 func (e *element) setPreprocessCaps(self *base.GstBaseTransform, st *streamState, f capslayout.Format, err error, incaps, outcaps *gst.Caps) bool {
 	if err == nil {
-		if st.set.output == outputVideo && f.Media != capslayout.MediaVideo {
+		switch {
+		case st.set.output == outputVideo && f.Media != capslayout.MediaVideo:
 			err = fmt.Errorf("output=video passes video on: the input must be video/x-raw, not %s", f.Media)
-		} else {
+		case st.set.regions():
+			err = e.setupRegions(st, f)
+		default:
 			err = e.setupPreprocess(st, f)
 		}
 	}
@@ -550,7 +571,7 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 	if len(l.Shape) >= 2 {
 		h, w = l.Shape[0], l.Shape[1]
 	}
-	st.video.Set(true, int(st.set.interval), caps, frameengine.Transform{ModelWidth: w, ModelHeight: h, ScaleX: 1, ScaleY: 1})
+	st.video.Set(true, int(st.set.interval), caps, tensormeta.Transform{ModelWidth: w, ModelHeight: h, ScaleX: 1, ScaleY: 1})
 	return nil
 }
 
@@ -624,7 +645,14 @@ func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query
 		want = maxRing
 	}
 	from := st.ring.c.Slots()
-	defer st.growEngineIO(from) // the new slots' bindings
+	defer func() {
+		// The new slots' bindings.
+		st.growEngineIO(from)
+		if err := st.growRegionIO(e, from); err != nil {
+			gstglue.PostError(self.Element, gstglue.CodeOf(err, gstglue.CoreNegotiation),
+				"tensorinfer: binding the region shapes to new output slots: "+err.Error(), "")
+		}
+	}()
 	if err := st.ring.grow(st.sess, want); err != nil {
 		gstglue.PostError(self.Element, gstglue.CodeOf(err, gstglue.ResourceNoSpaceLeft),
 			fmt.Sprintf("tensorinfer: growing the output ring to downstream's %d buffers: %v", want, err), "")

@@ -32,6 +32,11 @@ type counters struct {
 	// framesReused: output=video frames given an earlier run's result
 	// (interval), kept at Stop (live: the C state's).
 	framesReused atomic.Uint64
+	// regionShapes: the region shapes made (regions.go); their sessions'
+	// input and output bindings, made once each (added to input-binds
+	// and output-binds).
+	regionShapes                     atomic.Uint64
+	regionInputBinds, regionOutBinds atomic.Uint64
 
 	mu sync.Mutex
 	// ended sums the engine counters of this run's sessions that are no
@@ -80,7 +85,8 @@ func addEngine(a, b infer.Stats) infer.Stats {
 func (c *counters) reset() {
 	for _, a := range []*atomic.Uint64{&c.copies, &c.bytesCopied, &c.hits, &c.misses, &c.mmaps,
 		&c.ringSize, &c.beginsExpired, &c.downstreamMin, &c.inputUnbinds, &c.inputsBound,
-		&c.poolsProposed, &c.poolsReused, &c.framesReused} {
+		&c.poolsProposed, &c.poolsReused, &c.framesReused, &c.regionShapes,
+		&c.regionInputBinds, &c.regionOutBinds} {
 		a.Store(0)
 	}
 	c.mu.Lock()
@@ -135,6 +141,11 @@ type Stats struct {
 	// Preprocessed counts the frames the fused pre-processing pass wrote
 	// into the model's input; PreprocessNsTotal is its wall time, summed.
 	Preprocessed, PreprocessNsTotal uint64
+	// Regions (inference-region=roi-list): the regions run, those skipped
+	// for being under min-region-size, those dropped (over max-regions, or
+	// no output slot for their batch), and the shapes made (batch rows ×
+	// image size, each a session bound once).
+	Regions, RegionsTooSmall, RegionsDropped, RegionShapes uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -151,30 +162,33 @@ func (e *element) snapshot() Stats {
 	}
 	e.stateMu.Unlock()
 	// What the frame engine counted, and the output rings.
-	cc := frameengine.InferCountersOf(e.raw())
-	eng.Runs += cc.Load(frameengine.InferRuns)
-	eng.RunNsTotal += cc.Load(frameengine.InferRunNs)
-	eng.RunCPUNsSampled += cc.Load(frameengine.InferRunCPUNs)
-	eng.RunWallNsSampled += cc.Load(frameengine.InferRunWallSampled)
-	eng.RunsCPUSampled += cc.Load(frameengine.InferRunsCPUSampled)
-	frames := cc.Load(frameengine.InferFrames)
+	cc := frameengine.CountersOf(e.raw())
+	eng.Runs += cc.Load(ctrRuns)
+	eng.RunNsTotal += cc.Load(ctrRunNs)
+	eng.RunCPUNsSampled += cc.Load(ctrRunCPUNs)
+	eng.RunWallNsSampled += cc.Load(ctrRunWallSampled)
+	eng.RunsCPUSampled += cc.Load(ctrRunsCPUSampled)
+	frames := cc.Load(ctrFrames)
 	return Stats{
-		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds, OutputBinds: eng.OutputBinds,
-		Copies:      c.copies.Load() + cc.Load(frameengine.InferCopies),
-		BytesCopied: c.bytesCopied.Load() + cc.Load(frameengine.InferBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
+		Frames: frames, Runs: eng.Runs, InputBinds: eng.InputBinds + c.regionInputBinds.Load(),
+		OutputBinds: eng.OutputBinds + c.regionOutBinds.Load(),
+		Copies:      c.copies.Load() + cc.Load(ctrCopies),
+		BytesCopied: c.bytesCopied.Load() + cc.Load(ctrBytesCopied) + eng.BytesCopied, Conversions: eng.Conversions,
 		ConversionBytes: eng.BytesCopied, RunNsTotal: eng.RunNsTotal,
 		RunCPUNsSampled: eng.RunCPUNsSampled, RunWallNsSampled: eng.RunWallNsSampled, RunsCPUSampled: eng.RunsCPUSampled,
-		Hits: c.hits.Load() + cc.Load(frameengine.InferHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
-		Waits: cc.Load(frameengine.InferWaits), Dropped: cc.Load(frameengine.InferDropped), BeginsMatched: cc.Load(frameengine.InferBeginsMatched),
-		EndEventsSent:     cc.Load(frameengine.InferEndEventsSent),
-		BeginsExpired:     c.beginsExpired.Load() + cc.Load(frameengine.InferBeginsExpired),
-		OutBracketsOpened: cc.Load(frameengine.InferOutOpened), OutBracketsClosed: cc.Load(frameengine.InferOutClosed),
-		FenceWaits: cc.Load(frameengine.InferFenceWaits), FenceTimeouts: cc.Load(frameengine.InferFenceTimeouts), InputSyncs: cc.Load(frameengine.InferInSyncs),
+		Hits: c.hits.Load() + cc.Load(ctrHits), Misses: c.misses.Load(), Mmaps: c.mmaps.Load(), RingSize: c.ringSize.Load(),
+		Waits: cc.Load(frameengine.RingWaits), Dropped: cc.Load(ctrDropped), BeginsMatched: cc.Load(ctrBeginsMatched),
+		EndEventsSent:     cc.Load(ctrEndEventsSent),
+		BeginsExpired:     c.beginsExpired.Load() + cc.Load(ctrBeginsExpired),
+		OutBracketsOpened: cc.Load(frameengine.RingOutOpened), OutBracketsClosed: cc.Load(frameengine.RingOutClosed),
+		FenceWaits: cc.Load(ctrFenceWaits), FenceTimeouts: cc.Load(ctrFenceTimeouts), InputSyncs: cc.Load(ctrInSyncs),
 		DownstreamMinBuffers: c.downstreamMin.Load(),
-		SteadyFrames:         frames - min(frames, cc.Load(frameengine.InferGoFrames)),
+		SteadyFrames:         frames - min(frames, cc.Load(ctrGoFrames)),
 		InputUnbinds:         c.inputUnbinds.Load(), InputsBound: c.inputsBound.Load(),
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
-		Preprocessed: cc.Load(frameengine.InferPreprocessed), PreprocessNsTotal: cc.Load(frameengine.InferPreprocessNs),
+		Preprocessed: cc.Load(ctrPreprocessed), PreprocessNsTotal: cc.Load(ctrPreprocessNs),
+		Regions: cc.Load(ctrRegions), RegionsTooSmall: cc.Load(ctrRegionsSmall), RegionsDropped: cc.Load(ctrRegionsDropped),
+		RegionShapes: c.regionShapes.Load(),
 	}
 }
 
@@ -222,6 +236,10 @@ func (e *element) statsStructure() *gst.Structure {
 		{"frames-reused", s.FramesReused},
 		{"preprocessed", s.Preprocessed},
 		{"preprocess-ns-total", s.PreprocessNsTotal},
+		{"regions", s.Regions},
+		{"regions-too-small", s.RegionsTooSmall},
+		{"regions-dropped", s.RegionsDropped},
+		{"region-shapes", s.RegionShapes},
 	} {
 		st.SetValue(f.k, f.v)
 	}

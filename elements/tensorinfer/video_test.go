@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
@@ -75,7 +74,7 @@ func TestTensorInferVideoOutputSameMemoryWithTensors(t *testing.T) {
 		if got := gstglue.PeekMemory(b, 0).Identity(); got != memOf[pts] {
 			problems = append(problems, fmt.Sprintf("frame %d: memory %#x out, %#x in", n, got, memOf[pts]))
 		}
-		m, ok := frameengine.ReadTensorPinMeta(b)
+		m, ok := tensormeta.ReadRaw(b)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("frame %d: no GstTensorPinMeta", n))
 			return
@@ -96,7 +95,7 @@ func TestTensorInferVideoOutputSameMemoryWithTensors(t *testing.T) {
 		if !strings.Contains(m.Caps, "names=(string)scores") || !strings.Contains(m.Caps, "dimensions=(string)3:1") {
 			problems = append(problems, fmt.Sprintf("frame %d: meta caps %s", n, m.Caps))
 		}
-		if tr := m.Transform; tr != (frameengine.Transform{ModelWidth: 64, ModelHeight: 64, ScaleX: 1, ScaleY: 1}) {
+		if tr := m.Transform; tr != (tensormeta.Transform{ModelWidth: 64, ModelHeight: 64, ScaleX: 1, ScaleY: 1}) {
 			problems = append(problems, fmt.Sprintf("frame %d: transform %+v", n, tr))
 		}
 		checked++

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
@@ -24,8 +23,8 @@ func metaBuffer(t *testing.T, tensors *gst.Buffer) (*gst.Buffer, func()) {
 	caps := gst.NewCapsFromString("other/tensors,num_tensors=(int)1,dimensions=(string)3:1,types=(string)float32,names=(string)scores")
 	defer gstglue.ReleaseCaps(caps)
 	video := gst.NewBufferWithSize(16)
-	frameengine.AddTensorPinMeta(gstglue.BorrowBuffer(video), gstglue.RawBuffer(gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))), caps,
-		frameengine.Transform{ScaleX: 1, ScaleY: 1}, 5)
+	Add(gstglue.BorrowBuffer(video), gstglue.RawBuffer(gstglue.LeaseBuffer(gstglue.BorrowBuffer(tensors))), caps,
+		Transform{ScaleX: 1, ScaleY: 1}, 5)
 	return video, func() { gstglue.ReleaseBuffer(video) }
 }
 
@@ -45,7 +44,7 @@ func TestReleaseOfCopiesDropsTheReferenceOnce(t *testing.T) {
 	}()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
+	refs := func() int { return bufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	m, ok := Read(video)
@@ -91,7 +90,7 @@ func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
 	defer extra.Release()
 	video, free := metaBuffer(t, tensors)
 	defer free()
-	refs := func() int { return frameengine.BufferRefCount(gstglue.BorrowBuffer(tensors)) }
+	refs := func() int { return bufferRefCount(gstglue.BorrowBuffer(tensors)) }
 	base := refs()
 
 	func() {
@@ -119,5 +118,51 @@ func TestUnreleasedMetaIsReleasedWhenUnreachable(t *testing.T) {
 	}
 	if got := refs(); got != base {
 		t.Fatalf("released, then collected: refcount %d, want %d", got, base)
+	}
+}
+
+// bufferRefCount returns b's reference count (for tests of the readers'
+// references).
+func bufferRefCount(b gstglue.RawBuffer) int { return b.RefCount() }
+
+// Several results on one buffer: each add takes the next index, Read
+// gives the latest (the tensorinfer just before the reader), ReadFrom the
+// latest of one producer; region rows and their transforms come back as
+// they were added; a copy of the buffer keeps every result and its index.
+func TestResultsChainOnOneBuffer(t *testing.T) {
+	video := gst.NewBufferWithSize(16)
+	defer gstglue.ReleaseBuffer(video)
+	raw := gstglue.BorrowBuffer(video)
+	regions := []Region{{ID: 7, Transform: Transform{ScaleX: 0.5, ScaleY: 2, OffsetX: -3, OffsetY: 4}}, {ID: 9, Transform: Transform{ScaleX: 1, ScaleY: 1}}}
+	AddResult(raw, gstglue.RawBuffer{}, nil, Raw{Producer: "det", Run: 1})
+	AddResult(raw, gstglue.RawBuffer{}, nil, Raw{Producer: "rec", Run: 2, Regions: regions})
+	AddResult(raw, gstglue.RawBuffer{}, nil, Raw{Producer: "rec", Run: 3})
+	check := func(what string, buf gstglue.RawBuffer) {
+		t.Helper()
+		var r Reader
+		defer r.Close()
+		m, ok := r.Read(buf)
+		if !ok || m.Producer != "rec" || m.Index != 2 || m.Run != 3 {
+			t.Errorf("%s: Read = %+v %v; want rec's run 3 at index 2", what, m, ok)
+		}
+		m, ok = r.ReadFrom(buf, "det")
+		if !ok || m.Producer != "det" || m.Index != 0 || m.Run != 1 || m.Regions != nil {
+			t.Errorf("%s: ReadFrom(det) = %+v %v", what, m, ok)
+		}
+		if _, ok := r.ReadFrom(buf, "other"); ok {
+			t.Errorf("%s: ReadFrom of a producer with no result found one", what)
+		}
+	}
+	check("the buffer", raw)
+	cp := video.Copy()
+	defer gstglue.ReleaseBuffer(cp)
+	check("a copy", gstglue.BorrowBuffer(cp))
+	// The region rows of run 2 (not the latest of rec: found by walking).
+	var r Reader
+	defer r.Close()
+	AddResult(raw, gstglue.RawBuffer{}, nil, Raw{Producer: "cls", Run: 4, Regions: regions[:1]})
+	m, ok := r.Read(raw)
+	if !ok || m.Index != 3 || len(m.Regions) != 1 || m.Regions[0] != regions[0] {
+		t.Fatalf("Read = %+v %v; want cls's one region %+v", m, ok, regions[0])
 	}
 }

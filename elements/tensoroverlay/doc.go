@@ -27,17 +27,27 @@
 // skipped; one partly outside is clipped. The outline is the outermost
 // line-width pixels of the region's rectangle on each side, inside it
 // (the whole rectangle when they meet). Then, over all the outlines, each
-// region's label: the "detection" params structure's label (the
-// region's type when it has none), a space and its confidence with two
-// decimals ("person 0.87"; no confidence without the structure), in a
-// 5×7 bitmap font of this package (printable ASCII; any other character
-// is drawn as '?'; names cut at 48 characters), each font pixel
+// region's label: "#id " when a "tracking" params structure gives the
+// object's id (tensortrack's), the "detection" params structure's label
+// (the region's type when it has none), a space and its confidence with
+// two decimals ("#12 person 0.87"; no confidence without the structure),
+// in a 5×7 bitmap font of this package (printable ASCII; any other
+// character — a whole UTF-8 sequence — is drawn as a hollow box, never
+// dropped; names cut at 48 characters), each font pixel
 // font-scale × font-scale pixels, characters 6 × font-scale apart, on a
 // box of the outline's colour with font-scale pixels around the text —
 // 9 × font-scale pixels high — in black on light colours and white on
 // dark ones. The label box sits on the region's top edge, at its left
 // edge: moved left to end at the frame's right edge when it would cross
-// it, and inside the region's top when there is no room above it.
+// it, and inside the region's top when there is no room above it. Under
+// the region, a line per "classification" params structure (a second
+// model's result, tensordecode's on region results: a class, or the text
+// read in it), the first four in the order they were added: its label
+// ("class-N" from its class-id without one) and confidence ("OK 0.95"),
+// across as the label, the lines stacked from the region's bottom edge
+// and moved up to end at the frame's bottom when they would leave it:
+//
+//	... ! tensorinfer model=rec.onnx inference-region=roi-list ! tensordecode mode=ctc labels=keys.txt ! tensoroverlay ! ...
 //
 // Colour: color is 0xAARRGGBB. Alpha 0xFF paints the colour; a lower
 // alpha blends it over the frame, (colour × alpha + frame × (255 −

@@ -7,7 +7,7 @@
  * pixel, drawn for this element (no font file, no library). Rows are
  * strings (5 characters and a NUL, padded to 8) so the table reads as
  * the glyphs it holds. */
-static const char font[95][TENSOR_OVERLAY_GLYPH_H][8] = {
+static const char font[96][TENSOR_OVERLAY_GLYPH_H][8] = {
   /* sp */ {".....", ".....", ".....", ".....", ".....", ".....", "....."},
   /* ! */ {"..#..", "..#..", "..#..", "..#..", "..#..", ".....", "..#.."},
   /* " */ {".#.#.", ".#.#.", ".#.#.", ".....", ".....", ".....", "....."},
@@ -103,6 +103,10 @@ static const char font[95][TENSOR_OVERLAY_GLYPH_H][8] = {
   /* | */ {"..#..", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."},
   /* } */ {".#...", "..#..", "..#..", "...#.", "..#..", "..#..", ".#..."},
   /* ~ */ {".....", ".....", ".#...", "#.#.#", "...#.", ".....", "....."},
+  /* a character the font lacks (any outside printable ASCII: a
+   * recognised text's CJK, an accent): a hollow box, so that it shows
+   * rather than vanish or pass for a real '?' */
+  {"#####", "#...#", "#...#", "#...#", "#...#", "#...#", "#####"},
 };
 
 guint8
@@ -113,7 +117,7 @@ tensor_overlay_glyph_bits (guchar c, guint r)
   gint i;
 
   if (c < 32 || c > 126)
-    c = '?';
+    c = TENSOR_OVERLAY_MISSING;
   if (r >= TENSOR_OVERLAY_GLYPH_H)
     return 0;
   row = font[c - 32][r];
@@ -277,7 +281,7 @@ tensor_overlay_printable (const gchar * s, gchar * out, gsize max)
       out[n++] = (gchar) * p++;
       continue;
     }
-    out[n++] = '?';
+    out[n++] = TENSOR_OVERLAY_MISSING;
     /* A UTF-8 lead byte: its continuation bytes are the same character. */
     if (*p++ >= 0xc0)
       while ((*p & 0xc0) == 0x80)

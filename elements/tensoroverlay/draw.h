@@ -43,6 +43,9 @@ void tensor_overlay_outline (GstVideoFrame * f, const TensorOverlayPaint * p,
 #define TENSOR_OVERLAY_GLYPH_W 5
 #define TENSOR_OVERLAY_GLYPH_H 7
 #define TENSOR_OVERLAY_ADVANCE 6
+/* The byte a label holds for a character the font lacks (the placeholder
+ * glyph: a hollow box). */
+#define TENSOR_OVERLAY_MISSING 127
 
 /* The size of the label box of n characters at scale s. */
 static inline gint64
@@ -66,7 +69,8 @@ void tensor_overlay_label (GstVideoFrame * f, const TensorOverlayPaint * bg,
 
 /* Writes into out (size max, max ≥ 1) the characters of s, UTF-8, that the
  * font draws: printable ASCII as it is, any other character (a control
- * byte, or a whole multi-byte UTF-8 sequence) as one '?'; stops at max − 1
+ * byte, or a whole multi-byte UTF-8 sequence) as one TENSOR_OVERLAY_MISSING
+ * (drawn as the placeholder box); stops at max − 1
  * characters. Returns how many it wrote (out is NUL-terminated). */
 gsize tensor_overlay_printable (const gchar * s, gchar * out, gsize max);
 

@@ -47,7 +47,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		0, 0xFFFFFFFF, DefaultColor, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.color }).
 		Then(pushSettings),
 	proptable.Bool("draw-labels", "Draw labels",
-		"Draw above each box its label and confidence (\"person 0.87\") in black or white on the box's colour.",
+		"Draw above each box its label and confidence (\"person 0.87\"; \"#12 person 0.87\" with a tracking id), and under it "+
+			"a line per classification (a second model's class or text, \"OK 0.95\"), in black or white on the box's colour.",
 		true, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.drawLabels }).
 		Then(pushSettings),
 	proptable.Uint("font-scale", "Font scale",

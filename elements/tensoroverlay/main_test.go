@@ -10,6 +10,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/results/resultstest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay/internal/overlaytest"
 )
@@ -20,7 +21,7 @@ func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensoroverlay
 // GstVideoMeta (nil: none, the caps' default layout).
 type frame struct {
 	data []byte
-	rois []gstglue.ROI
+	rois []gstglue.Region
 	meta *gstglue.VideoMetaLayout
 }
 
@@ -133,18 +134,41 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 
 // addROIs adds rois to buf (writable) as regions of interest, in order. A
 // region without detection params is added as facedetect adds its own:
-// type and rectangle only.
-func addROIs(t *testing.T, buf *gst.Buffer, rois []gstglue.ROI) {
+// type and rectangle only. A tracked one gets a "tracking" structure (id,
+// age, state) as tensortrack adds it; classifications are added after,
+// as tensordecode adds a second model's results.
+func addROIs(t *testing.T, buf *gst.Buffer, rois []gstglue.Region) {
 	t.Helper()
-	for _, roi := range rois {
+	raw := gstglue.BorrowBuffer(buf)
+	for i, roi := range rois {
 		var err error
+		id := -1
 		if roi.Detection {
-			_, err = gstglue.AddROI(gstglue.BorrowBuffer(buf), roi)
+			id, err = gstglue.AddROI(raw, roi.ROI)
 		} else {
 			err = overlaytest.AddPlainROI(buf, roi.Type, roi.X, roi.Y, roi.W, roi.H)
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if id < 0 && (roi.Tracked || len(roi.Classifications) > 0) {
+			t.Fatalf("%+v: params need a region with an id (detection params)", roi)
+		}
+		if roi.Tracked {
+			st := gst.NewStructure("tracking")
+			for k, v := range map[string]any{"id": roi.TrackID, "age": roi.TrackAge, "state": roi.TrackState} {
+				if err := st.SetValue(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := resultstest.AddParam(buf, i, st); err != nil { // the i-th region
+				t.Fatal(err)
+			}
+		}
+		for _, c := range roi.Classifications {
+			if _, _, _, _, err := gstglue.AddClassification(raw, id, c); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -47,35 +47,57 @@ type op struct {
 	covers func(x, y int) bool
 }
 
-// labelText is the label the element documents for r: the detection's
-// label (its type without one), a space and the confidence with two
-// decimals (only the type without detection params); a character the
-// font lacks is '?', the name at most 48.
+// printable is s as the element draws it: a character the font lacks
+// as the placeholder (byte 127: drawn as a box), at most max.
+func printable(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, c := range s {
+		if n == max {
+			break
+		}
+		if c < 32 || c > 126 {
+			c = 127
+		}
+		b.WriteRune(c)
+		n++
+	}
+	return b.String()
+}
+
+// labelText is the label the element documents for r: "#id " when it is
+// tracked, the detection's label (its type without one), a space and the
+// confidence with two decimals (only the type without detection params);
+// the name at most 48 characters.
 func labelText(r gstglue.ROI) string {
 	name := r.Label
 	if name == "" {
 		name = r.Type
 	}
-	var b strings.Builder
-	n := 0
-	for _, c := range name {
-		if n == 48 {
-			break
-		}
-		if c < 32 || c > 126 {
-			c = '?'
-		}
-		b.WriteRune(c)
-		n++
+	var parts []string
+	if r.Tracked {
+		parts = append(parts, fmt.Sprintf("#%d", r.TrackID))
 	}
-	if !r.Detection {
-		return b.String()
+	if name := printable(name, 48); name != "" {
+		parts = append(parts, name)
 	}
-	if b.Len() > 0 {
-		b.WriteByte(' ')
+	if r.Detection {
+		parts = append(parts, fmt.Sprintf("%.2f", r.Confidence))
 	}
-	fmt.Fprintf(&b, "%.2f", r.Confidence)
-	return b.String()
+	return strings.Join(parts, " ")
+}
+
+// classText is the line the element documents for a classification:
+// its label, else "class-N", a space and the confidence.
+func classText(c gstglue.Classification) string {
+	name := printable(c.Label, 48)
+	if name == "" && c.ClassID >= 0 {
+		name = fmt.Sprintf("class-%d", c.ClassID)
+	}
+	if name == "" {
+		return fmt.Sprintf("%.2f", c.Confidence)
+	}
+	return fmt.Sprintf("%s %.2f", name, c.Confidence)
 }
 
 // visible: the element draws r on a w×h frame.
@@ -99,17 +121,33 @@ func labelBox(r gstglue.ROI, text string, s, w int) (x, y, lw, lh int) {
 	return x, y, lw, lh
 }
 
+// classBox is where the element documents line k of r's n classification
+// lines on a w×h frame: under the box, a line each, moved up to end at
+// the frame's bottom when they would leave it; across as a label.
+func classBox(r gstglue.ROI, text string, k, n, s, w, h int) (x, y, lw, lh int) {
+	lw, lh = len(text)*6*s+s, 9*s
+	x, y = int(r.X), int(r.Y+r.H)
+	if x+lw > w {
+		x = max(w-lw, 0)
+	}
+	if y+n*lh > h {
+		y = max(h-n*lh, 0)
+	}
+	return x, y + k*lh, lw, lh
+}
+
 // model returns the layers the element draws for rois on a w×h frame,
-// in order: every outline, then each label's box and its glyphs.
-func model(rois []gstglue.ROI, p params, w, h int) []op {
+// in order: every outline, then for each region its label's box and
+// glyphs and its classification lines' (four at most).
+func model(rois []gstglue.Region, p params, w, h int) []op {
 	var ops []op
 	box := colorOf(p.color)
 	for _, r := range rois {
-		if !visible(r, w, h) {
+		if !visible(r.ROI, w, h) {
 			continue
 		}
 		x0, y0, x1, y1, t := int(r.X), int(r.Y), int(r.X+r.W), int(r.Y+r.H), p.lineWidth
-		ops = append(ops, op{fmt.Sprintf("outline of %+v", r), box, func(x, y int) bool {
+		ops = append(ops, op{fmt.Sprintf("outline of %+v", r.ROI), box, func(x, y int) bool {
 			inside := x >= x0 && x < x1 && y >= y0 && y < y1
 			return inside && (x < x0+t || x >= x1-t || y < y0+t || y >= y1-t)
 		}})
@@ -121,12 +159,8 @@ func model(rois []gstglue.ROI, p params, w, h int) []op {
 	if 0.299*float64(box.r)+0.587*float64(box.g)+0.114*float64(box.b) >= 128 {
 		text = argb{255, 0, 0, 0}
 	}
-	for _, r := range rois {
-		if !visible(r, w, h) {
-			continue
-		}
-		s, str := p.fontScale, labelText(r)
-		lx, ly, lw, lh := labelBox(r, str, s, w)
+	s := p.fontScale
+	label := func(str string, lx, ly, lw, lh int) {
 		ops = append(ops, op{fmt.Sprintf("label box %q", str), box, func(x, y int) bool {
 			return x >= lx && x < lx+lw && y >= ly && y < ly+lh
 		}})
@@ -138,6 +172,21 @@ func model(rois []gstglue.ROI, p params, w, h int) []op {
 			col := gx % (6 * s) / s
 			return col < 5 && tensoroverlay.GlyphRow(str[gx/(6*s)], gy/s)&(0x10>>col) != 0
 		}})
+	}
+	for _, r := range rois {
+		if !visible(r.ROI, w, h) {
+			continue
+		}
+		if str := labelText(r.ROI); str != "" {
+			lx, ly, lw, lh := labelBox(r.ROI, str, s, w)
+			label(str, lx, ly, lw, lh)
+		}
+		n := min(len(r.Classifications), 4)
+		for k, c := range r.Classifications[:n] {
+			str := classText(c)
+			lx, ly, lw, lh := classBox(r.ROI, str, k, n, s, w, h)
+			label(str, lx, ly, lw, lh)
+		}
 	}
 	return ops
 }

@@ -10,10 +10,12 @@ GST_DEBUG_CATEGORY_STATIC (tensor_overlay_debug);
  * elements say they copy. */
 GST_DEBUG_CATEGORY_STATIC (performance_debug);
 
-/* A label's characters drawn at most: the name's (the rest is cut), then
- * " " and the confidence. */
+/* A label's characters drawn at most: a tracking id's "#id ", the
+ * name's (the rest is cut), then " " and the confidence. */
 #define NAME_MAX_CHARS 48
 #define LABEL_MAX_CHARS 96
+/* The classification lines drawn under a box at most (the first ones). */
+#define CLASS_LINES_MAX 4
 
 /* The state of one instance, owned by its GstElement (object qdata,
  * freed with it). */
@@ -165,39 +167,130 @@ refresh (TensorOverlayState * st)
   st->stale = FALSE;
 }
 
-/* Writes m's label into out (LABEL_MAX_CHARS + 1 bytes): the detection
- * params' label, else the region's type, then the confidence with two
- * decimals when the detection params give one ("person 0.87"); only
+/* Appends " " (when out holds something) and conf with two decimals
+ * to out, which holds n characters; returns the new length. */
+static gsize
+append_confidence (gchar * out, gsize n, gdouble conf)
+{
+  gchar num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* g_ascii_formatd: a decimal point whatever the locale. */
+  g_ascii_formatd (num, sizeof (num), "%.2f", conf);
+  if (n > 0)
+    out[n++] = ' ';
+  return n + tensor_overlay_printable (num, out + n, LABEL_MAX_CHARS + 1 - n);
+}
+
+/* Writes m's label into out (LABEL_MAX_CHARS + 1 bytes): "#id " when a
+ * "tracking" structure gives the object's id, the detection params'
+ * label, else the region's type, then the confidence with two decimals
+ * when the detection params give one ("#12 person 0.87"); only
  * characters the font draws. Returns its length. */
 static gsize
 region_label (GstVideoRegionOfInterestMeta * m, gchar * out)
 {
-  GstStructure *s;
+  GstStructure *s, *t;
   const gchar *name = NULL;
   gdouble conf;
-  gchar num[32];
-  gsize n;
+  guint64 id;
+  gsize n = 0;
 
+  t = gst_video_region_of_interest_meta_get_param (m, "tracking");
+  if (t != NULL && gst_structure_get_uint64 (t, "id", &id))
+    n = g_snprintf (out, LABEL_MAX_CHARS + 1, "#%" G_GUINT64_FORMAT " ", id);
   s = gst_video_region_of_interest_meta_get_param (m, "detection");
   if (s != NULL)
     name = gst_structure_get_string (s, "label");
   if (name == NULL || name[0] == 0)
     name = g_quark_to_string (m->roi_type);
-  n = tensor_overlay_printable (name != NULL ? name : "", out,
+  n += tensor_overlay_printable (name != NULL ? name : "", out + n,
       NAME_MAX_CHARS + 1);
-  if (s != NULL && gst_structure_get_double (s, "confidence", &conf)) {
-    /* g_ascii_formatd: a decimal point whatever the locale. */
-    g_ascii_formatd (num, sizeof (num), "%.2f", conf);
-    if (n > 0)
-      out[n++] = ' ';
-    n += tensor_overlay_printable (num, out + n, LABEL_MAX_CHARS + 1 - n);
-  }
+  if (n > 0 && out[n - 1] == ' ')
+    n--;                        /* "#id" of a region without a name */
+  if (s != NULL && gst_structure_get_double (s, "confidence", &conf))
+    n = append_confidence (out, n, conf);
+  out[n] = 0;
   return n;
 }
 
+/* Writes a "classification" structure's line into out (LABEL_MAX_CHARS +
+ * 1 bytes): its label (a second model's class, a recognised text), else
+ * "class-N" from its class-id, then its confidence with two decimals.
+ * Returns its length. */
+static gsize
+class_label (const GstStructure * s, gchar * out)
+{
+  const gchar *name = gst_structure_get_string (s, "label");
+  gchar num[32];
+  gdouble conf;
+  gint id;
+  gsize n = 0;
+
+  if (name != NULL && name[0] != 0)
+    n = tensor_overlay_printable (name, out, NAME_MAX_CHARS + 1);
+  else if (gst_structure_get_int (s, "class-id", &id)) {
+    g_snprintf (num, sizeof (num), "class-%d", id);
+    n = tensor_overlay_printable (num, out, NAME_MAX_CHARS + 1);
+  }
+  if (gst_structure_get_double (s, "confidence", &conf))
+    n = append_confidence (out, n, conf);
+  out[n] = 0;
+  return n;
+}
+
+/* Where a label box lw wide goes across a frame fw wide: at the box's
+ * left edge, moved left to end at the frame's right edge. */
+static gint64
+label_x (GstVideoRegionOfInterestMeta * m, gint64 lw, gint64 fw)
+{
+  gint64 lx = m->x;
+
+  if (lx + lw > fw)
+    lx = MAX (fw - lw, 0);
+  return lx;
+}
+
+/* Draws m's classifications (CLASS_LINES_MAX at most), a line each,
+ * stacked under the box; moved up to end at the frame's bottom edge
+ * when there is no room under it. */
+static void
+draw_classifications (TensorOverlayState * st, GstVideoFrame * f,
+    GstVideoRegionOfInterestMeta * m)
+{
+  const TensorOverlayParams *p = &st->cur;
+  gint64 fw = GST_VIDEO_FRAME_WIDTH (f), fh = GST_VIDEO_FRAME_HEIGHT (f);
+  gint64 lh = tensor_overlay_label_height (p->font_scale), ly;
+  guint lines = 0, k = 0;
+  GList *l;
+
+  for (l = m->params; l != NULL && lines < CLASS_LINES_MAX; l = l->next)
+    if (gst_structure_has_name (l->data, "classification"))
+      lines++;
+  if (lines == 0)
+    return;
+  ly = (gint64) m->y + m->h;
+  if (ly + lines * lh > fh)
+    ly = MAX (fh - (gint64) lines * lh, 0);
+  for (l = m->params; l != NULL && k < lines; l = l->next) {
+    gchar text[LABEL_MAX_CHARS + 1];
+    gsize n;
+
+    if (!gst_structure_has_name (l->data, "classification"))
+      continue;
+    n = class_label (l->data, text);
+    if (n > 0) {
+      gint64 lw = tensor_overlay_label_width (n, p->font_scale);
+
+      tensor_overlay_label (f, &st->box, &st->text, label_x (m, lw, fw),
+          ly + k * lh, text, n, p->font_scale);
+    }
+    k++;
+  }
+}
+
 /* Draws buf's regions on f: every outline, then every label above its
- * box (so labels are never under another box's outline). Returns how
- * many regions were drawn. */
+ * box and its classifications' lines under it (so labels are never under
+ * another box's outline). Returns how many regions were drawn. */
 static guint
 draw_regions (TensorOverlayState * st, GstVideoFrame * f, GstBuffer * buf)
 {
@@ -227,21 +320,22 @@ draw_regions (TensorOverlayState * st, GstVideoFrame * f, GstBuffer * buf)
     gsize n;
     gint64 lw, lh, lx, ly;
 
-    if (!region_visible (st, m) || (n = region_label (m, text)) == 0)
+    if (!region_visible (st, m))
       continue;
-    lw = tensor_overlay_label_width (n, p->font_scale);
-    lh = tensor_overlay_label_height (p->font_scale);
-    /* Above the box, its left edges aligned; moved left to end at the
-     * frame's right edge, and into the box's top when there is no room
-     * above it. */
-    lx = m->x;
-    if (lx + lw > fw)
-      lx = MAX (fw - lw, 0);
-    ly = (gint64) m->y - lh;
-    if (ly < 0)
-      ly = m->y;
-    tensor_overlay_label (f, &st->box, &st->text, lx, ly, text, n,
-        p->font_scale);
+    if ((n = region_label (m, text)) > 0) {
+      lw = tensor_overlay_label_width (n, p->font_scale);
+      lh = tensor_overlay_label_height (p->font_scale);
+      /* Above the box, its left edges aligned; moved left to end at the
+       * frame's right edge, and into the box's top when there is no room
+       * above it. */
+      lx = label_x (m, lw, fw);
+      ly = (gint64) m->y - lh;
+      if (ly < 0)
+        ly = m->y;
+      tensor_overlay_label (f, &st->box, &st->text, lx, ly, text, n,
+          p->font_scale);
+    }
+    draw_classifications (st, f, m);
   }
   return drawn;
 }

@@ -10,27 +10,47 @@ import (
 )
 
 // det is a region with a "detection" structure, as a decoder adds it.
-func det(x, y, w, h uint, label string, conf float64) gstglue.ROI {
-	return gstglue.ROI{Type: label, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: 1, Confidence: conf}
+func det(x, y, w, h uint, label string, conf float64) gstglue.Region {
+	return gstglue.Region{ROI: gstglue.ROI{Type: label, X: x, Y: y, W: w, H: h, ParentID: -1, Detection: true, Label: label, ClassID: 1,
+		Confidence: conf}}
+}
+
+// tracked is r with a "tracking" structure of id.
+func tracked(r gstglue.Region, id uint64) gstglue.Region {
+	r.Tracked, r.TrackID, r.TrackAge, r.TrackState = true, id, 3, "tracked"
+	return r
+}
+
+// classified is r with classifications (a second model's results).
+func classified(r gstglue.Region, cs ...gstglue.Classification) gstglue.Region {
+	r.Classifications = cs
+	return r
 }
 
 // scene is a frame's regions that exercise every rule on a 160×120
 // frame (font scale 2: labels 18 pixels high, 12 a character):
-var scene = []gstglue.ROI{
+var scene = []gstglue.Region{
 	det(20, 40, 50, 30, "person", 0.87),    // room above: label at y 22, x 20
 	det(100, 5, 40, 40, "car", 0.5),        // no room above: label inside the box's top; moved left to end at the edge
 	det(140, 100, 50, 50, "dog", 1),        // partly outside right and below: clipped
 	det(10, 10, 0, 20, "empty", 0.9),       // zero width: skipped, no label
 	det(200, 10, 10, 10, "gone", 0.9),      // entirely outside: skipped
 	det(5, 90, 3, 10, "x", 0.1),            // narrower than two lines: filled
-	det(30, 100, 20, 15, "café\x01", 0.66), // characters the font lacks: "caf?? 0.66"
+	det(30, 100, 20, 15, "café\x01", 0.66), // characters the font lacks: "caf" and two placeholder boxes, "0.66"
 	// No label: its type, "bird 0.25".
-	{Type: "bird", X: 60, Y: 80, W: 30, H: 20, ParentID: -1, Detection: true, Confidence: 0.25},
+	{ROI: gstglue.ROI{Type: "bird", X: 60, Y: 80, W: 30, H: 20, ParentID: -1, Detection: true, Confidence: 0.25}},
 	// No detection params (facedetect's regions): "face" alone.
-	{Type: "face", X: 110, Y: 60, W: 30, H: 30},
+	{ROI: gstglue.ROI{Type: "face", X: 110, Y: 60, W: 30, H: 30}},
+	// Tracked: "#12 cat 0.70"; a text read in it, and a class without a
+	// label, under the box: "OK 0.95", "class-3 0.40".
+	classified(tracked(det(70, 20, 24, 12, "cat", 0.7), 12),
+		gstglue.Classification{Label: "OK", ClassID: -1, Confidence: 0.95, Model: "rec"},
+		gstglue.Classification{ClassID: 3, Confidence: 0.4, Model: "cls"}),
+	// Its lines would leave the frame: moved up to end at its bottom.
+	classified(det(2, 104, 20, 10, "", 0.5), gstglue.Classification{Label: "京A1", ClassID: -1, Confidence: 0.5}),
 }
 
-const sceneDrawn = 7 // regions of scene the element draws
+const sceneDrawn = 9 // regions of scene the element draws
 
 // Every format, at an even size and at an odd one (rows padded, chroma
 // rounded up): each frame equals the reference drawing of scene byte for
@@ -110,7 +130,7 @@ func TestTensorOverlayNoRegionUntouched(t *testing.T) {
 	for i := range in {
 		in[i] = byte(i * 7)
 	}
-	off := []gstglue.ROI{det(10, 10, 0, 5, "a", 1), det(64, 0, 5, 5, "b", 1), det(0, 48, 5, 5, "c", 1)}
+	off := []gstglue.Region{det(10, 10, 0, 5, "a", 1), det(64, 0, 5, 5, "b", 1), det(0, 48, 5, 5, "c", 1)}
 	for _, hold := range []bool{false, true} {
 		r := runOverlay(t, chain(""), caps, []frame{{in, nil, nil}, {in, off, nil}}, hold)
 		for i, out := range r.out["sink"] {

@@ -53,7 +53,7 @@ func TestTensorOverlayPicture(t *testing.T) {
 	const w, h = 640, 360
 	caps := "video/x-raw,format=RGBx,width=640,height=360,framerate=30/1"
 	in := smpte(t, caps)
-	rois := []gstglue.ROI{
+	rois := []gstglue.Region{
 		det(60, 90, 170, 230, "person", 0.91),
 		det(330, 150, 230, 120, "car", 0.78),
 		det(560, 8, 140, 110, "dog", 0.64),

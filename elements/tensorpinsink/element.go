@@ -153,10 +153,9 @@ func (s *sink) ClassInit(klass *glib.ObjectClass) {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}
 	// After go-gst's InitClass (go-glib runs it before ClassInit): render
-	// and GstTensorSync begin events take frameengine's allocation-free
-	// trampolines; other events still reach Event through go-gst's.
-	frameengine.InstallBaseSinkRender(klass)
-	frameengine.InstallBaseSinkTensorSync(klass)
+	// and GstTensorSync begin events are the sink's C frame's
+	// (basesink.c); other events still reach Event through go-gst's.
+	installClass(klass)
 }
 
 func sinkCaps() *gst.Caps {
@@ -197,13 +196,13 @@ func (s *sink) readSettings() settings {
 // buffer after its frame is released, holding one pool slot for ever. Users
 // who want it can set enable-last-sample=true.
 func (s *sink) InstanceInit(obj *glib.Object) {
-	// The per-frame trampolines (render, GstTensorSync begin) find s
-	// through a handle on the instance, not go-glib's lookup.
-	frameengine.BindInstance(obj.Unsafe(), s)
+	// The frame engine's calls into Go find s through a handle on the
+	// instance, not go-glib's lookup.
+	gstglue.BindInstance(obj.Unsafe(), s)
 	// The counters outlive the element for as long as s does (a Sink
 	// handle reads its stats after the pipeline is gone).
-	all := frameengine.SinkCountersOf(gstglue.RawElementOf(obj.Unsafe()))
-	runtime.AddCleanup(s, func(c frameengine.SinkCounters) { c.Unref() }, all)
+	all := frameengine.CountersOf(gstglue.RawElementOf(obj.Unsafe()))
+	runtime.AddCleanup(s, func(c frameengine.Counters) { c.Unref() }, all)
 	s.stats.bind(all)
 	base.ToGstBaseSink(obj).SetLastSampleEnabled(false)
 }

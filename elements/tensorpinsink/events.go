@@ -8,29 +8,16 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // Event posts the statistics at EOS, expires the pending begins at EOS
 // and flush, and chains everything up. It owns ev (go-gst's base-sink event
 // vfunc is transfer full). GstTensorSync begin events do not reach it:
-// frameengine's event trampoline (frameengine.InstallBaseSinkTensorSync) parses them and
-// records them in the element's frameengine.PendingBegins (attached at Start)
-// without a Go call, and hands every other event
-// to go-gst's trampoline, which calls Event.
+// the sink's event vfunc in C (basesink.c) records them in the element's
+// pending begins (attached at Start) for render to match, and hands every
+// other event to go-gst's trampoline, which calls Event.
 func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 	defer gstglue.Guard(self.Element, "event", &ret, false)
-	if ts, ok := tensorsync.Parse(ev); ok && ts.Phase == tensorsync.PhaseBegin {
-		// Not reached while the trampoline is installed; kept equivalent.
-		serialized := int(ev.Type())&eventTypeSerialized != 0
-		ev.Unref()
-		if !serialized {
-			s.TensorSyncBeginRejected(gstglue.RawElement{})
-			return false
-		}
-		s.tensorSyncBegin(ts)
-		return true
-	}
 	switch ev.Type() {
 	case gst.EventTypeEOS:
 		// No buffer follows EOS: begins still pending announced buffers
@@ -42,26 +29,6 @@ func (s *sink) Event(self *base.GstBaseSink, ev *gst.Event) (ret bool) {
 		s.expireBegins()
 	}
 	return self.ParentEvent(ev)
-}
-
-// eventTypeSerialized is GST_EVENT_TYPE_SERIALIZED, a flag of the
-// GstEventType value.
-const eventTypeSerialized = 1 << 2
-
-// TensorSyncBeginRejected counts a begin event refused because it was not
-// serialized with the buffers (sent out of band, it reached the sink on
-// the sender's thread and cannot say which buffer it announces). It
-// touches nothing but the counter: it runs off the streaming thread.
-func (s *sink) TensorSyncBeginRejected(gstglue.RawElement) {
-	s.stats.beginsRejected.Add(1)
-}
-
-// tensorSyncBegin records a GstTensorSync begin event: the bracket the
-// next buffer of that identity arrives in.
-func (s *sink) tensorSyncBegin(ts tensorsync.Info) {
-	if st := s.current(); st != nil {
-		s.stats.beginsExpired.Add(uint64(st.begins.Add(ts)))
-	}
 }
 
 // expireBegins forgets the pending begin events (their buffers are not

@@ -4,7 +4,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
@@ -29,8 +28,15 @@ func (h *Harness) SetCaps(c *gst.Caps) bool { return h.s.SetCaps(h.bs, c) }
 func (h *Harness) Stop() bool               { return h.s.Stop(h.bs) }
 func (h *Harness) Render(b *gst.Buffer) gst.FlowReturn {
 	self, buf := gstglue.BorrowElement(h.e), gstglue.BorrowBuffer(b)
-	if ret, ok := frameengine.SinkFrameRender(self, buf); ok {
+	if ret, ok := sinkFrameRender(self, buf); ok {
 		return ret
 	}
 	return h.s.RenderRaw(self, buf)
+}
+
+// SetSinkInputHook sets the seam sinkInput runs first (nil: none) and
+// returns the function that clears it.
+func SetSinkInputHook(f func()) func() {
+	sinkInputHook = f
+	return func() { sinkInputHook = nil }
 }

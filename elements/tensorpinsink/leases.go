@@ -2,8 +2,6 @@ package tensorpinsink
 
 import (
 	"sync"
-
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 )
 
 // leases is the Go side of one run's leases: the lease table itself is
@@ -15,12 +13,12 @@ import (
 // application still holds after stop refer to it (and their leases keep
 // the engine).
 type leases struct {
-	engine frameengine.SinkFrame
+	engine sinkFrame
 	mu     sync.Mutex
 	frames []frameRecord
 }
 
-func newLeases(engine frameengine.SinkFrame, max int) *leases {
+func newLeases(engine sinkFrame, max int) *leases {
 	l := &leases{engine: engine, frames: make([]frameRecord, max)}
 	for i := range l.frames {
 		l.frames[i].index = i

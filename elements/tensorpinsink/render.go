@@ -16,8 +16,8 @@ import (
 // Every frame is made by the frame engine in C (frameengine's sinkframe.h):
 // the lease and its wait, the lookup of the buffer's memories by their
 // qdata, the fences and brackets, begin matching, new-frame, the stats
-// and the release. Go answers the engine's calls: SinkInput when a
-// buffer's memories or layout are not in its table yet, SinkDeliver
+// and the release. Go answers the engine's calls: sinkInput when a
+// buffer's memories or layout are not in its table yet, sinkDeliver
 // when a Go consumer (OnFrame) takes the frames.
 
 // RenderRaw is GstBaseSinkClass.render for a sink with no engine, which
@@ -27,12 +27,20 @@ func (s *sink) RenderRaw(self gstglue.RawElement, buf gstglue.RawBuffer) gst.Flo
 	return gst.FlowNotNegotiated
 }
 
-// SinkInput implements frameengine.SinkFrameHost: it pins what buf needs
+// sinkInputHook, when set, runs first in every sinkInput: the tests'
+// seam for a panic in a call from the C frame. Production code never
+// sets it.
+var sinkInputHook func()
+
+// sinkInput is the engine's call (gstcGoSinkInput): it pins what buf needs
 // (importing its memories, or the lease's own memory a buffer that is
 // not fd memory is copied into), puts it in the engine's table, works
 // out the frame's planes and returns the engine's plan for buffers like
 // buf. Errors are posted here.
-func (s *sink) SinkInput(self gstglue.RawElement, buf gstglue.RawBuffer, lease int) int {
+func (s *sink) sinkInput(self gstglue.RawElement, buf gstglue.RawBuffer, lease int) int {
+	if sinkInputHook != nil {
+		sinkInputHook()
+	}
 	st := s.current()
 	if st == nil || !st.haveFormat {
 		return int(gst.FlowFlushing)
@@ -94,28 +102,28 @@ func (s *sink) planFor(st *streamState, buf gstglue.RawBuffer, lease int) (int, 
 
 // planOf is the engine's plan for buffers laid out as v (allFd: pinned,
 // else copied; spots: where its planes are).
-func (st *streamState) planOf(v *gstglue.BufferView, allFd bool, spots []planeSpot) frameengine.SinkPlan {
+func (st *streamState) planOf(v *gstglue.BufferView, allFd bool, spots []planeSpot) sinkPlan {
 	fp := &st.fp
 	n, nm := len(spots), v.NMemory()
-	plan := frameengine.SinkPlan{Copy: !allFd, Video: st.format.Media == capslayout.MediaVideo, Size: v.Size()}
+	plan := sinkPlan{Copy: !allFd, Video: st.format.Media == capslayout.MediaVideo, Size: v.Size()}
 	if plan.Video {
 		if m, ok := v.VideoMeta(); ok {
 			plan.HasMeta, plan.MetaWidth, plan.MetaHeight = true, m.Width, m.Height
 			plan.MetaOffsets, plan.MetaStrides = m.Offsets[:m.NPlanes], m.Strides[:m.NPlanes]
 		}
 	}
-	for i := 0; i < min(nm, frameengine.MaxSinkMems); i++ {
+	for i := 0; i < min(nm, maxSinkMems); i++ {
 		plan.MemSizes = append(plan.MemSizes, v.MemSize(i))
 		if v.MemFD(i) >= 0 {
 			plan.FdMask |= 1 << i
 		}
 	}
-	if nm > frameengine.MaxSinkMems {
+	if nm > maxSinkMems {
 		plan.MemSizes = make([]int, nm) // only the count is compared
 	}
-	plan.Planes = make([]frameengine.SinkPlane, n)
+	plan.Planes = make([]sinkPlane, n)
 	for p := 0; p < n; p++ {
-		plan.Planes[p] = frameengine.SinkPlane{Mem: spots[p].mem, Skip: spots[p].skip, Extent: fp.extents[p], Stride: fp.strides[p]}
+		plan.Planes[p] = sinkPlane{Mem: spots[p].mem, Skip: spots[p].skip, Extent: fp.extents[p], Stride: fp.strides[p]}
 		if plan.Copy {
 			plan.Planes[p].Mem, plan.Planes[p].Skip = 0, spots[p].bufOffset
 		}
@@ -127,7 +135,7 @@ func (st *streamState) planOf(v *gstglue.BufferView, allFd bool, spots []planeSp
 // reference, released when the engine lets go of the region.
 type keptEntry struct{ e *pincache.Entry }
 
-func (k *keptEntry) FreeSinkKeep() { k.e.Release() }
+func (k *keptEntry) freeSinkKeep() { k.e.Release() }
 
 // tableInput puts memory i of the view in the engine's table (a pin
 // cache import the first time).
@@ -144,7 +152,7 @@ func (s *sink) tableInput(st *streamState, v *gstglue.BufferView, i int) error {
 			return nil
 		}
 	}
-	if st.engine.NumInputs() >= frameengine.MaxSinkInputs {
+	if st.engine.NumInputs() >= maxSinkInputs {
 		lru := 0
 		for k := 1; k < st.engine.NumInputs(); k++ {
 			if st.engine.Input(k).Used() < st.engine.Input(lru).Used() {
@@ -170,7 +178,7 @@ func (s *sink) tableInput(st *streamState, v *gstglue.BufferView, i int) error {
 // lease still holds it (the engine releases it then).
 func (st *streamState) removeInput(i int) {
 	if k := st.engine.RemoveInput(i); k != nil {
-		k.(*keptEntry).FreeSinkKeep()
+		k.(*keptEntry).freeSinkKeep()
 	}
 }
 
@@ -195,7 +203,7 @@ func (st *streamState) clearInputs() {
 // look up): before an insert, which may evict the least recently used.
 func (st *streamState) touchInputs() {
 	n := st.engine.NumInputs()
-	var order [frameengine.MaxSinkInputs]int
+	var order [maxSinkInputs]int
 	k := 0
 	for i := 0; i < n; i++ {
 		if u := st.engine.Input(i).Used(); u > st.touched {
@@ -283,10 +291,10 @@ func (s *sink) copyIn(st *streamState, i int, size int, reason int) error {
 	return nil
 }
 
-// SinkDeliver implements frameengine.SinkFrameHost: the frame of lease i
+// sinkDeliver is the engine's call (gstcGoSinkDeliver): the frame of lease i
 // (generation cgen), filled and inside its brackets, goes to the Go
 // handler, which owns it from then on (once per frame).
-func (s *sink) SinkDeliver(self gstglue.RawElement, buf gstglue.RawBuffer, i int, cgen uint64) gst.FlowReturn {
+func (s *sink) sinkDeliver(self gstglue.RawElement, buf gstglue.RawBuffer, i int, cgen uint64) gst.FlowReturn {
 	st := s.current()
 	h := s.handler.Load()
 	if st == nil || h == nil {

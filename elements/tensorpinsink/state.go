@@ -22,13 +22,13 @@ type streamState struct {
 	leases *leases
 	own    []*tensor.Tensor // copy path: one memfd tensor per lease, lazily
 	// engine makes the frames (frameengine's sinkframe.h); Go fills its table
-	// of pinned regions and its plans when it asks (SinkInput).
-	engine frameengine.SinkFrame
+	// of pinned regions and its plans when it asks (sinkInput).
+	engine sinkFrame
 	// touched: the engine's use stamp up to which the cache was told
 	// (touchInputs).
 	touched uint64
 	// lease is the engine's lease read for a Go consumer (reused).
-	lease frameengine.LeaseFrame
+	lease leaseFrame
 	// held keeps the element for warnings from the streaming thread.
 	held gstglue.Held
 
@@ -56,7 +56,7 @@ func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	set := s.readSettings()
 	s.stats.reset()
 	raw := gstglue.RawElementOf(self.Unsafe())
-	engine := frameengine.NewSinkFrame(raw, int(set.maxLeases))
+	engine := newSinkFrame(raw, int(set.maxLeases))
 	st := &streamState{
 		cache:  pincache.NewWithSlots(int(set.cacheSize), s.slots),
 		qkey:   qdataKeys.Take(),
@@ -97,7 +97,7 @@ func (s *sink) Stop(self *base.GstBaseSink) (ret bool) {
 	}
 	raw := gstglue.RawElementOf(self.Unsafe())
 	frameengine.WakeOf(raw).SetStopping(true)
-	frameengine.UninstallSinkFrame(raw)
+	uninstallSinkFrame(raw)
 	defer st.held.Release()
 	// Frames the application holds keep their leases (and the engine)
 	// until their Release.

@@ -10,7 +10,7 @@ import (
 // sink counters, attached to the element): the frame engine counts there
 // without Go, and Go adds what it does.
 type counter struct {
-	c frameengine.SinkCounters
+	c frameengine.Counters
 	i int
 }
 
@@ -21,7 +21,7 @@ func (c counter) LoadSigned() int64 { return int64(c.c.Load(c.i)) }
 
 // counters are the element's statistics since its last start.
 type counters struct {
-	all                                    frameengine.SinkCounters
+	all                                    frameengine.Counters
 	frames, hits, misses, evictions, mmaps counter
 	// syncs: bracket halves done here (at delivery and at release);
 	// joined: deliveries that found the buffer's bracket already open
@@ -48,28 +48,28 @@ type counters struct {
 }
 
 // bind points the counters at the element's C counters.
-func (c *counters) bind(all frameengine.SinkCounters) {
+func (c *counters) bind(all frameengine.Counters) {
 	c.all = all
 	for _, f := range []struct {
 		p *counter
 		i int
 	}{
-		{&c.frames, frameengine.SinkFrames}, {&c.hits, frameengine.SinkHits}, {&c.misses, frameengine.SinkMisses},
-		{&c.evictions, frameengine.SinkEvictions}, {&c.mmaps, frameengine.SinkMmaps}, {&c.syncs, frameengine.SinkSyncs},
-		{&c.joined, frameengine.SinkJoined}, {&c.beginsMatched, frameengine.SinkBeginsMatched},
-		{&c.beginsExpired, frameengine.SinkBeginsExpired}, {&c.beginsRejected, frameengine.SinkBeginsRejected},
-		{&c.copies, frameengine.SinkCopies}, {&c.bytesCopied, frameengine.SinkBytesCopied}, {&c.dropped, frameengine.SinkDropped},
-		{&c.closedAtStop, frameengine.SinkClosedAtStop}, {&c.waitsForLease, frameengine.SinkWaitsForLease},
-		{&c.poolsProposed, frameengine.SinkPoolsProposed}, {&c.handlerPanics, frameengine.SinkHandlerPanics},
-		{&c.cacheCapacity, frameengine.SinkCacheCapacity}, {&c.fenceWaits, frameengine.SinkFenceWaits},
-		{&c.fenceWaitNs, frameengine.SinkFenceWaitNanos}, {&c.fenceWaitMax, frameengine.SinkFenceWaitMax},
-		{&c.fenceTimeouts, frameengine.SinkFenceTimeouts}, {&c.leases, frameengine.SinkLeases},
+		{&c.frames, ctrFrames}, {&c.hits, ctrHits}, {&c.misses, ctrMisses},
+		{&c.evictions, ctrEvictions}, {&c.mmaps, ctrMmaps}, {&c.syncs, ctrSyncs},
+		{&c.joined, ctrJoined}, {&c.beginsMatched, ctrBeginsMatched},
+		{&c.beginsExpired, ctrBeginsExpired}, {&c.beginsRejected, ctrBeginsRejected},
+		{&c.copies, ctrCopies}, {&c.bytesCopied, ctrBytesCopied}, {&c.dropped, ctrDropped},
+		{&c.closedAtStop, ctrClosedAtStop}, {&c.waitsForLease, ctrWaitsForLease},
+		{&c.poolsProposed, ctrPoolsProposed}, {&c.handlerPanics, ctrHandlerPanics},
+		{&c.cacheCapacity, ctrCacheCapacity}, {&c.fenceWaits, ctrFenceWaits},
+		{&c.fenceWaitNs, ctrFenceWaitNanos}, {&c.fenceWaitMax, ctrFenceWaitMax},
+		{&c.fenceTimeouts, ctrFenceTimeouts}, {&c.leases, ctrLeases},
 	} {
 		*f.p = counter{all, f.i}
 	}
 }
 
-func (c *counters) reset() { c.all.Reset() }
+func (c *counters) reset() { c.all.Reset(ctrLeases) }
 
 // structure renders the counters as a GstStructure the caller owns.
 func (c *counters) structure(name string) *gst.Structure {

@@ -89,7 +89,7 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 			r = st.ring
 			if i := r.out.Take(); i >= 0 {
 				e.mu.Unlock()
-				return s.open(ctx, st, r.slots[i])
+				return s.open(ctx, st, r.slots[i], gen)
 			}
 			if !waited {
 				waited = true
@@ -108,18 +108,19 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 			out = r.out
 		}
 		if i := out.TakeUntilInterrupted(e.appWake, gen); i >= 0 {
-			return s.open(ctx, st, r.slots[i])
+			return s.open(ctx, st, r.slots[i], gen)
 		}
 	}
 }
 
 // open waits for the fences of sl, which Acquire took, with no lock held
-// — a stop, a renegotiation or ctx ends the wait — then opens its bracket
-// and hands it to the application.
-func (s *Source) open(ctx context.Context, st *state, sl *Slot) (*Slot, error) {
+// — an interrupt of the application's wake after gen for a stop, a
+// renegotiation or ctx ends the wait — then opens its bracket and hands
+// it to the application.
+func (s *Source) open(ctx context.Context, st *state, sl *Slot, gen int32) (*Slot, error) {
 	e := s.el
 	stopped := func() bool { return ctx.Err() != nil || e.st != st || sl.r.closed }
-	err := e.openForWrite(ctx, st, sl, stopped)
+	err := e.openForWrite(st, sl, gen, stopped)
 	e.mu.Lock()
 	if err == nil && (e.st != st || sl.r.closed) {
 		// Stopped (or the ring replaced) while we waited: the slot is
@@ -168,7 +169,7 @@ func (s *Source) Push(sl *Slot, pts time.Duration) error {
 		// Into the C frame's queue, under e.mu: a new ring or a stop
 		// (which give the queue back) cannot come between the check
 		// above and this.
-		st.steady.AppPush(sl.idx, at)
+		st.frame.AppPush(sl.idx, at)
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -200,7 +201,7 @@ func (s *Source) EndOfStream() error {
 	st := e.st
 	if st != nil {
 		st.eos = true
-		st.steady.AppSetEOS(true)
+		st.frame.AppSetEOS(true)
 	}
 	e.mu.Unlock()
 	if st == nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/go-gst/go-gst/gst/base"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
@@ -117,7 +116,7 @@ func (e *element) Negotiate(self *base.GstBaseSrc) (ret bool) {
 		gstglue.PostError(self.Element, gstglue.CoreNegotiation, text, fmt.Sprintf("tensorsrc offers %v", ours))
 		return false
 	}
-	return frameengine.BaseSrcParentNegotiate(self)
+	return parentNegotiate(self)
 }
 
 func wantsDMABuf(caps *gst.Caps) bool {
@@ -199,7 +198,6 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	}
 	st.ring = r
 	stats.ringSize.Store(uint64(n))
-	e.wakeWaitersLocked() // a wait for a retired slot's fences gives up
 	e.mu.Unlock()
 	e.appWake.Interrupt()
 	rel.finish()

@@ -183,7 +183,7 @@
 // # The frame in C
 //
 // Every frame, of every pattern, is made in C by the create trampoline,
-// with no call into Go (frameengine.SrcSteady), on the ring whose slot states C
+// with no call into Go (srcFrame), on the ring whose slot states C
 // keeps (frameengine.OutRing). With a built-in pattern: a free slot, waited for
 // while every slot is downstream; its fences waited for (bounded by
 // sync-timeout); its write bracket entered; the pattern written. With

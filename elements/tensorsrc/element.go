@@ -119,9 +119,6 @@ type element struct {
 	// stream and a cancelled context interrupt it. Made with the element,
 	// its reference dropped when the element is unreachable.
 	appWake frameengine.Wake
-	// waiters are the fence waits in progress (no lock held while they
-	// wait): Stop, Unlock and a ring replacement wake them.
-	waiters map[*fenceWaiter]struct{}
 
 	// stats are the counters of the current or last run.
 	stats *runStats
@@ -151,21 +148,17 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}
 	// After go-gst's InitClass (go-glib runs it before ClassInit): create
-	// and upstream GstTensorSync end events take frameengine's allocation-free
-	// trampolines; other events still reach Event through go-gst's.
-	frameengine.InstallPushSrcCreate(klass)
-	frameengine.InstallBaseSrcTensorSync(klass)
-	// No get_times: a live tensorsrc paces itself in create (frameengine.LivePacer
+	// and upstream GstTensorSync end events are the source's C frame's
+	// (basesrc.c); other events still reach Event through go-gst's.
+	installClass(klass)
+	// No get_times: a live tensorsrc paces itself in create (livePacer
 	// says why GstBaseSrc's wait is not used).
 }
 
-// InstanceInit implements glib.Initter: e bound to the instance for
-// frameengine's trampolines, time format, and the probe that announces each
-// buffer's bracket right before the buffer.
+// InstanceInit implements glib.Initter: time format, and the probe that
+// announces each buffer's bracket right before the buffer. (The frame in
+// C never calls into Go: nothing binds e to the instance.)
 func (e *element) InstanceInit(obj *glib.Object) {
-	// The per-frame trampolines (create, GstTensorSync end) find e
-	// through a handle on the instance, not go-glib's lookup.
-	frameengine.BindInstance(obj.Unsafe(), e)
 	src := base.ToGstBaseSrc(obj)
 	src.SetFormat(gst.FormatTime)
 	if pad := src.GetStaticPad("src"); pad != nil {

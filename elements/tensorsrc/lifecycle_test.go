@@ -104,7 +104,7 @@ func TestLive(t *testing.T) {
 // source (get_times), a pause turned the clock wait into FLUSHING and
 // the streaming thread could pause its task just after PAUSED→PLAYING
 // had restarted it: the pipeline then stayed ASYNC for good (three runs
-// of 300 cycles in four on a 2-core machine, before frameengine.LivePacer).
+// of 300 cycles in four on a 2-core machine, before livePacer).
 func TestLivePauseResumeCycles(t *testing.T) {
 	p, _ := parse(t, "tensorsrc name=src is-live=true framerate=500/1 ! video/x-raw,width=16,height=16 ! fakesink name=sink sync=false enable-last-sample=false")
 	rec := &recorder{}

@@ -29,7 +29,7 @@ type Slot struct {
 // ring is the set of slots for one negotiated format. The slots' states
 // — free, taken, queued by the application, in a buffer, the write
 // bracket open or not — are kept in C (out, a frameengine.OutRing), where the
-// create trampoline makes every frame (frameengine.SrcSteady) and a memory's
+// create trampoline makes every frame (srcFrame) and a memory's
 // return, on any thread, leaves the slot's bracket and frees it, neither
 // calling into Go: a C streaming thread that calls into Go keeps a Go P,
 // and Go's sysmon then never sleeps deeply (docs/design-notes.md, "A
@@ -40,7 +40,6 @@ type ring struct {
 	stats  *runStats
 	format capslayout.Format
 	slots  []*Slot
-	mring  *frameengine.MemRing
 	out    *frameengine.OutRing
 	closed bool // retired: slots are not reused (guarded by element.mu)
 
@@ -68,9 +67,7 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 		return nil, fmt.Errorf("a ring of %d tensors: at most %d", n, frameengine.MaxOutSlots)
 	}
 	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
-	// The C ring takes every memory back (frameengine.OutRing.AddSlot).
-	r.mring = frameengine.NewMemRing(ends, func(int, uint32) bool { return false })
-	r.out = frameengine.NewOutRing(stats.c)
+	r.out = frameengine.NewOutRing(stats.c, ends)
 	r.out.SetWake(wake)
 	if f.Media == capslayout.MediaVideo {
 		r.hasVMeta = true
@@ -83,7 +80,6 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 			r.closed = true
 			e.mu.Unlock()
 			r.out.Close() // drops the memories it holds
-			r.mring.Close()
 			return nil, fmt.Errorf("tensor %d of %d (%d bytes) from %s: %w", i+1, n, size, b.name, err)
 		}
 		r.slots = append(r.slots, sl)
@@ -119,7 +115,7 @@ func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot,
 	}
 	dmabuf := t.Backend() == tensor.BackendDMABuf
 	// The OutRing's memory id: slot i, tensor 0.
-	m, err := r.mring.Wrap(dmabuf, t.FD(), size, i*frameengine.MaxOutTensors, release)
+	m, err := r.out.Wrap(dmabuf, t.FD(), size, i*frameengine.MaxOutTensors, release)
 	if err != nil {
 		release()
 		return nil, err
@@ -150,7 +146,6 @@ func (sl *Slot) release() {
 
 // retired collects what retireLocked hands back to do outside the lock.
 type retired struct {
-	mrings   []*frameengine.MemRing
 	outs     []*frameengine.OutRing
 	inFlight int // slots still in buffers downstream
 	appHeld  int // slots held by the application
@@ -159,13 +154,12 @@ type retired struct {
 // retireLocked stops reusing r: its C ring is closed in finish (the
 // memories it holds dropped); slots in flight are freed when they come
 // back, and app-held slots when the application pushes or discards
-// them. The application's queue was given back first (SrcSteady.SetRing).
+// them. The application's queue was given back first (srcFrame.SetRing).
 func (r *ring) retireLocked(rel *retired) {
 	if r.closed {
 		return
 	}
 	r.closed = true
-	rel.mrings = append(rel.mrings, r.mring)
 	rel.outs = append(rel.outs, r.out)
 	held := 0
 	for _, sl := range r.slots {
@@ -181,9 +175,6 @@ func (r *ring) retireLocked(rel *retired) {
 // holds are freed now (their release closes the tensors).
 func (rel *retired) finish() {
 	for _, r := range rel.outs {
-		r.Close()
-	}
-	for _, r := range rel.mrings {
 		r.Close()
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
@@ -86,7 +85,7 @@ func (e *element) seekEvent(self *base.GstBaseSrc, ev *gst.Event) bool {
 			e.mu.Unlock()
 		}()
 	}
-	return frameengine.BaseSrcParentEvent(self, ev)
+	return parentEvent(self, ev)
 }
 
 // IsSeekable implements base.GstBaseSrc: tensorsrc can restart anywhere.
@@ -126,7 +125,7 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 	st.wake.SetSeeking(false)
 	// The next frame is the one at pos, placed by the C frame once it
 	// knows the rate (the stream lock is held: no create runs).
-	st.steady.SetSeek(pos)
+	st.frame.SetSeek(pos)
 	notify := !first || pos != 0 || flags&(gst.SegmentFlagReset|gst.SegmentFlagSegment) != 0 || stop != gstglue.ClockTimeNone
 	sk := Seek{Position: time.Duration(pos), Stop: -1, Rate: rate,
 		Flush: flags&gst.SegmentFlagReset != 0, Segment: flags&gst.SegmentFlagSegment != 0,
@@ -139,7 +138,7 @@ func (e *element) DoSeek(self *base.GstBaseSrc, segment *gst.Segment) (ret bool)
 		// Pushed, not sent: frames of before the seek. The slots go back
 		// to the ring (their frees wake an Acquire); those the
 		// application holds stay its own.
-		sk.Discarded = st.steady.AppDrain()
+		sk.Discarded = st.frame.AppDrain()
 		st.stats.seekDiscarded.Add(uint64(sk.Discarded))
 	}
 	app := st.pattern == patternApp
@@ -179,7 +178,7 @@ func (e *element) Query(self *base.GstBaseSrc, q *gst.Query) (ret bool) {
 			return true
 		}
 	}
-	return frameengine.BaseSrcParentQuery(self, q)
+	return parentQuery(self, q)
 }
 
 func isFrames(f gst.Format) bool { return f == formatBuffers || f == gst.FormatDefault }
@@ -205,8 +204,3 @@ func convert(sf gst.Format, v int64, df gst.Format, fpsN, fpsD int) (int64, bool
 	}
 	return int64(pts), true
 }
-
-// frameAt returns the number of the frame showing at time pos (ns) at
-// fpsN/fpsD: floor(pos×fpsN / (fpsD×10⁹)); 0 for an unknown or variable
-// rate.
-func frameAt(pos uint64, fpsN, fpsD int) uint64 { return frameengine.FrameAt(pos, fpsN, fpsD) }

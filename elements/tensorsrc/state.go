@@ -97,11 +97,11 @@ type state struct {
 	syncTimeout time.Duration
 	// pacer paces frames on the clock when is-live (nil otherwise); it is
 	// closed at Stop, after the streaming thread has left create.
-	pacer *frameengine.LivePacer
-	// steady is the element's frame in C: every frame, made by the create
+	pacer *livePacer
+	// frame is the element's frame in C: every frame, made by the create
 	// trampoline as configureFrameLocked set it (each new ring, each caps
 	// change); it holds the frame counter and pattern=app's queue.
-	steady frameengine.SrcSteady
+	frame srcFrame
 	// wake ends the C frame's waits (a free slot, fences): set by Unlock
 	// and a non-flushing seek.
 	wake  frameengine.Wake
@@ -162,14 +162,14 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 		closeAfterWrite: s.handoff == handoffClose,
 		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond}
 	if s.isLive {
-		st.pacer = frameengine.NewLivePacer()
+		st.pacer = newLivePacer()
 	}
 	st.ends = frameengine.EndTallyOf(gstglue.RawElementOf(self.Unsafe()))
-	st.steady = frameengine.SrcSteadyOf(gstglue.RawElementOf(self.Unsafe()))
-	st.steady.SetRing(nil, frameengine.InferCounters{})
-	st.steady.SetFrame(0)
-	st.steady.SetSeek(0)
-	st.steady.AppSetEOS(false)
+	st.frame = srcFrameOf(gstglue.RawElementOf(self.Unsafe()))
+	st.frame.SetRing(nil, frameengine.Counters{})
+	st.frame.SetFrame(0)
+	st.frame.SetSeek(0)
+	st.frame.AppSetEOS(false)
 	st.wake = frameengine.WakeOf(gstglue.RawElementOf(self.Unsafe()))
 	st.wake.SetFlushing(false)
 	st.wake.SetSeeking(false)
@@ -196,13 +196,12 @@ func (e *element) Stop(self *base.GstBaseSrc) (ret bool) {
 	if st != nil {
 		// No create runs now (GstBaseSrc stopped the task first). The
 		// application's queue goes back to the ring before it closes.
-		st.steady.SetRing(nil, frameengine.InferCounters{})
-		st.steady.SetPacer(nil) // closed below
+		st.frame.SetRing(nil, frameengine.Counters{})
+		st.frame.SetPacer(nil) // closed below
 		if st.ring != nil {
 			st.ring.retireLocked(&rel)
 		}
 	}
-	e.wakeWaitersLocked()
 	e.mu.Unlock()
 	e.appWake.Interrupt()
 	if st != nil {

@@ -55,18 +55,18 @@ type runStats struct {
 	// the counters above (the application's Acquire's, Go's) in what is
 	// reported. A C block, as a slot's memory returning after Stop still
 	// counts into it.
-	c frameengine.InferCounters
+	c frameengine.Counters
 }
 
 func newRunStats(poolSize int, backend string) *runStats {
-	s := &runStats{poolSize: poolSize, backend: backend, c: frameengine.NewInferCounters()}
-	runtime.AddCleanup(s, func(c frameengine.InferCounters) { c.Unref() }, s.c)
+	s := &runStats{poolSize: poolSize, backend: backend, c: frameengine.NewCounters()}
+	runtime.AddCleanup(s, func(c frameengine.Counters) { c.Unref() }, s.c)
 	return s
 }
 
 // frameCount returns the frames made (all in C).
 func (s *runStats) frameCount() uint64 {
-	return s.c.Load(frameengine.InferFrames)
+	return s.c.Load(ctrFrames)
 }
 
 // countEnds makes the run's end counts those of tally from now until
@@ -108,8 +108,8 @@ func (s *runStats) structure() *gst.Structure {
 	st := gst.NewStructure("tensorsrc-stats")
 	fw, fn, fm, ft := s.fences.Read()
 	// Closes first: every close follows its open, so opened >= closed.
-	closed := s.c.Load(frameengine.InferOutClosed)
-	opened := s.c.Load(frameengine.InferOutOpened)
+	closed := s.c.Load(frameengine.RingOutClosed)
+	opened := s.c.Load(frameengine.RingOutOpened)
 	readerEnds, otherEnds := s.endCounts()
 	for _, f := range []struct {
 		k string
@@ -123,20 +123,20 @@ func (s *runStats) structure() *gst.Structure {
 		{"mmaps", s.mmaps.Load()},
 		{"brackets-opened", opened},
 		{"brackets-closed", closed},
-		{"brackets-ended-here", s.c.Load(frameengine.InferOutEnded)},
+		{"brackets-ended-here", s.c.Load(frameengine.RingOutEnded)},
 		{"brackets-open", opened - min(opened, closed)},
-		{"waits-for-free-slot", s.waits.Load() + s.c.Load(frameengine.InferWaits)},
+		{"waits-for-free-slot", s.waits.Load() + s.c.Load(frameengine.RingWaits)},
 		{"reader-end-events", readerEnds},
 		{"other-end-events", otherEnds},
-		{"sync-errors", s.syncErrors.Load() + s.c.Load(frameengine.InferOutSyncErrors)},
-		{"fence-waits", fw + s.c.Load(frameengine.InferFenceWaits)},
-		{"fence-wait-total-ns", fn + s.c.Load(frameengine.InferFenceWaitNs)},
-		{"fence-wait-max-ns", max(fm, s.c.Load(frameengine.InferFenceWaitMaxNs))},
-		{"fence-timeouts", ft + s.c.Load(frameengine.InferFenceTimeouts)},
+		{"sync-errors", s.syncErrors.Load() + s.c.Load(frameengine.RingSyncErrors)},
+		{"fence-waits", fw + s.c.Load(ctrFenceWaits)},
+		{"fence-wait-total-ns", fn + s.c.Load(ctrFenceWaitNs)},
+		{"fence-wait-max-ns", max(fm, s.c.Load(ctrFenceWaitMaxNs))},
+		{"fence-timeouts", ft + s.c.Load(ctrFenceTimeouts)},
 		{"fences-attached", s.fencesAttached.Load()},
 		{"seeks", s.seeks.Load()},
 		{"seek-discarded", s.seekDiscarded.Load()},
-		{"steady-frames", s.c.Load(frameengine.InferFrames)},
+		{"steady-frames", s.c.Load(ctrFrames)},
 	} {
 		st.SetValue(f.k, f.v)
 	}

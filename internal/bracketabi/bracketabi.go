@@ -96,7 +96,7 @@ func MapWords(n int) unsafe.Pointer {
 }
 
 // Seam is package tensor's test seams, for the bracket rule's cases
-// (internal/brackettest) run from other packages' tests against package
+// (tensor/brackettest) run from other packages' tests against package
 // tensor and C together. Package tensor's init fills it in; each function
 // panics outside a test binary.
 var Seam struct {

@@ -101,6 +101,7 @@ func TestDecodeAllocatesNothingPerFrame(t *testing.T) {
 		{decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5}, []decode.Tensor{f32("boxes", []int{1, 4, 4}, ssdBoxes),
 			f32("classes", []int{1, 4}, ssdClasses), f32("scores", []int{1, 4}, ssdScores), f32("count", []int{1}, []float32{4})}},
 		{decode.Config{Mode: decode.MapBoxes, MapThreshold: 0.5}, []decode.Tensor{f32("m", []int{1, 1, h, w}, m)}},
+		{decode.Config{Mode: decode.CTC, Labels: []string{"京", "A", "1"}}, []decode.Tensor{steps(5, []int{1, 0, 2, 4, 3, 3}, nil)}},
 	} {
 		d := newDecoder(t, c.cfg)
 		tr := decode.Letterbox(1280, 720, 640, 640)

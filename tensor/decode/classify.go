@@ -33,13 +33,18 @@ func planClassify(ts []Tensor) (plan, error) {
 // first (ties: the lower class id first), each a whole-frame object.
 func (d *Decoder) classify(ts []Tensor, p *plan, tr Transform) {
 	scores := floats(&ts[0], p.n, &d.scratch[roleMain])
+	for _, s := range scores {
+		if s-s != 0 {
+			d.nonFinite++
+		}
+	}
 	if d.cfg.Softmax {
 		scores = softmax(scores, &d.probs)
 	}
 	thr := d.cfg.ScoreThreshold
 	d.order = d.order[:0]
 	for i, s := range scores {
-		if float64(s) > thr {
+		if float64(s) > thr && s-s == 0 {
 			d.order = append(d.order, int32(i))
 		}
 	}
@@ -63,16 +68,23 @@ func (d *Decoder) classify(ts []Tensor, p *plan, tr Transform) {
 }
 
 // softmax writes the softmax of v into *out (reused) and returns it:
-// exp(v − max) / Σ, in float64, so large logits do not overflow. A NaN
-// or infinite input gives NaN scores, which no threshold keeps.
+// exp(v − max) / Σ, in float64, so large logits do not overflow. NaN
+// and infinite inputs are left out (their outputs NaN, which no
+// threshold keeps): one hostile logit does not wipe out the others.
 func softmax(v []float32, out *[]float32) []float32 {
 	o := grow(out, len(v))
 	m := math.Inf(-1)
 	for _, x := range v {
-		m = max(m, float64(x))
+		if x-x == 0 {
+			m = max(m, float64(x))
+		}
 	}
 	var sum float64
 	for i, x := range v {
+		if x-x != 0 {
+			o[i] = float32(math.NaN())
+			continue
+		}
 		e := math.Exp(float64(x) - m)
 		o[i] = float32(e)
 		sum += e

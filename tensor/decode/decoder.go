@@ -23,12 +23,17 @@ const (
 	// MapBoxes: one probability map [1 1 H W]; one box per connected
 	// component over the map threshold (text detectors, segmenters).
 	MapBoxes
+	// CTC: one tensor of per-step class probabilities [1 T C] (a text
+	// recogniser's); greedy CTC decoding into one text, whose tokens
+	// are Config.Labels (ReadTokens): class 0 the blank, class i the
+	// dictionary's line i.
+	CTC
 )
 
-var modeNames = map[Mode]string{Classify: "classify", BoxesSSD: "boxes-ssd", BoxesYOLO: "boxes-yolo", MapBoxes: "map-boxes"}
+var modeNames = map[Mode]string{Classify: "classify", BoxesSSD: "boxes-ssd", BoxesYOLO: "boxes-yolo", MapBoxes: "map-boxes", CTC: "ctc"}
 
 // ModeNames lists the modes' names, as ParseMode takes them.
-func ModeNames() []string { return []string{"classify", "boxes-ssd", "boxes-yolo", "map-boxes"} }
+func ModeNames() []string { return []string{"classify", "boxes-ssd", "boxes-yolo", "map-boxes", "ctc"} }
 
 func (m Mode) String() string {
 	if s, ok := modeNames[m]; ok {
@@ -101,7 +106,8 @@ const normalizedMax = 1.5
 type Config struct {
 	Mode Mode
 	// Labels name the classes by id (ReadLabels); an id past the end,
-	// or a blank line, has no label.
+	// or a blank line, has no label. CTC: the dictionary (ReadTokens),
+	// Labels[i-1] the token of class i; required.
 	Labels []string
 	// ScoreThreshold: objects must score above it (classify: after
 	// softmax when Softmax; map-boxes: the component's mean
@@ -145,6 +151,8 @@ func (c Config) validate() error {
 	switch {
 	case modeNames[c.Mode] == "":
 		return fmt.Errorf("decode: mode %v (want one of %v): %w", c.Mode, ModeNames(), ErrConfig)
+	case c.Mode == CTC && len(c.Labels) == 0:
+		return fmt.Errorf("decode: ctc needs the dictionary as labels (one token per line): %w", ErrConfig)
 	case !finite(c.ScoreThreshold) || !finite(c.MapThreshold):
 		return fmt.Errorf("decode: score threshold %v, map threshold %v: want numbers: %w", c.ScoreThreshold, c.MapThreshold, ErrConfig)
 	case !(c.IoUThreshold >= 0 && c.IoUThreshold <= 1):
@@ -183,16 +191,22 @@ type Decoder struct {
 	planFor []tensorKey
 
 	objs    []Object
-	scratch [4][]float32 // converted values, one per tensor role
-	probs   []float32    // classify: softmax output
-	order   []int32      // classify: class ids over the threshold
-	cands   []candidate  // boxes-yolo, boxes-ssd
-	kept    []int32      // boxes-yolo: the candidates NMS kept
-	best    []float32    // boxes-yolo v8: each candidate's best score so far
-	bestCls []int32      // and its class
-	runs    [2][]run     // map-boxes: the previous row's runs and this one's
-	parent  []int32      // map-boxes: each label's parent (union-find)
-	comps   []component  // map-boxes: each label's cells
+	scratch [4][]float32      // converted values, one per tensor role
+	probs   []float32         // classify: softmax output
+	order   []int32           // classify: class ids over the threshold
+	cands   []candidate       // boxes-yolo, boxes-ssd
+	kept    []int32           // boxes-yolo: the candidates NMS kept
+	best    []float32         // boxes-yolo v8: each candidate's best score so far
+	bestCls []int32           // and its class
+	runs    [2][]run          // map-boxes: the previous row's runs and this one's
+	parent  []int32           // map-boxes: each label's parent (union-find)
+	comps   []component       // map-boxes: each label's cells
+	text    []byte            // ctc: the text being read
+	texts   map[string]string // ctc: the texts read lately (intern)
+
+	// nonFinite counts what the last Decode dropped for a NaN or an
+	// infinity (NonFinite).
+	nonFinite int
 }
 
 // tensorKey is what a plan depends on of a tensor.
@@ -252,6 +266,7 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 		}
 	}
 	d.objs = d.objs[:0]
+	d.nonFinite = 0
 	switch d.cfg.Mode {
 	case Classify:
 		d.classify(ts, &p, tr)
@@ -261,9 +276,22 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 		d.yolo(ts, &p, tr)
 	case MapBoxes:
 		d.mapBoxes(ts, &p, tr)
+	case CTC:
+		d.ctc(ts, &p, tr)
 	}
 	return d.objs, nil
 }
+
+// NonFinite returns how many candidates the last Decode dropped because
+// a value that would have judged or placed them is NaN or infinite —
+// model outputs are hostile input, and such a value is never an object
+// nor changes another: a score of +Inf (a NaN score is over no
+// threshold, and -Inf under every one: not counted), a coordinate of a
+// candidate over the threshold, a class id that is not a number (SSD),
+// a map cell of +Inf (map-boxes), a ctc sequence with a NaN or an
+// infinity in any step. Classify counts each such score (with
+// softmax, NaN and infinite logits are left out of it).
+func (d *Decoder) NonFinite() int { return d.nonFinite }
 
 // InputSize returns the model input's size when the tensors of cfg's
 // mode tell it: boxes-yolo from its candidate count N, when N is that of
@@ -331,6 +359,8 @@ func (d *Decoder) planOf(ts []Tensor) (plan, error) {
 		p, err = planYOLO(ts, d.cfg.YOLOLayout, len(d.cfg.Labels))
 	case MapBoxes:
 		p, err = planMap(ts)
+	case CTC:
+		p, err = planCTC(ts, len(d.cfg.Labels))
 	}
 	if err != nil {
 		return plan{}, err
@@ -362,8 +392,8 @@ type plan struct {
 	// elems[r] the elements read of it.
 	tensor [4]int
 	elems  [4]int
-	n      int // candidates (SSD's boxes, YOLO's), classes (classify)
-	c      int // YOLO: classes
+	n      int // candidates (SSD's boxes, YOLO's), classes (classify), steps (ctc)
+	c      int // YOLO, ctc: classes
 	v8     bool
 	h, w   int // map-boxes: the map's size
 }

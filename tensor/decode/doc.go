@@ -39,6 +39,18 @@
 //     each, optionally expanded as DBNet's "unclip" does;
 //     the map may be smaller than the input: its cells are scaled by
 //     input size / map size.
+//   - ctc: a text recogniser's per-step class probabilities [1 T C]
+//     (CRNN, PaddleOCR's recognisers): greedy CTC — each step's best
+//     class, repeats merged, the blank (class 0) dropped — into one
+//     text of the dictionary's tokens (ReadTokens: class i is line i;
+//     a model with one class more than the dictionary has lines plus
+//     the blank has a space last), its confidence the mean probability
+//     of the kept steps; one whole-frame object of class id -1. A batch
+//     of sequences (one per region) is decoded a row at a time.
+//
+// Model outputs are hostile input: a NaN or an infinity never makes an
+// object nor moves another one — the candidate it belongs to is dropped
+// before any frame-wide decision and counted (NonFinite).
 //
 // Thresholds are strict: a score must exceed the score threshold, a
 // cell the map threshold, and suppression removes a box whose IoU with a
@@ -51,5 +63,6 @@
 //
 // Labels come from a file with one label per line (ReadLabels), line i
 // naming class i; blank lines are kept as empty labels so the numbering
-// holds.
+// holds. Labels files and dictionaries are UTF-8 (a byte-order mark is
+// dropped; a line that is not UTF-8 is an error naming it).
 package decode

@@ -42,21 +42,24 @@ func fuzzTensors(shapes, data []byte) []decode.Tensor {
 
 // FuzzDecode feeds arbitrary dims, types and values to every mode and
 // option: Decode never panics, an error wraps one of the package's
-// sentinels, and every box is finite, positive and inside the frame.
+// sentinels, and every box is finite, positive and inside the frame, every
+// confidence finite.
 // Its seed corpus runs with the other tests.
 func FuzzDecode(f *testing.F) {
 	f32bytes := func(v ...float32) []byte { return f32("", nil, v).Data }
 	f.Add(byte(0), []byte{2, 1, 5, 0}, f32bytes(1, 3, 2, 3, -1), 0.1)
 	f.Add(byte(1), []byte{3, 1, 2, 4, 0, 2, 1, 2, 0, 2, 1, 2, 0, 1, 1, 0}, f32bytes(0.1, 0.1, 0.5, 0.5, 0, 0, 1, 1, 1, 2, 0.9, 0.8, 2), 0.5)
-	f.Add(byte(6), []byte{3, 1, 3, 6, 0}, f32bytes(10, 10, 4, 4, 0.9, 0.8, 11, 10, 4, 4, 0.7, 0.6, 50, 50, 8, 8, 1, 1), 0.25)
-	f.Add(byte(6), []byte{3, 1, 1, 8, 0}, f32bytes(0.5, 0.5, 0.1, 0.1, 0.9, 0.8, 0.3, float32(math.NaN())), 0.25)
+	f.Add(byte(7), []byte{3, 1, 3, 6, 0}, f32bytes(10, 10, 4, 4, 0.9, 0.8, 11, 10, 4, 4, 0.7, 0.6, 50, 50, 8, 8, 1, 1), 0.25)
+	f.Add(byte(7), []byte{3, 1, 1, 8, 0}, f32bytes(0.5, 0.5, 0.1, 0.1, 0.9, 0.8, 0.3, float32(math.NaN())), 0.25)
 	f.Add(byte(3), []byte{4, 1, 1, 3, 3, 0}, f32bytes(0, 1, 0, 1, 1, 1, 0, 1, 0), 0.5)
-	f.Add(byte(27), []byte{4, 1, 1, 3, 3, 1}, []byte{0, 200, 0, 200, 200, 200, 0, 200, 0}, 0.5)
+	f.Add(byte(43), []byte{4, 1, 1, 3, 3, 1}, []byte{0, 200, 0, 200, 200, 200, 0, 200, 0}, 0.5)
 	f.Add(byte(2), []byte{3, 1, 255, 255, 0}, []byte{1, 2, 3}, 0.0)
 	f.Add(byte(1), []byte{1, 0, 0}, []byte{}, math.Inf(1))
+	f.Add(byte(9), []byte{3, 1, 3, 4, 0}, f32bytes(0.1, 0.9, 0, 0, 0.1, 0, 0.9, 0, 0.1, 0, 0, float32(math.Inf(1))), 0.25)
+	f.Add(byte(4), []byte{3, 1, 2, 5, 0}, f32bytes(0, 1, 2, 3, 4, 4, 3, 2, 1, 0), 0.0)
 	f.Fuzz(func(t *testing.T, sel byte, shapes, data []byte, thr float64) {
 		cfg := decode.Config{
-			Mode:           decode.Mode(1 + sel%4),
+			Mode:           decode.Mode(1 + sel%5),
 			ScoreThreshold: thr,
 			MapThreshold:   thr,
 			IoUThreshold:   0.45,
@@ -92,9 +95,11 @@ func FuzzDecode(f *testing.F) {
 				b := o.Box
 				ok := !math.IsNaN(b.X+b.Y+b.W+b.H) && b.X >= 0 && b.Y >= 0 &&
 					b.X+b.W <= float64(tr.FrameWidth)+1e-9 && b.Y+b.H <= float64(tr.FrameHeight)+1e-9
-				if cfg.Mode != decode.Classify {
+				if cfg.Mode != decode.Classify && cfg.Mode != decode.CTC {
 					ok = ok && b.W > 0 && b.H > 0
 				}
+				// Hostile values are never an object's confidence.
+				ok = ok && o.Confidence-o.Confidence == 0
 				if !ok {
 					t.Fatalf("%v: object %+v outside the %d×%d frame", cfg.Mode, o, tr.FrameWidth, tr.FrameHeight)
 				}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 )
 
 // ReadLabels reads a labels file: one label per line, line i (from 0)
@@ -13,32 +14,65 @@ import (
 // a Windows line end). A blank line is kept as an empty label, so that
 // the line numbers stay the class ids (a model whose class 0 is
 // "background" or unused may leave that line blank): objects of such a
-// class carry no label. A final line end adds no label. An error wraps
-// ErrLabels and the file's error (errors.Is(err, fs.ErrNotExist) for a
-// missing file) and names the path.
+// class carry no label. A final line end adds no label. The file is
+// UTF-8 (a byte-order mark at its start is dropped); a line that is not
+// is an error naming it. An error wraps ErrLabels and the file's error
+// (errors.Is(err, fs.ErrNotExist) for a missing file) and names the
+// path.
 func ReadLabels(path string) ([]string, error) {
+	return readFile(path, ParseLabels)
+}
+
+// ParseLabels reads labels from r as ReadLabels reads a file.
+func ParseLabels(r io.Reader) ([]string, error) {
+	return parseLines(r, strings.TrimSpace)
+}
+
+// ReadTokens reads a CTC dictionary (Config.Labels of mode ctc): one
+// token per line, line i (from 1) the token of class i. Only the line
+// end is removed — a token may be a space, or U+3000 as in PaddleOCR's
+// Chinese dictionary — and a blank line is an empty token. UTF-8, a
+// byte-order mark dropped, errors as ReadLabels'.
+func ReadTokens(path string) ([]string, error) {
+	return readFile(path, ParseTokens)
+}
+
+// ParseTokens reads tokens from r as ReadTokens reads a file.
+func ParseTokens(r io.Reader) ([]string, error) {
+	return parseLines(r, func(s string) string { return strings.TrimSuffix(s, "\r") })
+}
+
+func readFile(path string, parse func(io.Reader) ([]string, error)) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("decode: labels file %s: %w: %w", path, ErrLabels, err)
 	}
 	defer f.Close()
-	labels, err := ParseLabels(f)
+	lines, err := parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("decode: labels file %s: %w", path, err)
 	}
-	return labels, nil
+	return lines, nil
 }
 
-// ParseLabels reads labels from r as ReadLabels reads a file.
-func ParseLabels(r io.Reader) ([]string, error) {
-	var labels []string
+// parseLines splits r into lines, each through clean: UTF-8 checked,
+// the byte-order mark of the first dropped.
+func parseLines(r io.Reader, clean func(string) string) ([]string, error) {
+	var lines []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		labels = append(labels, strings.TrimSpace(sc.Text()))
+		line := sc.Text()
+		if len(lines) == 0 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("line %d is not UTF-8 (%q): %w", len(lines)+1, line, ErrLabels)
+		}
+		lines = append(lines, clean(line))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLabels, err)
 	}
-	return labels, nil
+	return lines, nil
 }

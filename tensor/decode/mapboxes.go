@@ -3,6 +3,7 @@ package decode
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -64,12 +65,15 @@ func (d *Decoder) mapBoxes(ts []Tensor, p *plan, tr Transform) {
 		cur = cur[:0]
 		j := 0 // the first run of prev that may touch the runs to come
 		for x := 0; x < w; {
-			if !(row[x] > thr) {
+			if !(row[x] > thr) || row[x] > math.MaxFloat32 {
+				if row[x] > thr {
+					d.nonFinite++ // +Inf: background, counted
+				}
 				x++
 				continue
 			}
 			xs, sum := x, 0.0
-			for ; x < w && row[x] > thr; x++ {
+			for ; x < w && row[x] > thr && row[x] <= math.MaxFloat32; x++ {
 				sum += float64(row[x])
 			}
 			x0, x1 := int32(xs), int32(x) // the run is [x0, x1)

@@ -101,10 +101,14 @@ func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) {
 	for i := range count {
 		s := scores[i]
 		cls := float64(classes[i])
-		if !(float64(s) > thr) || math.IsNaN(cls) || math.Abs(cls) > math.MaxInt32 {
+		if !(float64(s) > thr) {
 			continue
 		}
 		b := boxes[4*i : 4*i+4]
+		if !finite4(s, b[0], b[1], b[2]) || b[3]-b[3] != 0 || math.IsNaN(cls) || math.Abs(cls) > math.MaxInt32 {
+			d.nonFinite++
+			continue
+		}
 		d.cands = append(d.cands, candidate{
 			x0: b[1] * float32(w), y0: b[0] * float32(h), x1: b[3] * float32(w), y1: b[2] * float32(h),
 			score: s, class: int32(math.Round(cls)), index: int32(i),

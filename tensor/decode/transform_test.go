@@ -85,6 +85,27 @@ func TestLabels(t *testing.T) {
 	}
 }
 
+// A labels file is UTF-8: a byte-order mark is not part of label 0; a
+// line that is not UTF-8 is refused, the error naming the file and the
+// line (before, the label was taken and every object of its class lost
+// it later, with GLib warnings).
+func TestLabelsUTF8(t *testing.T) {
+	got, err := decode.ParseLabels(strings.NewReader("\ufeffcat\r\nchien\n狗\n"))
+	if err != nil || !slices.Equal(got, []string{"cat", "chien", "狗"}) {
+		t.Errorf("labels with a BOM: %q %v, want cat, chien, 狗", got, err)
+	}
+	path := filepath.Join(t.TempDir(), "latin1.txt")
+	if err := os.WriteFile(path, []byte("cat\nchien\nb\xe9b\xe9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func(string) ([]string, error){"ReadLabels": decode.ReadLabels, "ReadTokens": decode.ReadTokens} {
+		_, err = read(path)
+		if !errors.Is(err, decode.ErrLabels) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 3 is not UTF-8") {
+			t.Errorf("%s of a Latin-1 file: %v, want ErrLabels naming %s and line 3", name, err, path)
+		}
+	}
+}
+
 // Configurations out of range are ErrConfig; modes parse by name.
 func TestConfig(t *testing.T) {
 	for _, c := range []decode.Config{

@@ -70,6 +70,8 @@ func (d *Decoder) yolo(ts []Tensor, p *plan, tr Transform) {
 	}
 	sx, sy := float32(1), float32(1)
 	normalized := d.cfg.YOLOCoords == CoordsNormalized
+	// Candidates with a NaN or an infinity were dropped above: one such
+	// cannot decide the unit of all the others.
 	if d.cfg.YOLOCoords == CoordsAuto && len(d.cands) > 0 {
 		normalized = true
 		for i := range d.cands {
@@ -86,6 +88,12 @@ func (d *Decoder) yolo(ts []Tensor, p *plan, tr Transform) {
 		sx, sy = float32(tr.InputWidth), float32(tr.InputHeight)
 	}
 	d.nms(tr, sx, sy)
+}
+
+// finite4 reports whether a, b, c and d are all numbers and finite
+// (x − x is 0 for those, NaN for NaN and ±Inf).
+func finite4(a, b, c, d float32) bool {
+	return a-a == 0 && b-b == 0 && c-c == 0 && d-d == 0
 }
 
 func abs32(v float32) float32 {
@@ -125,6 +133,10 @@ func (d *Decoder) yoloV5(v []float32, n, c int) {
 			}
 		}
 		if score := row[4] * best; score > thr {
+			if !finite4(score, row[0], row[1], row[2]) || row[3]-row[3] != 0 {
+				d.nonFinite++
+				continue
+			}
 			d.cands = append(d.cands, centred(row[0], row[1], row[2], row[3], score, cls, i))
 		}
 	}
@@ -149,6 +161,10 @@ func (d *Decoder) yoloV8(v []float32, n, c int) {
 	xs, ys, ws, hs := v[:n:n], v[n:2*n:2*n], v[2*n:3*n:3*n], v[3*n:4*n:4*n]
 	for i, k := range cls {
 		if k >= 0 {
+			if !finite4(best[i], xs[i], ys[i], ws[i]) || hs[i]-hs[i] != 0 {
+				d.nonFinite++
+				continue
+			}
 			d.cands = append(d.cands, centred(xs[i], ys[i], ws[i], hs[i], best[i], int(k), i))
 		}
 	}

@@ -227,8 +227,12 @@ func (e *Environment) inspect(m model) (ModelInfo, error) {
 // output slots bound once (see the package documentation for the
 // lifetimes and the concurrency rules).
 type Session struct {
-	name    string
-	sess    *ort.DynamicAdvancedSession
+	name string
+	sess *ort.DynamicAdvancedSession
+	// shared counts the Sessions over sess (this one, and those Reshaped
+	// made from it or from one of them): the last Close destroys it.
+	shared  *atomic.Int32
+	opts    Options
 	model   ModelInfo
 	input   TensorInfo   // the input fed, Shape fixed
 	outputs []TensorInfo // the outputs bound, Shape fixed
@@ -286,7 +290,8 @@ func (e *Environment) newSession(m model, o Options) (s *Session, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s = &Session{name: m.name, model: info}
+	s = &Session{name: m.name, model: info, opts: o, shared: new(atomic.Int32)}
+	s.shared.Store(1)
 	if s.input, err = pickInput(m.name, info, o); err != nil {
 		return nil, err
 	}
@@ -451,9 +456,50 @@ func (s *Session) Close() error {
 		s.conv.destroy()
 		s.conv = nil
 	}
-	err := s.sess.Destroy()
+	var err error
+	if s.shared.Add(-1) == 0 {
+		err = s.sess.Destroy()
+	}
 	if rerr := release(); err == nil {
 		err = rerr
 	}
 	return err
+}
+
+// Reshaped returns a session over the same ONNX Runtime session (the
+// model loaded once) whose input, and the outputs it gives no shape,
+// have the shapes shapes gives them — the model's free dimensions fixed
+// otherwise, as Options.Shapes fixes them (outputs whose size follows
+// the input are probed: one run on a zero input). It has its own slots
+// and bindings, and runs as any session does; runs of s and of its
+// reshaped sessions may follow one another in any order. Each must be
+// closed; the ONNX Runtime session goes with the last. Errors as
+// NewSession's.
+func (s *Session) Reshaped(shapes map[string][]int64) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if err := retain(); err != nil {
+		return nil, err
+	}
+	o := s.opts
+	o.Shapes = shapes
+	r := &Session{name: s.name, sess: s.sess, shared: s.shared, opts: o, model: s.model}
+	var err error
+	if r.input, err = pickInput(s.name, s.model, o); err == nil {
+		r.outputs, err = pickOutputs(s.name, s.model, o)
+	}
+	if err == nil {
+		err = r.probeOutputs()
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	s.shared.Add(1)
+	r.table.Store(&table{})
+	r.clock.calibrate()
+	return r, nil
 }

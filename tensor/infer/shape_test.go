@@ -143,3 +143,75 @@ func TestInferOutputsFollowTheInput(t *testing.T) {
 		}
 	}
 }
+
+// Sessions reshaped from one (the model loaded once) each run at their
+// own input size — batch and width free — interleaved in any order, with
+// outputs equal to the Go reference; closing the first leaves the others
+// running; the ONNX Runtime session goes with the last Close.
+func TestReshapedSessionsShareTheModel(t *testing.T) {
+	e := load(t)
+	m := infertest.MapModel{Scale: 1.0 / 4}
+	base, err := e.NewSessionBytes(m.String(), m.ONNX(), infer.Options{Shapes: map[string][]int64{"image": {1, 3, 8, 8}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type shaped struct {
+		s       *infer.Session
+		n, h, w int
+		in, out *mem
+	}
+	var all []*shaped
+	for _, d := range [][3]int{{1, 8, 8}, {4, 8, 24}, {2, 8, 40}} {
+		s := base
+		if d != [3]int{1, 8, 8} {
+			if s, err = base.Reshaped(map[string][]int64{"image": {int64(d[0]), 3, int64(d[1]), int64(d[2])}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := []int64{int64(d[0]), 1, int64(d[1]), int64(d[2])}
+		if got := s.Outputs()[0].Shape; !slices.Equal(got, want) {
+			t.Fatalf("%v: output shape %v, want %v (probed per shape)", d, got, want)
+		}
+		r := &shaped{s: s, n: d[0], h: d[1], w: d[2], in: alloc(t, s.Input().Layout()), out: alloc(t, s.Outputs()[0].Layout())}
+		if err := s.BindInput(0, infer.Input{Pin: &r.in.p, Layout: s.Input().Layout()}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BindOutput(0, &r.out.p); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r)
+	}
+	run := func(r *shaped, seed int) {
+		t.Helper()
+		r.in.write(t, func(b []byte) {
+			v := f32s(b)
+			for i := range v[:r.n*3*r.h*r.w] {
+				v[i] = float32((i*7 + seed) % 31)
+			}
+		})
+		if err := r.s.Run(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		v := f32s(r.in.p.Bytes())
+		got := r.out.floats(t, r.n*r.h*r.w)
+		for b := range r.n {
+			want := m.Reference(r.h, r.w, func(y, x, c int) float64 { return float64(v[((b*3+c)*r.h+y)*r.w+x]) })
+			checkClose(t, fmt.Sprintf("batch %d of %dx%dx%d", b, r.n, r.h, r.w), got[b*r.h*r.w:(b+1)*r.h*r.w], want[0], 1e-6)
+		}
+	}
+	for i, r := range []int{2, 0, 1, 2, 1, 0} {
+		run(all[r], i)
+	}
+	if err := base.Close(); err != nil {
+		t.Fatal(err)
+	}
+	run(all[1], 9) // the model stays loaded for the others
+	for _, r := range all[1:] {
+		if err := r.s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := base.Reshaped(map[string][]int64{"image": {1, 3, 8, 8}}); !errors.Is(err, infer.ErrClosed) {
+		t.Fatalf("Reshaped after Close: %v, want ErrClosed", err)
+	}
+}

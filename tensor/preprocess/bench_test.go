@@ -67,6 +67,14 @@ func BenchmarkLetterboxI420F32NCHW(b *testing.B) {
 	benchPlan(b, modelInput(I420, 1920, 1080, tensor.F32, NCHW, ResizeLetterbox))
 }
 
+// The same pass in full-range BT.709 (the weights are the plan's: any
+// matrix and range runs the BT.601 benchmark's code).
+func BenchmarkLetterboxNV12BT709FullF32NCHW(b *testing.B) {
+	c := modelInput(NV12, 1920, 1080, tensor.F32, NCHW, ResizeLetterbox)
+	c.Matrix, c.Range = MatrixBT709, RangeFull
+	benchPlan(b, c)
+}
+
 func BenchmarkLetterboxRGBxF32NHWC(b *testing.B) {
 	benchPlan(b, modelInput(RGBx, 1920, 1080, tensor.F32, NHWC, ResizeLetterbox))
 }

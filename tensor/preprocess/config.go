@@ -123,6 +123,123 @@ func (r Resize) String() string {
 	return fmt.Sprintf("Resize(%d)", uint8(r))
 }
 
+// ColorMatrix is the Y'CbCr matrix NV12 and I420 frames were encoded
+// with, as GStreamer's GstVideoColorMatrix names it (a caps'
+// colorimetry): its Kr and Kb weights of red and blue in luma. The zero
+// ColorMatrix is BT.601, GStreamer's default for frames up to 576 lines
+// and what the pass used before it read the caps.
+type ColorMatrix uint8
+
+const (
+	MatrixBT601     ColorMatrix = iota // ITU-R BT.601: Kr 0.299, Kb 0.114
+	MatrixBT709                        // ITU-R BT.709: Kr 0.2126, Kb 0.0722
+	MatrixBT2020                       // ITU-R BT.2020 (non-constant luminance): Kr 0.2627, Kb 0.0593
+	MatrixSMPTE240M                    // SMPTE 240M: Kr 0.212, Kb 0.087
+	MatrixFCC                          // FCC (47 CFR 73.682): Kr 0.30, Kb 0.11
+)
+
+// matrixWeights are the matrices' luma weights of red and blue (Kr, Kb), as the
+// standards give them (and gst_video_color_matrix_get_Kr_Kb).
+var matrixWeights = map[ColorMatrix][2]float64{
+	MatrixBT601:     {0.299, 0.114},
+	MatrixBT709:     {0.2126, 0.0722},
+	MatrixBT2020:    {0.2627, 0.0593},
+	MatrixSMPTE240M: {0.212, 0.087},
+	MatrixFCC:       {0.30, 0.11},
+}
+
+func (m ColorMatrix) String() string {
+	switch m {
+	case MatrixBT601:
+		return "bt601"
+	case MatrixBT709:
+		return "bt709"
+	case MatrixBT2020:
+		return "bt2020"
+	case MatrixSMPTE240M:
+		return "smpte240m"
+	case MatrixFCC:
+		return "fcc"
+	}
+	return fmt.Sprintf("ColorMatrix(%d)", uint8(m))
+}
+
+// ColorRange is the range of NV12 and I420 samples. The zero ColorRange
+// is limited range, GStreamer's default for YUV.
+type ColorRange uint8
+
+const (
+	// RangeLimited: luma 16..235 and chroma 16..240 (GStreamer's
+	// 16-235), as video codecs produce.
+	RangeLimited ColorRange = iota
+	// RangeFull: luma and chroma 0..255 (GStreamer's 0-255), as JPEG
+	// decoders produce: every MJPEG camera through jpegdec.
+	RangeFull
+)
+
+func (r ColorRange) String() string {
+	switch r {
+	case RangeLimited:
+		return "16-235"
+	case RangeFull:
+		return "0-255"
+	}
+	return fmt.Sprintf("ColorRange(%d)", uint8(r))
+}
+
+// yuvWeights are the NV12/I420 conversion's weights in 1/4096ths
+// (doc.go): luma's yk and y0 (the rounding's half less the range's black
+// times yk), and chroma's share of red (rv), green (gu, gv) and blue (bu).
+type yuvWeights struct{ yk, y0, rv, gu, gv, bu int32 }
+
+// weightsOf works out the weights for a matrix and range: the inverse
+// of the standard's encoding (E'Y = Kr E'R + Kg E'G + Kb E'B, E'Cb =
+// (E'B − E'Y)/(2(1 − Kb)), E'Cr = (E'R − E'Y)/(2(1 − Kr))) — R = Y +
+// 2(1 − Kr) Cr, B = Y + 2(1 − Kb) Cb, G = Y − 2Kb(1 − Kb)/Kg Cb −
+// 2Kr(1 − Kr)/Kg Cr — with 8-bit samples scaled to 0..255 (limited: luma
+// (Y' − 16) × 255/219, chroma (C − 128) × 255/224; full: (C − 128)),
+// rounded half up.
+func weightsOf(m ColorMatrix, r ColorRange) yuvWeights {
+	kr, kb := matrixWeights[m][0], matrixWeights[m][1]
+	kg := 1 - kr - kb
+	ys, cs, black := 255.0/219, 255.0/224, int32(16)
+	if r == RangeFull {
+		ys, cs, black = 1, 1, 0
+	}
+	q := func(v float64) int32 { return int32(math.Floor(v*4096 + 0.5)) }
+	w := yuvWeights{
+		yk: q(ys),
+		rv: q(2 * (1 - kr) * cs),
+		gu: q(-2 * kb * (1 - kb) / kg * cs),
+		gv: q(-2 * kr * (1 - kr) / kg * cs),
+		bu: q(2 * (1 - kb) * cs),
+	}
+	w.y0 = 2048 - black*w.yk
+	return w
+}
+
+// ParseColorMatrix reads GStreamer's names of a colorimetry's matrix
+// (bt601, bt709, bt2020, smpte240m, fcc; case-insensitive).
+func ParseColorMatrix(s string) (ColorMatrix, error) {
+	for _, m := range []ColorMatrix{MatrixBT601, MatrixBT709, MatrixBT2020, MatrixSMPTE240M, MatrixFCC} {
+		if strings.EqualFold(s, m.String()) {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: colour matrix %q: want bt601, bt709, bt2020, smpte240m or fcc", ErrConfig, s)
+}
+
+// ParseColorRange reads GStreamer's names of a colorimetry's range:
+// "16-235" (limited) or "0-255" (full).
+func ParseColorRange(s string) (ColorRange, error) {
+	for _, r := range []ColorRange{RangeLimited, RangeFull} {
+		if s == r.String() {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: colour range %q: want 16-235 or 0-255", ErrConfig, s)
+}
+
 // ParseLayout, ParseChannelOrder and ParseResize read the names String
 // returns (case-insensitive), for element properties and files.
 func ParseLayout(s string) (Layout, error) {
@@ -181,6 +298,12 @@ type Config struct {
 	// PadValue fills the letterbox padding, in pixel units (0..255),
 	// normalised as a pixel is; a uint8 tensor takes it rounded half up.
 	PadValue float32
+
+	// Matrix and Range say how NV12 and I420 frames hold colour (their
+	// caps' colorimetry); packed RGB formats ignore them. The zero values
+	// are BT.601 limited range.
+	Matrix ColorMatrix
+	Range  ColorRange
 
 	// A float32 tensor takes one of two normalisations, per colour:
 	//   Mean/Std:     value = (pixel/255 - Mean[c]) / Std[c]
@@ -309,6 +432,12 @@ func check(c Config) (*checked, error) {
 		return nil, err
 	}
 	k.geometry = g
+	if _, ok := matrixWeights[c.Matrix]; !ok {
+		return nil, fmt.Errorf("%w: Matrix %v: want MatrixBT601, MatrixBT709, MatrixBT2020, MatrixSMPTE240M or MatrixFCC", ErrConfig, c.Matrix)
+	}
+	if c.Range != RangeLimited && c.Range != RangeFull {
+		return nil, fmt.Errorf("%w: Range %v: want RangeLimited or RangeFull", ErrConfig, c.Range)
+	}
 	if !finite32(c.PadValue) || c.PadValue < 0 || c.PadValue > 255 {
 		return nil, fmt.Errorf("%w: PadValue %v: want 0..255 (pixel units)", ErrConfig, c.PadValue)
 	}

@@ -54,18 +54,33 @@
 // float32 tensors within 1e-6 × (1 + |value|).
 //
 // Source pixels. Packed formats give R, G, B at their byte positions
-// (x and A bytes are skipped). NV12 and I420 are BT.601 limited range
-// with the chroma of pixel (x, y) at (x/2, y/2) (nearest, no chroma
-// filter; odd widths and heights have (w+1)/2 × (h+1)/2 chroma), in
-// 12-bit fixed point (1.164383, 1.596027, 0.391762, 0.812968, 2.017232
-// rounded to 4096ths):
+// (x and A bytes are skipped). NV12 and I420 hold Y'CbCr in the Config's
+// Matrix (BT.601, BT.709, BT.2020, SMPTE 240M or FCC: the standard's Kr
+// and Kb) and Range (limited: luma 16-235, chroma 16-240; or full:
+// 0-255) — their caps' colorimetry, GStreamer's defaults when the caps
+// name none — with the chroma of pixel (x, y) at (x/2, y/2) (nearest, no
+// chroma filter; odd widths and heights have (w+1)/2 × (h+1)/2 chroma).
+// They are converted in 12-bit fixed point: the inverse of the
+// standard's encoding,
 //
-//	Y' = 4769*(Y-16) + 2048
-//	R  = clamp((Y' + 6537*(V-128)) >> 12, 0, 255)
-//	G  = clamp((Y' - 1605*(U-128) - 3330*(V-128)) >> 12, 0, 255)
-//	B  = clamp((Y' + 8263*(U-128)) >> 12, 0, 255)
+//	R = Y + 2(1-Kr) Cr,  B = Y + 2(1-Kb) Cb,
+//	G = Y - 2Kb(1-Kb)/Kg Cb - 2Kr(1-Kr)/Kg Cr   (Kg = 1 - Kr - Kb)
 //
-// (>> floors). The frame is converted to RGB first, then resampled.
+// with Y = (Y'-16)·255/219 and C = (C'-128)·255/224 in limited range,
+// Y = Y' and C = C'-128 in full, each weight rounded half up to
+// 4096ths — BT.601 limited range's are 1.164383, 1.596027, 0.391762,
+// 0.812968, 2.017232: 4769, 6537, -1605, -3330, 8263; full range's 4096,
+// 5743, -1410, -2925, 7258 —
+//
+//	Y' = yk*(Y-black) + 2048                  (black: 16 limited, 0 full)
+//	R  = clamp((Y' + rv*(V-128)) >> 12, 0, 255)
+//	G  = clamp((Y' + gu*(U-128) + gv*(V-128)) >> 12, 0, 255)
+//	B  = clamp((Y' + bu*(U-128)) >> 12, 0, 255)
+//
+// (>> floors; the 2048 makes it round to the nearest: within 0.563 of
+// the real conversion. Y'CbCr (60, 100, 200) in full-range BT.601, a
+// JPEG's, is RGB (161, 18, 10); the standard says (160.9, 18.2, 10.4).)
+// The frame is converted to RGB first, then resampled.
 //
 // Geometry. Resize none: the frame fills the tensor (sizes must be
 // equal). Stretch: the resized frame is the tensor's size. Letterbox:
@@ -117,7 +132,8 @@
 // widths are equal, no table. NV12 and I420 are converted in float,
 // which computes the integer formula exactly (every intermediate is an
 // integer below 2^24) and vectorises where 32-bit integer multiplies do
-// not (SSE2).
+// not (SSE2); the weights are the plan's, so every matrix and range runs
+// the same code at the same speed.
 //
 // # Model info files
 //

@@ -48,6 +48,7 @@ func FuzzPlan(f *testing.F) {
 	f.Add(uint8(0), uint16(1), uint16(1), uint16(64), uint16(3), uint8(0x79), uint8(0x0d), int8(3), int8(5), uint64(4))
 	f.Add(uint8(6), uint16(50), uint16(2), uint16(5), uint16(50), uint8(0x54), uint8(3), int8(-1), int8(0), uint64(5))
 	f.Add(uint8(11), uint16(9), uint16(9), uint16(9), uint16(9), uint8(0x28), uint8(0), int8(0), int8(0), uint64(6))
+	f.Add(uint8(10), uint16(13), uint16(11), uint16(8), uint16(8), uint8(0x79), uint8(1), int8(0), int8(0), uint64(3<<40|1<<48|8))
 	f.Add(uint8(99), uint16(0), uint16(70000&0xffff), uint16(1), uint16(1), uint8(0xff), uint8(255), int8(-128), int8(127), uint64(7))
 	f.Fuzz(func(t *testing.T, format uint8, sw, sh, dw, dh uint16, shape, pad uint8, srcDelta, dstDelta int8, seed uint64) {
 		c := Config{SrcWidth: int(sw), SrcHeight: int(sh), DstWidth: int(dw), DstHeight: int(dh), PadValue: 114}
@@ -71,6 +72,9 @@ func FuzzPlan(f *testing.F) {
 		if c.DstType == tensor.F32 {
 			c.Mean, c.Std = imagenet.mean, imagenet.std
 		}
+		// The colorimetry from the seed's high bits (0 and up: an invalid
+		// matrix or range is ErrConfig).
+		c.Matrix, c.Range = ColorMatrix(seed>>40%6), ColorRange(seed>>48%3)
 		// pad: strides with padding (bit 0), offsets with gaps (bit 1),
 		// a stride too short (bit 2), the tensor at the start of its
 		// memory rather than the end (bit 3).

@@ -7,15 +7,6 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
-// Weights are fixed point with wBits fractional bits (plan.h's
-// GSTPP_WBITS): a tap's position is rounded to 1/2048 of a pixel, as
-// OpenCV's bilinear resize of 8-bit images does, so the sum of a
-// sample's four weighted pixels is an exact 32-bit integer.
-const (
-	wBits = 11
-	wOne  = 1 << wBits
-)
-
 // geometry is where the resized frame lies in the tensor: columns
 // [cx, cx+cw), rows [cy, cy+ch); the rest is padding.
 type geometry struct{ cx, cy, cw, ch int }
@@ -52,30 +43,4 @@ func (g geometry) transform(sw, sh, dw, dh int) decode.Transform {
 		ScaleX: float64(g.cw) / float64(sw), ScaleY: float64(g.ch) / float64(sh),
 		OffsetX: float64(g.cx), OffsetY: float64(g.cy),
 	}
-}
-
-// taps computes, for each of n resized pixels along an axis of src
-// source pixels, the two source pixels it samples and their fixed-point
-// weights (w0 + w1 = wOne):
-//
-//	s  = clamp((d + 0.5) * src/n - 0.5, 0, src-1)
-//	i0 = floor(s), i1 = min(i0+1, src-1)
-//	w1 = floor((s - i0) * 2048 + 0.5), w0 = 2048 - w1
-//
-// in float64. The explicit float64 conversions keep a compiler from
-// fusing a multiply and an add (Go may on arm64), so every machine
-// computes the same tables.
-func taps(src, n int) (i0, i1, w0, w1 []int32) {
-	i0, i1 = make([]int32, n), make([]int32, n)
-	w0, w1 = make([]int32, n), make([]int32, n)
-	ratio := float64(src) / float64(n)
-	for d := range n {
-		s := float64((float64(d)+0.5)*ratio) - 0.5
-		s = min(max(s, 0), float64(src-1))
-		a := int(math.Floor(s))
-		b := min(a+1, src-1)
-		f := int32(math.Floor(float64((s-float64(a))*wOne) + 0.5))
-		i0[d], i1[d], w0[d], w1[d] = int32(a), int32(b), wOne-f, f
-	}
-	return i0, i1, w0, w1
 }

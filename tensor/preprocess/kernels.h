@@ -36,10 +36,13 @@
 /* ---- NV12 / I420 to planar RGB ------------------------------------- */
 
 /* The formula (doc.go) is integer, 12-bit fixed point, but every
- * product and sum in it is an integer below 2^24, so float computes it
- * exactly and the shift is an exact multiplication by 2^-12: float is
- * the same arithmetic, and without a 32-bit integer multiply (SSE2)
- * three times faster vectorised. */
+ * product and sum in it is an integer below 2^24 — the weights are below
+ * 2^14 (at most 2.2 × 4096, BT.2020's limited-range blue), the samples
+ * less their offsets below 2^8, each sum below 2^22 — so float computes
+ * it exactly and the shift is an exact multiplication by 2^-12: float
+ * is the same arithmetic, and without a 32-bit integer multiply (SSE2)
+ * three times faster vectorised. The weights are the plan's (the caps'
+ * matrix and range), loaded once a row. */
 
 /* clamp_floor is clamp(floor(t / 4096), 0, 255) for an integer t:
  * truncation is floor but for negative values, which clamp to 0 either
@@ -55,38 +58,41 @@ clamp_floor (float t)
 
 /* chroma computes a chroma sample's share of R, G and B. */
 AI void
-chroma (uint8_t u, uint8_t v, float *cr, float *cg, float *cb)
+chroma (const GstppYuv k, uint8_t u, uint8_t v, float *cr, float *cg,
+    float *cb)
 {
   float uu = (float) u - 128.0f, vv = (float) v - 128.0f;
-  *cr = 6537.0f * vv;
-  *cg = -1605.0f * uu - 3330.0f * vv;
-  *cb = 8263.0f * uu;
+  *cr = k.rv * vv;
+  *cg = k.gu * uu + k.gv * vv;
+  *cb = k.bu * uu;
 }
 
+/* luma is Y' of doc.go, the rounding's half included. */
 AI float
-luma (uint8_t y)
+luma (const GstppYuv k, uint8_t y)
 {
-  return ((float) y - 16.0f) * 4769.0f + 2048.0f;
+  return (float) y * k.yk + k.y0;
 }
 
 /* yuv_row converts w pixels: luma y, the chroma of pixel x at
  * u[(x/2) * uvstep] and v[(x/2) * uvstep] (uvstep 2: NV12's
  * interleaved plane, 1: I420's planes), into the rows r, g, b (floats
- * holding integers when u8 is 0, bytes when 1). Pixels go in pairs, the
- * chroma computed once a pair; callers pass constant uvstep and u8 so
- * that each copy is vectorised for its own case. */
+ * holding integers when u8 is 0, bytes when 1), with the weights k.
+ * Pixels go in pairs, the chroma computed once a pair; callers pass
+ * constant uvstep and u8 so that each copy is vectorised for its own
+ * case. */
 AI void
 yuv_row (const uint8_t * restrict y, const uint8_t * restrict u,
     const uint8_t * restrict v, const int uvstep, int32_t w,
-    const int u8, void *r, void *g, void *b)
+    const int u8, const GstppYuv k, void *r, void *g, void *b)
 {
   float *restrict rf = r, *restrict gf = g, *restrict bf = b;
   uint8_t *restrict rb = r, *restrict gb = g, *restrict bb = b;
   int32_t c, x, pairs = w / 2;
 
   for (c = 0; c < pairs; c++) {
-    float cr, cg, cb, y0 = luma (y[2 * c]), y1 = luma (y[2 * c + 1]);
-    chroma (u[c * uvstep], v[c * uvstep], &cr, &cg, &cb);
+    float cr, cg, cb, y0 = luma (k, y[2 * c]), y1 = luma (k, y[2 * c + 1]);
+    chroma (k, u[c * uvstep], v[c * uvstep], &cr, &cg, &cb);
     if (u8) {
       rb[2 * c] = (uint8_t) clamp_floor (y0 + cr);
       gb[2 * c] = (uint8_t) clamp_floor (y0 + cg);
@@ -105,9 +111,9 @@ yuv_row (const uint8_t * restrict y, const uint8_t * restrict u,
   }
   if (w & 1) {
     /* An odd width ends with a pixel that has its chroma sample alone. */
-    float cr, cg, cb, y0 = luma (y[w - 1]);
+    float cr, cg, cb, y0 = luma (k, y[w - 1]);
     x = w - 1;
-    chroma (u[pairs * uvstep], v[pairs * uvstep], &cr, &cg, &cb);
+    chroma (k, u[pairs * uvstep], v[pairs * uvstep], &cr, &cg, &cb);
     if (u8) {
       rb[x] = (uint8_t) clamp_floor (y0 + cr);
       gb[x] = (uint8_t) clamp_floor (y0 + cg);
@@ -133,11 +139,12 @@ source_row (const GstppPlan * p, const uint8_t * src, int32_t sy, int *keep)
 {
   const uint8_t *y, *u;
   int slot, u8 = p->dst_type == GSTPP_DST_U8;
-  int32_t w = p->src_w, cy = sy >> 1;
+  int32_t w = p->row_w, x0 = p->x0, cy = sy >> 1;
   void *r, *g, *b;
 
   if (p->kind == GSTPP_SRC_PACKED)
-    return src + p->offset[0] + (int64_t) sy * p->stride[0];
+    return src + p->offset[0] + (int64_t) sy * p->stride[0] +
+        (int64_t) x0 * p->bpp;
   for (slot = 0; slot < 2; slot++)
     if (p->rgb_row[slot] == sy) {
       *keep = slot;
@@ -153,19 +160,23 @@ source_row (const GstppPlan * p, const uint8_t * src, int32_t sy, int *keep)
     g = p->rgbf[slot] + w;
     b = p->rgbf[slot] + 2 * w;
   }
-  y = src + p->offset[0] + (int64_t) sy * p->stride[0];
+  /* x0 is even: chroma sample x0 / 2 is the working row's first. */
+  y = src + p->offset[0] + (int64_t) sy * p->stride[0] + x0;
   u = src + p->offset[1] + (int64_t) cy * p->stride[1];
   /* Literal shapes: one vectorised copy of yuv_row per case. */
   if (p->kind == GSTPP_SRC_NV12 && u8)
-    yuv_row (y, u, u + 1, 2, w, 1, r, g, b);
+    yuv_row (y, u + x0, u + x0 + 1, 2, w, 1, p->yuv, r, g, b);
   else if (p->kind == GSTPP_SRC_NV12)
-    yuv_row (y, u, u + 1, 2, w, 0, r, g, b);
+    yuv_row (y, u + x0, u + x0 + 1, 2, w, 0, p->yuv, r, g, b);
   else {
-    const uint8_t *v = src + p->offset[2] + (int64_t) cy * p->stride[2];
+    const uint8_t *v = src + p->offset[2] + (int64_t) cy * p->stride[2] +
+        x0 / 2;
+
+    u += x0 / 2;
     if (u8)
-      yuv_row (y, u, v, 1, w, 1, r, g, b);
+      yuv_row (y, u, v, 1, w, 1, p->yuv, r, g, b);
     else
-      yuv_row (y, u, v, 1, w, 0, r, g, b);
+      yuv_row (y, u, v, 1, w, 0, p->yuv, r, g, b);
   }
   p->rgb_row[slot] = sy;
   *keep = slot;
@@ -527,9 +538,9 @@ run_f32 (const GstppPlan * p, const uint8_t * src, float *dst)
     {
       const void *b = source_row (p, src, p->yi1[j], &keep);
       if (yuv)
-        vert_f32_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_elems, p->vrowf);
+        vert_f32_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_n, p->vrowf);
       else
-        vert_u8_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_elems, p->vrowf);
+        vert_u8_f32 (a, b, p->wyf0[j], p->wyf1[j], p->row_n, p->vrowf);
       blended (p, p->vrowf, (float *) d[0], (float *) d[1], (float *) d[2]);
     }
   }
@@ -553,7 +564,7 @@ run_u8 (const GstppPlan * p, const uint8_t * src, uint8_t * dst)
     }
     {
       const uint8_t *b = source_row (p, src, p->yi1[j], &keep);
-      vert_u8_i32 (a, b, p->wyi0[j], p->wyi1[j], p->row_elems, p->vrowi);
+      vert_u8_i32 (a, b, p->wyi0[j], p->wyi1[j], p->row_n, p->vrowi);
       blended (p, p->vrowi, (uint8_t *) d[0], (uint8_t *) d[1],
           (uint8_t *) d[2]);
     }

@@ -3,6 +3,7 @@
  * (kernels.h) compiled for the best instruction set the plan was given
  * (gstpp_best_impl).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,114 @@ uint64_t
 gstpp_plans_freed (void)
 {
   return __atomic_load_n (&plans_freed, __ATOMIC_RELAXED);
+}
+
+/* taps computes, for each of n resized pixels along an axis of src
+ * source pixels, the two source pixels it samples (from off on) and their
+ * fixed-point weights (w0 + w1 = GSTPP_WONE):
+ *
+ *   s  = clamp((d + 0.5) * src/n - 0.5, 0, src-1)
+ *   i0 = floor(s), i1 = min(i0+1, src-1)
+ *   w1 = floor((s - i0) * 2048 + 0.5), w0 = 2048 - w1
+ *
+ * in double precision, each operation rounded on its own (no fused
+ * multiply-add: every machine computes the same tables). */
+__attribute__((optimize ("fp-contract=off")))
+static void
+taps (int32_t src, int32_t n, int32_t off, int32_t * i0, int32_t * i1,
+    int32_t * w0, int32_t * w1)
+{
+  double ratio = (double) src / (double) n;
+  int32_t d;
+
+  for (d = 0; d < n; d++) {
+    double s = ((double) d + 0.5) * ratio;
+    int32_t a, b, f;
+
+    s = s - 0.5;
+    s = s < 0 ? 0 : s;
+    s = s > (double) (src - 1) ? (double) (src - 1) : s;
+    a = (int32_t) floor (s);
+    b = a + 1 < src ? a + 1 : src - 1;
+    f = (int32_t) floor ((s - (double) a) * (double) GSTPP_WONE + 0.5);
+    i0[d] = off + a;
+    i1[d] = off + b;
+    w0[d] = GSTPP_WONE - f;
+    w1[d] = f;
+  }
+}
+
+int
+gstpp_plan_set_geometry (GstppPlan * p, int32_t sx, int32_t sy, int32_t sw,
+    int32_t sh, int32_t dst_w, int32_t dst_h, int32_t cx, int32_t cy,
+    int32_t cw, int32_t ch)
+{
+  int yuv = p->kind != GSTPP_SRC_PACKED;
+  size_t esz = p->dst_type == GSTPP_DST_U8 ? 1 : 4;
+  int32_t x, c, x0, row_w, lead;
+
+  if (sw < 1 || sh < 1 || sx < 0 || sy < 0 || sx > p->src_w - sw
+      || sy > p->src_h - sh || cw < 1 || ch < 1 || cw > p->cap_w
+      || ch > p->cap_h || cx < 0 || cy < 0 || cx > dst_w - cw
+      || cy > dst_h - ch)
+    return GSTPP_EINVAL;
+  /* The working row: packed, the rectangle's columns; YUV, from the even
+   * column at or before sx (a chroma pair is converted whole). */
+  x0 = yuv ? sx & ~1 : sx;
+  lead = sx - x0;
+  row_w = sw + lead;
+  if ((yuv ? 3 * row_w : row_w * p->bpp) > p->row_elems)
+    return GSTPP_EINVAL;
+  p->x0 = x0;
+  p->row_w = row_w;
+  p->row_n = yuv ? 3 * row_w : row_w * p->bpp;
+  for (c = 0; c < 3; c++)
+    p->coff[c] = yuv ? p->colour[c] * row_w : p->rgb_pos[p->colour[c]];
+  p->dst_w = dst_w;
+  p->dst_h = dst_h;
+  p->dst_size = (size_t) dst_w * (size_t) dst_h * 3 * esz;
+  p->cx = cx;
+  p->cy = cy;
+  p->cw = cw;
+  p->ch = ch;
+  taps (sw, cw, lead, p->xi0, p->xi1, p->wxi0, p->wxi1);
+  taps (sh, ch, sy, p->yi0, p->yi1, p->wyi0, p->wyi1);
+  /* Column taps as working-row element indices, weights also as floats
+   * (the same values / 2048, exact); the shortcuts the pass takes: one
+   * tap a column when no column has a second weight, and no table at
+   * all when column x samples x. */
+  p->xtaps = 1;
+  p->ident = p->ebpp;
+  for (x = 0; x < cw; x++) {
+    if (p->wxi1[x] != 0)
+      p->xtaps = 2;
+    if (p->wxi1[x] != 0 || p->xi0[x] != x)
+      p->ident = 0;
+    p->xi0[x] *= p->ebpp;
+    p->xi1[x] *= p->ebpp;
+    p->wxf0[x] = (float) p->wxi0[x] / GSTPP_WONE;
+    p->wxf1[x] = (float) p->wxi1[x] / GSTPP_WONE;
+  }
+  for (x = 0; x < ch; x++) {
+    p->wyf0[x] = (float) p->wyi0[x] / GSTPP_WONE;
+    p->wyf1[x] = (float) p->wyi1[x] / GSTPP_WONE;
+  }
+  return GSTPP_OK;
+}
+
+int
+gstpp_run_region (GstppPlan * p, const uint8_t * src, size_t src_len,
+    const GstppRegion * r, void *dst, size_t dst_len)
+{
+  int rc;
+
+  if (!p || !src || !dst || !r)
+    return GSTPP_EINVAL;
+  rc = gstpp_plan_set_geometry (p, r->x, r->y, r->w, r->h, r->dst_w,
+      r->dst_h, r->cx, r->cy, r->cw, r->ch);
+  if (rc != GSTPP_OK)
+    return rc;
+  return gstpp_run (p, src, src_len, dst, dst_len);
 }
 
 size_t

@@ -10,9 +10,12 @@ package preprocess
 #cgo CFLAGS: -O3
 #cgo noescape gstpp_run
 #cgo nocallback gstpp_run
+#cgo noescape gstpp_run_region
+#cgo nocallback gstpp_run_region
 #include "plan.h"
 
 static void *gstpp_run_func (void) { return (void *) gstpp_run; }
+static void *gstpp_run_region_func (void) { return (void *) gstpp_run_region; }
 */
 import "C"
 
@@ -46,6 +49,17 @@ type Plan struct {
 // NewPlan validates c and builds its pass. Errors wrap ErrFormat or
 // ErrConfig and name the field.
 func NewPlan(c Config) (*Plan, error) {
+	return newPlan(c, false)
+}
+
+// NewRegionPlan is NewPlan for regions of c's frames (RunRegion), each
+// resized into an image of at most c.DstWidth × c.DstHeight: the tables'
+// capacity. Run converts the whole frame as NewPlan's plan would.
+func NewRegionPlan(c Config) (*Plan, error) {
+	return newPlan(c, true)
+}
+
+func newPlan(c Config, regions bool) (*Plan, error) {
 	k, err := check(c)
 	if err != nil {
 		return nil, err
@@ -60,23 +74,20 @@ func NewPlan(c Config) (*Plan, error) {
 	if cfg.ChannelOrder == OrderBGR {
 		colours = [3]int{2, 1, 0}
 	}
-	var coff [3]int
-	for ch, col := range colours {
-		if yuv {
-			coff[ch] = col * cfg.SrcWidth
-		} else {
-			coff[ch] = fi.rgb[col]
-		}
-	}
 	if yuv {
-		ebpp, rowElems = 1, 3*cfg.SrcWidth
+		// A region's working row starts at an even column: one more.
+		ebpp, rowElems = 1, 3*(cfg.SrcWidth+1)
 	}
 
 	yuvFlag := C.int(0)
 	if yuv {
 		yuvFlag = 1
 	}
-	cp := C.gstpp_plan_alloc(C.int32_t(g.cw), C.int32_t(g.ch), C.int32_t(rowElems), yuvFlag)
+	capW, capH := g.cw, g.ch
+	if regions {
+		capW, capH = cfg.DstWidth, cfg.DstHeight
+	}
+	cp := C.gstpp_plan_alloc(C.int32_t(capW), C.int32_t(capH), C.int32_t(rowElems), yuvFlag)
 	if cp == nil {
 		return nil, fmt.Errorf("preprocess: cannot allocate a plan for %s %dx%d → %dx%d", cfg.SrcFormat,
 			cfg.SrcWidth, cfg.SrcHeight, cfg.DstWidth, cfg.DstHeight)
@@ -102,17 +113,28 @@ func NewPlan(c Config) (*Plan, error) {
 	if cfg.DstLayout == NHWC {
 		cp.nhwc = 1
 	}
-	cp.dst_w, cp.dst_h, cp.dst_size = C.int32_t(cfg.DstWidth), C.int32_t(cfg.DstHeight), C.size_t(k.dstSize)
-	cp.cx, cp.cy, cp.cw, cp.ch = C.int32_t(g.cx), C.int32_t(g.cy), C.int32_t(g.cw), C.int32_t(g.ch)
 	cp.ebpp, cp.row_elems = C.int32_t(ebpp), C.int32_t(rowElems)
+	cp.cap_w, cp.cap_h = C.int32_t(capW), C.int32_t(capH)
 	for ch, col := range colours {
-		cp.coff[ch] = C.int32_t(coff[ch])
+		cp.colour[ch] = C.int32_t(col)
 		cp.k[ch], cp.o[ch] = C.float(k.k[col]), C.float(k.o[col])
 		cp.padf[ch] = C.float(float64(cfg.PadValue)*k.k[col] + k.o[col])
 	}
+	for i := range 3 {
+		cp.rgb_pos[i] = C.int32_t(fi.rgb[i])
+	}
 	cp.padu = C.uint8_t(k.padU8)
-
-	fillTables(cp, cfg, g, ebpp)
+	if yuv {
+		w := weightsOf(cfg.Matrix, cfg.Range)
+		cp.yuv = C.GstppYuv{yk: C.float(w.yk), y0: C.float(w.y0), rv: C.float(w.rv), gu: C.float(w.gu), gv: C.float(w.gv), bu: C.float(w.bu)}
+	}
+	// The whole frame into the content rectangle: the working row, the
+	// taps tables and the shortcuts, built in C (pass.c), as a region's.
+	if rc := C.gstpp_plan_set_geometry(cp, 0, 0, C.int32_t(cfg.SrcWidth), C.int32_t(cfg.SrcHeight),
+		C.int32_t(cfg.DstWidth), C.int32_t(cfg.DstHeight), C.int32_t(g.cx), C.int32_t(g.cy), C.int32_t(g.cw), C.int32_t(g.ch)); rc != C.GSTPP_OK {
+		C.gstpp_plan_free(cp)
+		return nil, fmt.Errorf("preprocess: the plan's geometry was refused (%d) after its checks passed", int(rc))
+	}
 
 	p := &Plan{c: cp, cfg: cfg, srcSize: k.srcSize, dstSize: k.dstSize, geometry: g,
 		transform: g.transform(cfg.SrcWidth, cfg.SrcHeight, cfg.DstWidth, cfg.DstHeight)}
@@ -120,41 +142,6 @@ func NewPlan(c Config) (*Plan, error) {
 	// would keep it reachable forever.
 	p.cleanup = runtime.AddCleanup(p, func(c *C.GstppPlan) { C.gstpp_plan_free(c) }, cp)
 	return p, nil
-}
-
-// fillTables writes the per-column and per-row taps into the plan's C
-// tables: column taps as working-row element indices, weights both as
-// integers (the uint8 path) and as floats (the same values / 2048).
-func fillTables(cp *C.GstppPlan, cfg Config, g geometry, ebpp int) {
-	xi0, xi1, wx0, wx1 := taps(cfg.SrcWidth, g.cw)
-	yi0, yi1, wy0, wy1 := taps(cfg.SrcHeight, g.ch)
-	i32 := func(p *C.int32_t, n int) []int32 { return unsafe.Slice((*int32)(unsafe.Pointer(p)), n) }
-	f32 := func(p *C.float, n int) []float32 { return unsafe.Slice((*float32)(unsafe.Pointer(p)), n) }
-	cxi0, cxi1, cwx0, cwx1 := i32(cp.xi0, g.cw), i32(cp.xi1, g.cw), i32(cp.wxi0, g.cw), i32(cp.wxi1, g.cw)
-	fwx0, fwx1 := f32(cp.wxf0, g.cw), f32(cp.wxf1, g.cw)
-	for x := range g.cw {
-		cxi0[x], cxi1[x] = xi0[x]*int32(ebpp), xi1[x]*int32(ebpp)
-		cwx0[x], cwx1[x] = wx0[x], wx1[x]
-		fwx0[x], fwx1[x] = float32(wx0[x])/wOne, float32(wx1[x])/wOne
-	}
-	cyi0, cyi1, cwy0, cwy1 := i32(cp.yi0, g.ch), i32(cp.yi1, g.ch), i32(cp.wyi0, g.ch), i32(cp.wyi1, g.ch)
-	fwy0, fwy1 := f32(cp.wyf0, g.ch), f32(cp.wyf1, g.ch)
-	for y := range g.ch {
-		cyi0[y], cyi1[y], cwy0[y], cwy1[y] = yi0[y], yi1[y], wy0[y], wy1[y]
-		fwy0[y], fwy1[y] = float32(wy0[y])/wOne, float32(wy1[y])/wOne
-	}
-	// The shortcuts pass.c takes: one tap a column when no column has a
-	// second weight, and no table at all when column x samples x.
-	cp.xtaps, cp.ident = 1, C.int32_t(ebpp)
-	for x := range g.cw {
-		if wx1[x] != 0 {
-			cp.xtaps, cp.ident = 2, 0
-			break
-		}
-		if xi0[x] != int32(x) {
-			cp.ident = 0
-		}
-	}
 }
 
 // Run converts the frame src into the tensor dst: every one of
@@ -225,6 +212,15 @@ func (p *Plan) useBaseline() {
 	}
 }
 
+// useBest makes the plan run the CPU's best kernel again.
+func (p *Plan) useBest() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c != nil {
+		p.c.impl = C.gstpp_best_impl()
+	}
+}
+
 // kernel names the kernel the plan runs, for the tests and benchmarks.
 func (p *Plan) kernel() string {
 	p.mu.Lock()
@@ -244,6 +240,58 @@ func runThroughPointer(plan unsafe.Pointer, dst, src []byte) int {
 	return int(C.gstpp_call(CRunFunc(), (*C.GstppPlan)(plan), (*C.uint8_t)(unsafe.SliceData(src)), C.size_t(len(src)),
 		unsafe.Pointer(unsafe.SliceData(dst)), C.size_t(len(dst))))
 }
+
+// Region is a rectangle of the frame (X, Y, W, H, inside it) and where
+// it goes in an image of a batch: resized into the content rectangle
+// (CX, CY, CW, CH) of a DstW × DstH image, the rest padding
+// (preprocess.h's GstppRegion).
+type Region struct {
+	X, Y, W, H     int
+	DstW, DstH     int
+	CX, CY, CW, CH int
+}
+
+// RunRegion converts region r of the frame src into the image dst (at
+// least r.DstW × r.DstH × 3 elements of the plan's type; its other bytes
+// are not written): what a C engine does with CRegionFunc. The plan's
+// tables are rebuilt for r (no allocation); Run afterwards converts the
+// whole frame again. Errors wrap ErrConfig (a region not inside the
+// frame, content not inside the image or larger than the plan's capacity:
+// NewRegionPlan), ErrShort, ErrAlign or ErrClosed.
+func (p *Plan) RunRegion(dst, src []byte, r Region) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c == nil {
+		return ErrClosed
+	}
+	if len(src) < p.srcSize {
+		return fmt.Errorf("%w: the frame (%s %dx%d) needs %d bytes, given %d",
+			ErrShort, p.cfg.SrcFormat, p.cfg.SrcWidth, p.cfg.SrcHeight, p.srcSize, len(src))
+	}
+	if need := r.DstW * r.DstH * 3 * p.cfg.DstType.Size(); r.DstW < 1 || r.DstH < 1 || len(dst) < need {
+		return fmt.Errorf("%w: the image (%v %dx%dx3) needs %d bytes, given %d", ErrShort, p.cfg.DstType, r.DstW, r.DstH, need, len(dst))
+	}
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	if a := uintptr(p.cfg.DstType.Size()); uintptr(d)%a != 0 {
+		return fmt.Errorf("%w: the %v tensor starts at %#x", ErrAlign, p.cfg.DstType, uintptr(d))
+	}
+	cr := C.GstppRegion{x: C.int32_t(r.X), y: C.int32_t(r.Y), w: C.int32_t(r.W), h: C.int32_t(r.H),
+		dst_w: C.int32_t(r.DstW), dst_h: C.int32_t(r.DstH), cx: C.int32_t(r.CX), cy: C.int32_t(r.CY), cw: C.int32_t(r.CW), ch: C.int32_t(r.CH)}
+	rc := C.gstpp_run_region(p.c, (*C.uint8_t)(unsafe.SliceData(src)), C.size_t(len(src)), &cr, d, C.size_t(len(dst)))
+	// The whole frame's geometry back, for Run.
+	g := p.geometry
+	C.gstpp_plan_set_geometry(p.c, 0, 0, C.int32_t(p.cfg.SrcWidth), C.int32_t(p.cfg.SrcHeight),
+		C.int32_t(p.cfg.DstWidth), C.int32_t(p.cfg.DstHeight), C.int32_t(g.cx), C.int32_t(g.cy), C.int32_t(g.cw), C.int32_t(g.ch))
+	if rc != C.GSTPP_OK {
+		return fmt.Errorf("%w: region %+v of a %dx%d frame (content at most %dx%d): refused (%d)",
+			ErrConfig, r, p.cfg.SrcWidth, p.cfg.SrcHeight, int(p.c.cap_w), int(p.c.cap_h), int(rc))
+	}
+	return nil
+}
+
+// CRegionFunc returns the address of gstpp_run_region, a
+// GstppRegionFunc (preprocess.h), for a C engine.
+func CRegionFunc() unsafe.Pointer { return C.gstpp_run_region_func() }
 
 // CRunFunc returns the address of gstpp_run, a GstppRunFunc
 // (preprocess.h): a C file of another package calls the pass through

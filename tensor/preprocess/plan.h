@@ -31,6 +31,18 @@ enum {
   GSTPP_IMPL_AVX2 = 1,          /* amd64 with AVX2 (kernel_avx2_amd64.c) */
 };
 
+/* The NV12/I420 conversion (doc.go): colour R, G or B of a pixel is
+ * (yk * Y + y0 + u * (U - 128) + v * (V - 128)) >> 12, with the matrix
+ * and range's weights in 1/4096ths (u is 0 for red, v for blue) and
+ * y0 = 2048 - yk * (the range's black: 16 or 0). Whole numbers held in
+ * floats, which the kernels compute in (kernels.h says why it is exact). */
+typedef struct {
+  float yk, y0;
+  float rv;                     /* red: v */
+  float gu, gv;                 /* green: u and v (both negative) */
+  float bu;                     /* blue: u */
+} GstppYuv;
+
 struct GstppPlan {
   int32_t impl;                 /* GSTPP_IMPL_*: the kernel gstpp_run calls */
 
@@ -48,13 +60,23 @@ struct GstppPlan {
   size_t dst_size;              /* bytes of the tensor */
   int32_t cx, cy, cw, ch;       /* the resized frame's rectangle in it; the rest is padding */
 
-  /* The working row: the source row the kernels read, packed bytes as
-   * they are, or for NV12/I420 the row converted to planar R, G, B
-   * (src_w bytes each). A pixel x's colour for destination channel c is
-   * element x * ebpp + coff[c]. */
+  /* The working row: the part of a source row the kernels read — row_w
+   * pixels from column x0 — packed bytes as they are, or for NV12/I420
+   * converted to planar R, G, B (row_w elements each; x0 even, so that a
+   * chroma sample is never split). A pixel x's colour for destination
+   * channel c is element x * ebpp + coff[c]. The whole frame: x0 = 0,
+   * row_w = src_w; a region: the columns it samples. */
   int32_t ebpp;
   int32_t coff[3];
-  int32_t row_elems;            /* elements in a working row */
+  int32_t row_elems;            /* capacity of a working row, in elements */
+  int32_t x0, row_w;
+  int32_t row_n;                /* elements of the working row in use */
+  int32_t colour[3];            /* the colour (0 R, 1 G, 2 B) channel c holds */
+  int32_t rgb_pos[3];           /* packed: the byte of R, G, B in a pixel */
+  /* The tables' capacity (the content's largest size): a region's
+   * content may be at most this. */
+  int32_t cap_w, cap_h;
+  GstppYuv yuv;                 /* NV12/I420: the caps' matrix and range */
 
   /* Destination channel c of a float tensor is v * k[c] + o[c], v the
    * resampled value in pixel units; padding is padf[c] (uint8: padu). */
@@ -86,12 +108,26 @@ struct GstppPlan {
 };
 
 /* gstpp_plan_alloc returns a zeroed plan whose table and scratch
- * pointers point into the same block (one free), or NULL. yuv: the
- * conversion rows are needed. */
+ * pointers point into the same block (one free), or NULL: tables for a
+ * content of at most cw x ch, working rows of row_elems elements. yuv:
+ * the conversion rows are needed. */
 GstppPlan *gstpp_plan_alloc (int32_t cw, int32_t ch, int32_t row_elems,
     int yuv);
 
 void gstpp_plan_free (GstppPlan * plan);
+
+/* gstpp_plan_set_geometry points the plan at the source rectangle
+ * (sx, sy, sw, sh) of the frame, resized into the content rectangle
+ * (cx, cy, cw, ch) of a dst_w x dst_h image: the working row (x0, row_w,
+ * coff), the taps tables (built as doc.go says, in double precision
+ * without fused multiply-adds), the shortcuts (xtaps, ident) and
+ * dst_size. The plan's other fields (format, type, layout,
+ * normalisation) must be set. GSTPP_EINVAL when the rectangle is not
+ * inside the frame, the content not inside the image, or larger than
+ * the tables' capacity. */
+int gstpp_plan_set_geometry (GstppPlan * p, int32_t sx, int32_t sy,
+    int32_t sw, int32_t sh, int32_t dst_w, int32_t dst_h, int32_t cx,
+    int32_t cy, int32_t cw, int32_t ch);
 uint64_t gstpp_plans_freed (void);
 
 /* gstpp_best_impl returns the fastest GSTPP_IMPL_* this CPU runs. */

@@ -203,6 +203,8 @@ func TestBadConfigs(t *testing.T) {
 		{"order", func(c *Config) { c.ChannelOrder = 9 }, ErrConfig, "ChannelOrder"},
 		{"resize", func(c *Config) { c.Resize = 0 }, ErrConfig, "Resize"},
 		{"resize none", func(c *Config) { c.Resize = ResizeNone }, ErrConfig, "Resize none: the frame is 1920x1080, the tensor 640x640"},
+		{"matrix", func(c *Config) { c.Matrix = 7 }, ErrConfig, "Matrix ColorMatrix(7)"},
+		{"range", func(c *Config) { c.Range = 2 }, ErrConfig, "Range ColorRange(2)"},
 		{"pad", func(c *Config) { c.PadValue = 256 }, ErrConfig, "PadValue 256"},
 		{"pad NaN", func(c *Config) { c.PadValue = float32(math.NaN()) }, ErrConfig, "PadValue"},
 		{"no normalisation", func(c *Config) { c.Scale = [3]float32{} }, ErrConfig, "needs Mean/Std"},
@@ -389,4 +391,29 @@ func TestKernelInUse(t *testing.T) {
 	}
 	defer p.Close()
 	t.Logf("kernel: %s", p.kernel())
+}
+
+// The colorimetry's names are GStreamer's (a caps' colorimetry, what
+// gst_video_colorimetry_to_string and GstVideoColorMatrix's nicks say),
+// read back by the Parse functions; other names are ErrConfig.
+func TestColorimetryNames(t *testing.T) {
+	for m, name := range map[ColorMatrix]string{MatrixBT601: "bt601", MatrixBT709: "bt709", MatrixBT2020: "bt2020",
+		MatrixSMPTE240M: "smpte240m", MatrixFCC: "fcc"} {
+		if got, err := ParseColorMatrix(strings.ToUpper(name)); m.String() != name || err != nil || got != m {
+			t.Errorf("%v: String %q, ParseColorMatrix(%q) = %v, %v", m, m.String(), strings.ToUpper(name), got, err)
+		}
+	}
+	for r, name := range map[ColorRange]string{RangeLimited: "16-235", RangeFull: "0-255"} {
+		if got, err := ParseColorRange(name); r.String() != name || err != nil || got != r {
+			t.Errorf("%v: String %q, ParseColorRange(%q) = %v, %v", r, r.String(), name, got, err)
+		}
+	}
+	for _, bad := range []string{"", "rgb", "unknown", "bt2100"} {
+		if _, err := ParseColorMatrix(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseColorMatrix(%q): %v, want ErrConfig", bad, err)
+		}
+	}
+	if _, err := ParseColorRange("unknown"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseColorRange(unknown): %v, want ErrConfig", err)
+	}
 }

@@ -46,6 +46,32 @@ int gstpp_run (const GstppPlan * plan, const uint8_t * src, size_t src_len,
 typedef int (*GstppRunFunc) (const GstppPlan * plan, const uint8_t * src,
     size_t src_len, void *dst, size_t dst_len);
 
+/* A region of the frame and where it goes in an image of a batch: the
+ * rectangle (x, y, w, h) of the frame, inside it, resized into the
+ * content rectangle (cx, cy, cw, ch) of a dst_w x dst_h image (the rest
+ * of the image is padding). */
+typedef struct {
+  int32_t x, y, w, h;
+  int32_t dst_w, dst_h;
+  int32_t cx, cy, cw, ch;
+} GstppRegion;
+
+/*
+ * gstpp_run_region converts region r of the frame at src into the image
+ * at dst (dst_len bytes, at least dst_w x dst_h x 3 elements), with the
+ * plan's format, strides, type, layout, channel order and
+ * normalisation: the plan's tables are rebuilt for r in place (no
+ * allocation), so a plan runs one region or frame at a time, and its
+ * content capacity (Plan's region capacity) bounds cw and ch. Returns
+ * GSTPP_OK or a negative GSTPP_E* (GSTPP_EINVAL for a region not inside
+ * the frame or content not inside the image or the capacity).
+ */
+int gstpp_run_region (GstppPlan * plan, const uint8_t * src, size_t src_len,
+    const GstppRegion * r, void *dst, size_t dst_len);
+
+typedef int (*GstppRegionFunc) (GstppPlan * plan, const uint8_t * src,
+    size_t src_len, const GstppRegion * r, void *dst, size_t dst_len);
+
 /* The bytes a frame must hold, and the bytes the tensor takes. */
 size_t gstpp_src_size (const GstppPlan * plan);
 size_t gstpp_dst_size (const GstppPlan * plan);

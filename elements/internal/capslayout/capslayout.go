@@ -114,6 +114,23 @@ type Format struct {
 	Planes []Plane
 	// FrameSize is the number of bytes a buffer must hold at least.
 	FrameSize int
+	// Colorimetry is how video samples hold colour, as GStreamer reads
+	// the caps (gst_video_info_from_caps: its defaults for the format
+	// and size where the caps name none).
+	Colorimetry Colorimetry
+}
+
+// Colorimetry is what video caps say of how YUV samples hold colour:
+// the part of GstVideoColorimetry a converter to RGB needs.
+type Colorimetry struct {
+	// Matrix is GStreamer's name of the Y'CbCr matrix: bt601, bt709,
+	// bt2020, smpte240m or fcc for YUV formats (BT.601 up to 576 lines,
+	// BT.709 above, where the caps name none); rgb for RGB formats.
+	Matrix string
+	// FullRange: samples span 0..255 (GStreamer's 0-255, a JPEG's, as
+	// jpegdec gives them); else limited range (16-235, and unknown,
+	// which GStreamer's converter reads as 16-235).
+	FullRange bool
 }
 
 // Layout returns the first plane's layout: the whole frame for packed
@@ -152,7 +169,7 @@ func FromCaps(caps *gst.Caps) (Format, error) {
 }
 
 func videoFromCaps(caps *gst.Caps) (Format, error) {
-	vm, size, err := gstglue.CapsVideoLayout(caps)
+	vm, size, col, err := gstglue.CapsVideoInfo(caps)
 	if err != nil {
 		return Format{}, fmt.Errorf("%v: %w", err, ErrUnsupportedCaps)
 	}
@@ -161,7 +178,8 @@ func videoFromCaps(caps *gst.Caps) (Format, error) {
 	} else if n != vm.NPlanes {
 		return Format{}, fmt.Errorf("video format %s: GStreamer says %d planes, this package %d: %w", vm.Format, vm.NPlanes, n, ErrUnsupportedCaps)
 	}
-	f := Format{Media: MediaVideo, VideoFormat: vm.Format, Width: vm.Width, Height: vm.Height, FrameSize: size}
+	f := Format{Media: MediaVideo, VideoFormat: vm.Format, Width: vm.Width, Height: vm.Height, FrameSize: size,
+		Colorimetry: Colorimetry{Matrix: col.Matrix, FullRange: col.Range == "0-255"}}
 	for p := 0; p < vm.NPlanes; p++ {
 		l, err := PlaneLayout(vm.Format, p, vm.Width, vm.Height, vm.Strides[p])
 		if err != nil {

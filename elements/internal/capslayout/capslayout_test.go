@@ -154,3 +154,39 @@ func TestUnsupportedCapsNameTheProblem(t *testing.T) {
 		}
 	}
 }
+
+// The colorimetry is GStreamer's reading of the caps: theirs when they
+// name one, else GStreamer 1.22's defaults for the format and size (YUV:
+// BT.601 up to 576 lines, BT.709 above, limited range; RGB: the rgb
+// matrix, full range). jpegdec's I420 says 1:4:0:0 (full range, BT.601);
+// an unknown range is limited, as GStreamer's converter reads it.
+func TestVideoColorimetry(t *testing.T) {
+	for _, c := range []struct {
+		caps   string
+		matrix string
+		full   bool
+	}{
+		{"format=NV12,width=640,height=480", "bt601", false},
+		{"format=I420,width=720,height=576", "bt601", false},
+		{"format=I420,width=720,height=578", "bt709", false},
+		{"format=NV12,width=1920,height=1080", "bt709", false},
+		{"format=NV12,width=3840,height=2160", "bt709", false},
+		{"format=I420,width=64,height=64,colorimetry=1:4:0:0", "bt601", true},
+		{"format=I420,width=1920,height=1080,colorimetry=bt601", "bt601", false},
+		{"format=NV12,width=64,height=64,colorimetry=bt709", "bt709", false},
+		{"format=NV12,width=64,height=64,colorimetry=bt2020", "bt2020", false},
+		{"format=NV12,width=64,height=64,colorimetry=smpte240m", "smpte240m", false},
+		{"format=NV12,width=64,height=64,colorimetry=1:2:0:0", "fcc", true},
+		{"format=NV12,width=1920,height=1080,colorimetry=0:3:0:0", "bt709", false},
+		{"format=NV12,width=64,height=64,colorimetry=nonsense", "bt601", false},
+		{"format=RGB,width=64,height=64", "rgb", true},
+	} {
+		f, err := capslayout.FromCaps(gst.NewCapsFromString("video/x-raw," + c.caps))
+		if err != nil {
+			t.Fatalf("%s: %v", c.caps, err)
+		}
+		if want := (capslayout.Colorimetry{Matrix: c.matrix, FullRange: c.full}); f.Colorimetry != want {
+			t.Errorf("%s: colorimetry %+v, want %+v", c.caps, f.Colorimetry, want)
+		}
+	}
+}

@@ -1,8 +1,7 @@
 package cgotest
 
-// docmap.go: the check that a package's two maps of its files — its
-// doc.go's "# Map" and its table in docs/design-notes.md — list every
-// file of the package and only files that exist.
+// docmap.go: the check that a package's map of its files — its doc.go's
+// "# Map" — lists every file of the package and only files that exist.
 
 import (
 	"os"
@@ -82,29 +81,15 @@ func checkMap(t *testing.T, where string, named map[string]bool) {
 	}
 }
 
-// CheckDocMap fails t unless both maps of the package in the current
-// directory list every .go, .c and .h file of it (tests and doc.go aside),
-// and only files that exist: doc.go's, from the line "// # Map" up to
-// the line starting with docEnd, and docs/design-notes.md's table whose
-// header row is notesHeader (its first column names the files; the second
-// may name others, as signal.h).
-func CheckDocMap(t *testing.T, docEnd, notesHeader string) {
+// CheckDocMap fails t unless the map in the doc.go of the package in the
+// current directory — from the line "// # Map" up to the line starting
+// with docEnd — lists every .go, .c and .h file of it (tests and doc.go
+// aside), and only files that exist.
+func CheckDocMap(t *testing.T, docEnd string) {
 	t.Helper()
 	doc, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkMap(t, "doc.go", mappedFiles(section(t, string(doc), "// # Map", docEnd)))
-
-	notes, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "design-notes.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first []string
-	for _, row := range strings.Split(section(t, string(notes), notesHeader, "\n\n"), "\n") {
-		if cells := strings.Split(row, "|"); len(cells) > 2 {
-			first = append(first, cells[1])
-		}
-	}
-	checkMap(t, "docs/design-notes.md", mappedFiles(strings.Join(first, "\n")))
 }

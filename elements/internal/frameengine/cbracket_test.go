@@ -3,11 +3,11 @@ package frameengine
 import (
 	"testing"
 
-	"github.com/gst-tensorpin/gst-tensorpin/internal/brackettest"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/brackettest"
 )
 
-// The bracket rule's cases (internal/brackettest) played with C holders
+// The bracket rule's cases (tensor/brackettest) played with C holders
 // (cbracket.c, under cbracket.go's stand-in for the kernel): every
 // holder in C, and C beside Go on one buffer's word — C opening and Go
 // joining, Go opening and C leaving last, either widening the other's.

@@ -9,7 +9,7 @@ package frameengine
 
 /*
 #cgo pkg-config: gstreamer-1.0 gstreamer-allocators-1.0 gstreamer-video-1.0 gstreamer-base-1.0
-#cgo CFLAGS: -I${SRCDIR}/../gstglue -I${SRCDIR}/../../tensorsync -I${SRCDIR}/../../tensormeta
+#cgo CFLAGS: -I${SRCDIR}/../gstglue -I${SRCDIR}/../../tensorsync
 #include "cgo.h"
 */
 import "C"

@@ -1,6 +1,5 @@
-/* endtally.c: C definitions of endtally.go (see endtally.h). */
-#include "endtally.h"
-#include "ringmem.h"
+/* endtally.c: a source's end tally (outring.h). */
+#include "outring.h"
 
 static GQuark
 tally_quark (void)

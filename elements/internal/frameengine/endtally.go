@@ -1,8 +1,8 @@
 package frameengine
 
 // endtally.go: which of a source's ring memories are in flight, kept in C
-// so that the source's event trampoline counts the GstTensorSync end
-// events readers send upstream — one a frame for each reader, e.g.
+// (outring.h) so that the source's event vfunc counts the GstTensorSync
+// end events readers send upstream — one a frame for each reader, e.g.
 // tensorinfer — without a Go callback (about 0.15 µs a frame on this
 // project's test VM; the count under the tally's lock costs tens of ns).
 
@@ -11,7 +11,7 @@ package frameengine
 #cgo nocallback gstc_end_tally_new_run
 #cgo noescape gstc_end_tally_read
 #cgo nocallback gstc_end_tally_read
-#include "endtally.h"
+#include "outring.h"
 */
 import "C"
 
@@ -25,19 +25,19 @@ import (
 // EndTally counts, for a source element (tensorsrc), the GstTensorSync end
 // events its readers send upstream: a reader end names a frame of the
 // current run (NewRun) in one of the element's ring memories still in
-// flight (NewFrameBuffer given, not yet returned to its MemRing), an
-// other end names none. Memories join
-// it through NewMemRing's tally, from their Wrap until they are freed.
+// flight (in a frame buffer, not yet returned to its ring), an other end
+// names none. Memories join it through their OutRing's tally
+// (NewOutRing), from their Wrap until they are freed.
 //
 // The tally is C memory attached to the element (EndTallyOf) and freed
 // once the element and every memory tracked in it are gone; the
-// element's event trampoline (InstallBaseSrcTensorSync) counts each end
-// event there and calls the element's TensorSyncEnd only for the other
-// ends. Safe from any thread. The zero EndTally tracks nothing.
+// element's event vfunc counts each end event there (tensorsrc's
+// basesrc.c) and calls into Go only for the other ends. Safe from any
+// thread. The zero EndTally tracks nothing.
 type EndTally struct{ t *C.GstcEndTally }
 
-// EndTallyOf returns the tally of self (a GstBaseSrc using
-// InstallBaseSrcTensorSync), attaching it on the first call. self is
+// EndTallyOf returns the tally of self (a source element), attaching
+// it on the first call. self is
 // borrowed; the tally lives as long as the element (and its memories).
 func EndTallyOf(self gstglue.RawElement) EndTally {
 	return EndTally{C.gstc_end_tally_attach((*C.GstElement)(unsafe.Pointer(elemP(self))))}
@@ -68,3 +68,7 @@ func (t EndTally) count(ts tensorsync.Info) bool {
 	c := infoToC(ts)
 	return gobool(C.gstc_end_tally_count(t.t, &c))
 }
+
+// Unsafe returns the tally's address (a GstcEndTally, borrowed) for an
+// element's C frame, nil for the zero EndTally.
+func (t EndTally) Unsafe() unsafe.Pointer { return unsafe.Pointer(t.t) }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/go-gst/go-gst/gst"
-	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
@@ -27,13 +26,23 @@ func TestEndTallyCountsFramesInFlight(t *testing.T) {
 	if again := EndTallyOf(gstglue.RawElementOf(el.Unsafe())); again != tally {
 		t.Fatal("a second EndTallyOf attached another tally")
 	}
-	fd := newMemfd(t, pattern(4096))
-	defer unix.Close(fd)
-	keep := true
-	ring := NewMemRing(tally, func(int, uint32) bool { return keep })
-	m, err := ring.Wrap(false, fd, 4096, 0, nil)
-	if err != nil {
-		t.Fatal(err)
+	cc := NewCounters()
+	defer cc.Unref()
+	ring := NewOutRing(cc, tally)
+	ot, _ := wrapOutTensor(t, ring, 4096, 0, nil)
+	if sl, err := ring.AddSlot([]OutTensor{ot}); err != nil || sl != 0 {
+		t.Fatalf("AddSlot = %d, %v", sl, err)
+	}
+	m := ot.Mem
+	var rest [MaxOutTensors - 1]gstglue.RawMemory
+	push := func() {
+		t.Helper()
+		if sl := ring.Take(); sl != 0 {
+			t.Fatalf("took slot %d, want 0", sl)
+		}
+		if pm, _ := ring.Push(0, &rest); pm != m {
+			t.Fatal("Push handed out another memory")
+		}
 	}
 	frame := tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: 5, Ino: 6, Offset: 64, Seqnum: 9}
 	end := frame
@@ -50,6 +59,7 @@ func TestEndTallyCountsFramesInFlight(t *testing.T) {
 		}
 	}
 	step("before the frame", end, false)
+	push()
 	buf := NewFrameBuffer(m, 0, gstglue.ClockTimeNone, 9, frame, false)
 	step("in flight", end, true)
 	step("twice (a second reader)", end, true)
@@ -70,12 +80,11 @@ func TestEndTallyCountsFramesInFlight(t *testing.T) {
 	gstglue.UnrefRawBuffer(buf) // the memory comes back to the ring
 	step("returned", end, false)
 	frame.Seqnum, end.Seqnum = 10, 10
+	push()
 	buf = NewFrameBuffer(m, 0, gstglue.ClockTimeNone, 10, frame, false)
 	step("a frame of the new run", end, true)
 	gstglue.UnrefRawBuffer(buf)
-	keep = false
-	ring.Close()
-	UnrefRingMemory(m) // freed: no longer tracked
+	ring.Close() // the memory it holds is freed: no longer tracked
 	step("freed", end, false)
 	if r, o := tally.Read(); r != 3 || o != 8 {
 		t.Errorf("totals (%d,%d), want (3,8)", r, o)

@@ -2,27 +2,6 @@
 #include "inputread.h"
 
 GstcInputResult
-gstc_fences_wait (int fd, short events, GstcWake * w, int timeout_ms,
-    GstcInputEnter * e)
-{
-  int p;
-
-  if (gstc_fences_signalled (fd, events))
-    return GSTC_INPUT_ENTERED;
-  p = gstc_wake_poll (w, fd, events, timeout_ms, &e->waited_ns);
-  if (p == 2)
-    return GSTC_INPUT_FLUSHING;
-  e->waited = p == 0 || p == 1;
-  if (p == 1)
-    return GSTC_INPUT_TIMED_OUT;
-  if (p < 0) {
-    e->err = -p;
-    return GSTC_INPUT_POLL_FAILED;
-  }
-  return GSTC_INPUT_ENTERED;
-}
-
-GstcInputResult
 gstc_input_enter (GstcInput * r, int access, GstcWake * w, int timeout_ms,
     GstcInputEnter * e)
 {
@@ -35,11 +14,25 @@ gstc_input_enter (GstcInput * r, int access, GstcWake * w, int timeout_ms,
     return GSTC_INPUT_ENTERED;
   }
   if (timeout_ms != 0 && b->ioctl) {
-    GstcInputResult f = gstc_fences_wait (b->fd,
-        access & GSTC_ACCESS_WRITE ? POLLOUT : POLLIN, w, timeout_ms, e);
+    GstcFencesWait f;
 
-    if (f != GSTC_INPUT_ENTERED)
-      return f;
+    switch (gstc_fences_wait (b->fd,
+            access & GSTC_ACCESS_WRITE ? POLLOUT : POLLIN, w, timeout_ms,
+            &f)) {
+      case GSTC_FENCES_SIGNALLED:
+        e->waited = f.waited;
+        e->waited_ns = f.waited_ns;
+        break;
+      case GSTC_FENCES_ENDED:
+        return GSTC_INPUT_FLUSHING;
+      case GSTC_FENCES_TIMED_OUT:
+        e->waited = f.waited;
+        e->waited_ns = f.waited_ns;
+        return GSTC_INPUT_TIMED_OUT;
+      default:
+        e->err = f.err;
+        return GSTC_INPUT_POLL_FAILED;
+    }
   }
   /* Busy only while another holder's START or END is issued. */
   while (!gstc_bracket_try_enter (b, access, &err)) {

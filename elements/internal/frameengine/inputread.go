@@ -24,6 +24,10 @@ type Input struct {
 	Copy               bool
 }
 
+// FillC sets the GstcInput at r (an element's C memory: its engine's
+// table) to in; false if in.Tensor has no shared bracket.
+func (in *Input) FillC(r unsafe.Pointer) bool { return in.fill((*C.GstcInput)(r)) }
+
 // fill sets r to in; false if in.Tensor has no shared bracket.
 func (in *Input) fill(r *C.GstcInput) bool {
 	var b C.GstcBracket
@@ -41,20 +45,4 @@ func (in *Input) fill(r *C.GstcInput) bool {
 	r.host = (*C.guint8)(in.Host)
 	r.copy = cbool(in.Copy)
 	return true
-}
-
-// The results of gstc_fences_wait (GstcInputResult), for tests.
-const (
-	fencesReady    = int(C.GSTC_INPUT_ENTERED)
-	fencesFlushing = int(C.GSTC_INPUT_FLUSHING)
-	fencesTimedOut = int(C.GSTC_INPUT_TIMED_OUT)
-)
-
-// fencesWaitRead is gstc_fences_wait for a read (POLLIN) of fd, bounded
-// by timeoutMs (negative: no bound) beside w (tests): its result and
-// whether the poll slept. fd stays the caller's.
-func fencesWaitRead(fd int, w Wake, timeoutMs int) (result int, waited bool) {
-	var e C.GstcInputEnter
-	r := C.gstc_fences_wait(C.int(fd), C.POLLIN, w.p, C.int(timeoutMs), &e)
-	return int(r), gobool(e.waited)
 }

@@ -69,15 +69,6 @@ typedef struct
   int err;
 } GstcInputEnter;
 
-/* Waits for the fences of fd that an access with events waits for
- * (POLLIN: a read's, POLLOUT: every fence): ENTERED once they have
- * signalled (no wait when they already have), else after a poll bounded
- * by timeout_ms (negative: no bound) beside w's eventfd — FLUSHING,
- * TIMED_OUT or POLL_FAILED (e->err). e->waited and e->waited_ns: the
- * poll slept (timed out or not). The engines' one fence wait. */
-GstcInputResult gstc_fences_wait (int fd, short events, GstcWake * w,
-    int timeout_ms, GstcInputEnter * e);
-
 /* Joins r's bracket for access, or — after its fences: a poll bounded
  * by timeout_ms (negative: no bound; 0: no poll, the START waits in the
  * kernel) beside w's eventfd — opens it. Nothing held unless ENTERED. */

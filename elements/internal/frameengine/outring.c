@@ -1,67 +1,16 @@
-/* outring.c: C definitions of outring.go. */
+/* outring.c: the output ring's slots (outring.h). */
 #include "outring.h"
-#include "ringmem.h"
-
-GstcInferCounters *
-gstc_infer_counters_new (void)
-{
-  GstcInferCounters *c = g_new0 (GstcInferCounters, 1);
-
-  c->refs = 1;
-  return c;
-}
-
-GstcInferCounters *
-gstc_infer_counters_ref (GstcInferCounters * c)
-{
-  g_atomic_int_inc (&c->refs);
-  return c;
-}
-
-void
-gstc_infer_counters_unref (GstcInferCounters * c)
-{
-  if (c != NULL && g_atomic_int_dec_and_test (&c->refs))
-    g_free (c);
-}
-
-static GQuark
-counters_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-infer-counters");
-}
-
-static gpointer
-counters_new (void)
-{
-  return gstc_infer_counters_new ();
-}
-
-static void
-counters_unref (gpointer data)
-{
-  gstc_infer_counters_unref (data);
-}
-
-GstcInferCounters *
-gstc_infer_counters_of (GstElement * element)
-{
-  return gstc_qdata_attach (element, counters_quark (), counters_new,
-      counters_unref);
-}
 
 void (*gstc_out_ring_test_hook) (GstcOutRing * r, GstcOutTensor * t);
 
 GstcOutRing *
-gstc_out_ring_new (GstcInferCounters * c)
+gstc_out_ring_new (GstcCounters * c)
 {
   GstcOutRing *r = g_new0 (GstcOutRing, 1);
 
   r->refs = 1;
   g_mutex_init (&r->lock);
-  r->counters = gstc_infer_counters_ref (c);
+  r->counters = gstc_counters_ref (c);
   return r;
 }
 
@@ -72,7 +21,7 @@ gstc_out_ring_unref (GstcOutRing * r)
     return;
   gstc_wake_unref (r->wake);
   g_mutex_clear (&r->lock);
-  gstc_infer_counters_unref (r->counters);
+  gstc_counters_unref (r->counters);
   g_free (r);
 }
 
@@ -162,14 +111,14 @@ take_ready (gpointer data)
 
 int
 gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
-    GstcInferCounters * c)
+    GstcCounters * c)
 {
   TakeArgs a = { r, w, FALSE, 0, gstc_out_ring_take (r) };
 
   if (a.slot >= 0)
     return a.slot;
   /* Counted as it begins: a wait under way shows in the stats. */
-  gstc_infer_count (c, GSTC_INFER_WAITS, 1);
+  gstc_count (c, GSTC_RING_WAITS, 1);
   if (gstc_wake_wait_until (w, take_ready, &a))
     return a.slot;
   return -1;
@@ -266,11 +215,11 @@ leave_write (GstcOutRing * r, GstcOutTensor * t)
   if (!gstc_bracket_leave (&t->bracket, &closed, &err) && err != 0) {
     GST_WARNING ("ending the write bracket of an output tensor (fd %d): %s",
         t->bracket.fd, g_strerror (err));
-    gstc_infer_count (r->counters, GSTC_INFER_OUT_SYNC_ERRORS, 1);
+    gstc_count (r->counters, GSTC_RING_SYNC_ERRORS, 1);
   }
-  gstc_infer_count (r->counters, GSTC_INFER_OUT_CLOSED, 1);
+  gstc_count (r->counters, GSTC_RING_OUT_CLOSED, 1);
   if (closed)
-    gstc_infer_count (r->counters, GSTC_INFER_OUT_ENDED, 1);
+    gstc_count (r->counters, GSTC_RING_OUT_ENDED, 1);
 }
 
 int
@@ -294,7 +243,7 @@ gstc_out_ring_open_writes (GstcOutRing * r, int slot, gboolean wait)
      * on the streaming thread or once it is stopped), and the push
      * publishes it under the lock. */
     t->open = TRUE;
-    gstc_infer_count (r->counters, GSTC_INFER_OUT_OPENED, 1);
+    gstc_count (r->counters, GSTC_RING_OUT_OPENED, 1);
   }
   return 0;
 }

@@ -1,16 +1,15 @@
 package frameengine
 
-// outring.go: an element's ring of output slots in C (tensorinfer's), so
-// that a frame done in C (steady.go) takes a slot and a memory's return
-// frees it without a call into Go. See outring.h for the state and its
-// lock.
+// outring.go: an element's ring of output slots in C (tensorinfer's
+// outputs, tensorsrc's frames) with its memories and their end tally
+// (outring.h), so that a frame made in C takes a slot and a memory's
+// return frees it, on any thread, without a call into Go.
 
 /*
 #cgo nocallback gstc_out_ring_take
 #cgo nocallback gstc_out_ring_push
 #cgo noescape gstc_out_ring_push
 #include "outring.h"
-#include "ringmem.h"
 */
 import "C"
 
@@ -21,40 +20,10 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
-)
+	"github.com/go-gst/go-gst/gst"
 
-// Indices of an element's C counters (InferCounters.Load), counted by
-// frames done in C and by output rings.
-const (
-	InferFrames = iota
-	InferHits
-	InferInSyncs
-	InferBeginsMatched
-	InferBeginsExpired
-	InferEndEventsSent
-	InferOutOpened
-	InferOutClosed
-	InferRuns
-	InferRunNs
-	InferRunCPUNs
-	InferRunWallSampled
-	InferRunsCPUSampled
-	InferOutEnded      // closes that did the END ioctl
-	InferOutSyncErrors // ENDs that failed, and tensorsrc's C STARTs
-	// tensorinfer's frame engine (inferframe.h)
-	InferWaits      // frames that waited for an output slot
-	InferDropped    // frames dropped at a fence timeout
-	InferFenceWaits // fence waits that blocked
-	InferFenceTimeouts
-	InferFenceWaitNs    // their time, summed (tensorsrc)
-	InferFenceWaitMaxNs // the longest (tensorsrc)
-	InferCopies         // inputs copied into the element's memory
-	InferBytesCopied
-	InferPreprocessed
-	InferPreprocessNs // the pass's wall time
-	InferGoFrames     // frames that called Go (gstcGoInferInput)
-	inferCounterCount
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
 // MaxOutSlots and MaxOutTensors bound an OutRing.
@@ -63,52 +32,19 @@ const (
 	MaxOutTensors = C.GSTC_OUT_MAX_TENSORS
 )
 
-// InferCounters is an element's block of C counters: refcounted C
-// memory, as a ring memory returning after the element is gone still
-// counts into it. The zero value is no block.
-type InferCounters struct{ p *C.GstcInferCounters }
-
-// NewInferCounters returns a zeroed block; Unref it.
-func NewInferCounters() InferCounters {
-	if C.GSTC_INFER_N != inferCounterCount {
-		panic("gstc: outring.h and outring.go disagree on the counters")
-	}
-	return InferCounters{C.gstc_infer_counters_new()}
-}
-
-// InferCountersOf returns the block of self (borrowed), attached on the
-// first call and freed with the element.
-func InferCountersOf(self gstglue.RawElement) InferCounters {
-	return InferCounters{C.gstc_infer_counters_of(elemP(self))}
-}
-
-// Load reads counter i (InferFrames, ...).
-func (c InferCounters) Load(i int) uint64 {
-	return uint64(C.gstc_infer_load(c.p, C.int(i)))
-}
-
-// Reset zeroes every counter.
-func (c InferCounters) Reset() {
-	for i := range inferCounterCount {
-		C.gstc_infer_zero(c.p, C.int(i))
-	}
-}
-
-// Unref drops the caller's reference.
-func (c InferCounters) Unref() { C.gstc_infer_counters_unref(c.p) }
-
 // OutRing is a ring of output slots: C memory Go and C share (see
 // outring.h), owned by a Go ring (its one reference until Close) and by
 // each of its memories until they are freed.
 type OutRing struct {
-	p *C.GstcOutRing
+	p     *C.GstcOutRing
+	tally EndTally
 }
 
 // NewOutRing returns an empty ring counting into c. Go's reference of
 // the C ring is dropped when the OutRing is unreachable (a cleanup), so
 // that a call after Close finds a closed ring, never freed memory.
-func NewOutRing(c InferCounters) *OutRing {
-	r := &OutRing{p: C.gstc_out_ring_new(c.p)}
+func NewOutRing(c Counters, tally EndTally) *OutRing {
+	r := &OutRing{p: C.gstc_out_ring_new(c.p), tally: tally}
 	runtime.AddCleanup(r, func(p *C.GstcOutRing) { C.gstc_out_ring_unref(p) }, r.p)
 	return r
 }
@@ -126,10 +62,27 @@ type OutTensor struct {
 // ErrOutRingFull: AddSlot on a ring with MaxOutSlots slots, or closed.
 var ErrOutRingFull = errors.New("gstc: output ring full or closed")
 
+// Wrap wraps fd as fd memory (DMA-BUF memory if dmabuf; see
+// gstglue.WrapFd for the fd's ownership and release) as memory id of the
+// ring — id = slot*MaxOutTensors + tensor, for a slot AddSlot adds next —
+// and returns it as a RawMemory that owns the one reference (no Go
+// wrapper, no finalizer): hand it to AddSlot, or drop it with
+// UnrefRingMemory (a memory of no slot is freed). Its memories are
+// tracked in the ring's tally from now until they are freed.
+func (r *OutRing) Wrap(dmabuf bool, fd, size, id int, release func()) (gstglue.RawMemory, error) {
+	mem, err := gstglue.WrapFd(dmabuf, fd, size, release)
+	if err != nil {
+		return gstglue.RawMemory{}, err
+	}
+	m := gstglue.BorrowMemory(mem)
+	C.gstc_ring_mem_attach(memP(m), r.p, C.int(id), r.tally.t)
+	runtime.SetFinalizer(mem, nil)
+	return m, nil
+}
+
 // AddSlot adds a slot of the tensors ts (at most MaxOutTensors; memory k
-// must have been wrapped as MemRing slot index*MaxOutTensors+k, index
-// being the slot's, the ring's size before the call). It returns the
-// slot's index.
+// must have been wrapped with id index*MaxOutTensors+k, index being the
+// slot's, the ring's size before the call). It returns the slot's index.
 func (r *OutRing) AddSlot(ts []OutTensor) (int, error) {
 	n := len(ts)
 	if n < 1 || n > MaxOutTensors {
@@ -149,9 +102,6 @@ func (r *OutRing) AddSlot(ts []OutTensor) (int, error) {
 	i := int(C.gstc_out_ring_add_slot(r.p, C.int(n), &mems[0], &brs[0], &dev[0], &ino[0], &off[0]))
 	if i < 0 {
 		return -1, ErrOutRingFull
-	}
-	for _, t := range ts {
-		C.gstc_ring_mem_return_to(memP(t.Mem), r.p)
 	}
 	return i, nil
 }
@@ -231,3 +181,70 @@ func outRingProbed() (calls int, word uint64, take int) {
 // SetWake makes every free of r signal w (the wake of the element whose
 // frame engine waits for r's slots): before r is shared.
 func (r *OutRing) SetWake(w Wake) { C.gstc_out_ring_set_wake(r.p, w.p) }
+
+// UnrefRingMemory drops the reference the caller owns of a ring memory
+// (from Wrap). If it was the last one, its ring takes it back or it
+// is freed, now, on this goroutine.
+func UnrefRingMemory(m gstglue.RawMemory) {
+	if memP(m) != nil {
+		C.gst_memory_unref(memP(m))
+	}
+}
+
+// NewFrameBuffer moves the caller's reference of ring memory m into a new
+// buffer with PTS, duration, offset and offset_end = offset+1 (pass
+// ClockTimeNone for an unknown time), and records ts as the bracket of
+// this frame: its Seqnum is what onReturn will get, and if announce, the
+// probe of InstallTensorSyncAnnouncer pushes ts (with the buffer's PTS at
+// push time) as a GstTensorSync event right before the buffer.
+//
+// The returned RawBuffer owns the buffer's only reference (no Go wrapper,
+// no allocation): return it from CreateRaw (which transfers it to
+// GStreamer) or drop it with UnrefRawBuffer.
+func NewFrameBuffer(m gstglue.RawMemory, pts, duration, offset uint64, ts tensorsync.Info, announce bool) gstglue.RawBuffer {
+	ann := C.int(0)
+	if announce {
+		ann = 1
+	}
+	return gstglue.RawBufferOf(unsafe.Pointer(C.gstc_ring_frame_new(memP(m), C.guint64(pts), C.guint64(duration), C.guint64(offset), ann,
+		C.int(ts.Phase), C.int(ts.Access), C.guint64(ts.Dev), C.guint64(ts.Ino),
+		C.guint64(ts.Offset), C.guint(ts.Seqnum))))
+}
+
+// ringMemoryState reads the ring state of m (borrowed): its id, the
+// bracket of its current frame, and whether its announcement is still
+// pending. ok is false if m is not a ring memory. For tests.
+func ringMemoryState(m gstglue.RawMemory) (id int, ts tensorsync.Info, announcePending, ok bool) {
+	var c C.GstTensorSyncInfo
+	var s, a C.int
+	if memP(m) == nil || !gobool(C.gstc_ring_mem_get(memP(m), &s, &c, &a)) {
+		return 0, tensorsync.Info{}, false, false
+	}
+	return int(s), tensorsync.InfoFromC(unsafe.Pointer(&c)), a != 0, true
+}
+
+// InstallTensorSyncAnnouncer adds a buffer probe to pad (a source pad)
+// that pushes, right before each buffer whose first memory is a ring
+// memory with a pending announcement (NewFrameBuffer with announce), its
+// GstTensorSync as a GST_EVENT_CUSTOM_DOWNSTREAM event. Unlike pushing
+// the event from create, this puts it after the stream-start, caps and
+// segment events and sends it only for buffers that are really pushed
+// (basesrc drops a created buffer when it is flushing or at a pending
+// EOS). It returns the probe id for RemoveProbe. pad is borrowed.
+func InstallTensorSyncAnnouncer(pad *gst.Pad) uint64 {
+	return uint64(C.gstc_add_announcer(padC(pad)))
+}
+
+// RemoveProbe removes probe id from pad (gst_pad_remove_probe).
+func RemoveProbe(pad *gst.Pad, id uint64) {
+	C.gst_pad_remove_probe(padC(pad), C.gulong(id))
+}
+
+// Unsafe returns the ring's address (a GstcOutRing, borrowed: the
+// OutRing keeps its reference) for an element's C frame, nil for nil.
+func (r *OutRing) Unsafe() unsafe.Pointer {
+	if r == nil {
+		return nil
+	}
+	return unsafe.Pointer(r.p)
+}

@@ -1,84 +1,69 @@
-/* outring.h: C side of outring.go — an element's ring of output slots
- * (tensorinfer's outputs, tensorsrc's frames): which slots are free, which memories are downstream,
- * which write brackets are open. Go (a frame it runs, a stop) and C (a
- * frame engine, a memory's return on any thread) share it under its
- * lock, which is never held across an ioctl, a call into Go or an unref
- * of a ring memory. */
+/* outring.h: an element's ring of output slots in C — tensorinfer's
+ * outputs, tensorsrc's frames — as one unit with its memories and their
+ * end tally (outring.c, ringmem.c, endtally.c):
+ *
+ * - the ring: which slots are free, which memories are downstream,
+ *   which write brackets are open. Go (a frame it runs, a stop) and C (a
+ *   frame engine, a memory's return on any thread) share it under its
+ *   lock, which is never held across an ioctl, a call into Go or an
+ *   unref of a ring memory;
+ * - its memories: fd memories that come back to the ring when their last
+ *   holder drops them (a GstMiniObject dispose hook, on whatever thread),
+ *   the frame buffer around one, and the pad probe that announces each
+ *   frame with a GstTensorSync begin event;
+ * - a source's end tally: which of its memories are in flight, so that
+ *   its event vfunc counts the GstTensorSync end events readers send
+ *   upstream without calling Go. */
 #ifndef GSTC_OUTRING_H
 #define GSTC_OUTRING_H
 
 #include "cgo.h"
+#include "gsttensorsync.h"
 #include "cbracket.h"
 #include "wake.h"
+#include "counters.h"
 
 #define GSTC_OUT_MAX_SLOTS 64
 #define GSTC_OUT_MAX_TENSORS 16
 
-/* Counters an element keeps in C, added into its stats by Go:
- * refcounted, as a ring memory returning after the element is gone
- * still counts its write bracket's close. */
-enum
-{
-  GSTC_INFER_FRAMES,            /* frames made in C */
-  GSTC_INFER_HITS,
-  GSTC_INFER_IN_SYNCS,
-  GSTC_INFER_BEGINS_MATCHED,
-  GSTC_INFER_BEGINS_EXPIRED,
-  GSTC_INFER_END_EVENTS_SENT,
-  GSTC_INFER_OUT_OPENED,
-  GSTC_INFER_OUT_CLOSED,
-  GSTC_INFER_RUNS,
-  GSTC_INFER_RUN_NS,
-  GSTC_INFER_RUN_CPU_NS,
-  GSTC_INFER_RUN_WALL_SAMPLED,
-  GSTC_INFER_RUNS_CPU_SAMPLED,
-  GSTC_INFER_OUT_ENDED,         /* closes that did the END ioctl */
-  GSTC_INFER_OUT_SYNC_ERRORS,   /* ENDs that failed, and tensorsrc's C STARTs */
-  /* the frame engines (inferframe.h, srcsteady.h) */
-  GSTC_INFER_WAITS,             /* frames that waited for a slot */
-  GSTC_INFER_DROPPED,           /* frames dropped at a fence timeout */
-  GSTC_INFER_FENCE_WAITS,       /* fence waits that blocked */
-  GSTC_INFER_FENCE_TIMEOUTS,
-  GSTC_INFER_FENCE_WAIT_NS,     /* their time, summed (tensorsrc) */
-  GSTC_INFER_FENCE_WAIT_MAX_NS, /* the longest (tensorsrc) */
-  GSTC_INFER_COPIES,            /* inputs copied into the element's memory */
-  GSTC_INFER_BYTES_COPIED,
-  GSTC_INFER_PREPROCESSED,
-  GSTC_INFER_PREPROCESS_NS,
-  GSTC_INFER_GO_FRAMES,         /* frames that called Go (gstcGoInferInput) */
-  GSTC_INFER_N
-};
+/* ---- the end tally (endtally.c) ------------------------------------ */
 
+/* A source element's tally: qdata of the element (gstc_end_tally_attach)
+ * holding one reference, and one more for each ring memory tracked in it
+ * (a memory can outlive its element downstream). lock guards mems, each
+ * tracked memory's in-flight state and bracket, and the counters; it is
+ * never held across a call out. */
 typedef struct
 {
   gint refs;
-  guint64 v[GSTC_INFER_N];
-} GstcInferCounters;
+  GMutex lock;
+  GPtrArray *mems;              /* GstcRingMem *, not owned */
+  guint64 reader_ends;          /* ends about a frame of this run in flight */
+  guint64 other_ends;           /* ends about none */
+  guint run;                    /* frames made from now on are of this run */
+} GstcEndTally;
 
-GstcInferCounters *gstc_infer_counters_new (void);
-/* The block of element, attached on the first call, freed with the
- * element (and the rings that count into it). */
-GstcInferCounters *gstc_infer_counters_of (GstElement * element);
-GstcInferCounters *gstc_infer_counters_ref (GstcInferCounters * c);
-void gstc_infer_counters_unref (GstcInferCounters * c);
+/* The tally of element (attached on the first call). */
+GstcEndTally *gstc_end_tally_attach (GstElement * element);
 
-static inline void
-gstc_infer_count (GstcInferCounters * c, int i, guint64 n)
-{
-  __atomic_add_fetch (&c->v[i], n, __ATOMIC_RELAXED);
-}
+/* The tally of obj (an element), or NULL if none is attached. */
+GstcEndTally *gstc_end_tally_of (gpointer obj);
 
-static inline guint64
-gstc_infer_load (GstcInferCounters * c, int i)
-{
-  return __atomic_load_n (&c->v[i], __ATOMIC_RELAXED);
-}
+GstcEndTally *gstc_end_tally_ref (GstcEndTally * t);
+void gstc_end_tally_unref (GstcEndTally * t);
 
-static inline void
-gstc_infer_zero (GstcInferCounters * c, int i)
-{
-  __atomic_store_n (&c->v[i], 0, __ATOMIC_RELAXED);
-}
+/* Starts a new run: frames made before it are not the run's (an end
+ * about one of them is an other end). */
+void gstc_end_tally_new_run (GstcEndTally * t);
+
+/* Counts end event ts: TRUE (a reader end) if a tracked memory is in
+ * flight with a frame of the current run whose bracket ts names (dev,
+ * ino, offset, seqnum), FALSE (an other end) otherwise. */
+gboolean gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts);
+
+/* Reads the counters. */
+void gstc_end_tally_read (GstcEndTally * t, guint64 * reader_ends,
+    guint64 * other_ends);
 
 /* One output tensor of a slot. mem: the ring's reference while held
  * (the slot's memory is not downstream); the tensor behind bracket.fd
@@ -108,13 +93,13 @@ typedef struct
   GstcOutSlot slots[GSTC_OUT_MAX_SLOTS];
   guint64 free_clock;
   gboolean closed;
-  GstcInferCounters *counters;
+  GstcCounters *counters;
   /* wake: signalled by a free when a thread waits on it (the frame
    * engine's wait for a slot); a reference, under lock; NULL: none. */
   GstcWake *wake;
 } GstcOutRing;
 
-GstcOutRing *gstc_out_ring_new (GstcInferCounters * c);
+GstcOutRing *gstc_out_ring_new (GstcCounters * c);
 void gstc_out_ring_unref (GstcOutRing * r);
 
 /* Makes every free of r signal w (the wake of the element whose frames
@@ -135,10 +120,10 @@ int gstc_out_ring_take (GstcOutRing * r);
 
 /* gstc_out_ring_take, waiting on w (the element's wake, which the
  * ring's frees signal) while every slot is busy — a wait counted in c's
- * GSTC_INFER_WAITS as it begins: the frame engines' wait. -1 when a
+ * GSTC_RING_WAITS as it begins: the frame engines' wait. -1 when a
  * flush, a stop or a seek ended it. */
 int gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
-    GstcInferCounters * c);
+    GstcCounters * c);
 
 /* gstc_out_ring_take, waiting on w (which r's frees signal:
  * gstc_out_ring_set_wake) while every slot is busy, until w is
@@ -204,5 +189,57 @@ void gstc_out_ring_probe_install (gboolean on);
  * back, and a slot taken and not pushed keeps its memories until it is
  * given back (its taker may still write it). Idempotent. */
 void gstc_out_ring_close (GstcOutRing * r);
+
+/* ---- the ring's memories (ringmem.c) ------------------------------- */
+
+/* The ring state of a memory, attached to it as qdata. When the
+ * memory's last reference is dropped its dispose asks the ring
+ * (gstc_out_ring_returned) whether it keeps it; if so it is resurrected
+ * (same object, same qdata: a reader's pin cache entry stays valid). */
+typedef struct
+{
+  GstcOutRing *out;             /* the ring (a reference, dropped when freed) */
+  int id;                       /* slot * GSTC_OUT_MAX_TENSORS + tensor */
+  int announce;                 /* the next push of this memory is announced */
+  gsize offset, size;           /* the memory's region when wrapped: a
+                                 * downstream gst_buffer_resize changes it
+                                 * in place, and each frame starts from it */
+  /* The end tally the memory is tracked in (a reference), or NULL. With
+   * a tally, its lock guards ts (but for ts.pts) and in_flight. */
+  GstcEndTally *tally;
+  gboolean in_flight;           /* in a frame buffer, not returned yet */
+  guint run;                    /* the tally's run when the frame was made */
+  GstTensorSyncInfo ts;         /* bracket of the current frame */
+} GstcRingMem;
+
+/* Makes mem (the caller's reference) memory id of ring out (which takes
+ * a reference of it until mem is freed): its dispose offers it back to
+ * out. If tally is not NULL, mem is tracked in it (a reference is
+ * taken) until it is freed. */
+void gstc_ring_mem_attach (GstMemory * mem, GstcOutRing * out, int id,
+    GstcEndTally * tally);
+
+/* Moves the caller's reference of mem into a new buffer and records the
+ * frame's GstTensorSync on mem. The fields come as scalars, so that Go
+ * passes no pointer (a pointer argument would make the Go value escape:
+ * one allocation per frame). */
+GstBuffer *gstc_ring_frame_new (GstMemory * mem, guint64 pts,
+    guint64 duration, guint64 offset, int announce, int phase, int access,
+    guint64 dev, guint64 ino, guint64 moffset, guint seqnum);
+
+/* Puts mem's offset and size back to its region when wrapped: a
+ * downstream gst_buffer_resize changes them in place, and the memory
+ * comes back as the same object. The caller holds the only reference of
+ * mem (the ring's, before it hands the memory out). A memory that is not
+ * a ring memory is left alone. */
+void gstc_ring_mem_restore (GstMemory * mem);
+
+/* The ring record of mem; FALSE if mem is not a ring memory. */
+gboolean gstc_ring_mem_get (GstMemory * mem, int *id,
+    GstTensorSyncInfo * ts, int *announce);
+
+/* A buffer probe on pad that pushes each ring frame's pending begin event
+ * right before the buffer. */
+gulong gstc_add_announcer (GstPad * pad);
 
 #endif /* GSTC_OUTRING_H */

@@ -17,7 +17,6 @@ import (
 // ioctls), each wrapped as a ring memory as tensorinfer does.
 type testOutRing struct {
 	*OutRing
-	mring    *MemRing
 	tensors  []*tensor.Tensor
 	released atomic.Int32 // memories freed (their tensors closed)
 }
@@ -25,13 +24,12 @@ type testOutRing struct {
 func newTestOutRing(t *testing.T, n int) *testOutRing {
 	t.Helper()
 	checkFds(t)
-	cc := NewInferCounters()
+	cc := NewCounters()
 	t.Cleanup(cc.Unref)
 	r := &testOutRing{}
-	r.OutRing = NewOutRing(cc)
-	r.mring = NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	r.OutRing = NewOutRing(cc, EndTally{})
 	for i := range n {
-		ot, tn := wrapOutTensor(t, r.mring, 64, i*MaxOutTensors, &r.released)
+		ot, tn := wrapOutTensor(t, r.OutRing, 64, i*MaxOutTensors, &r.released)
 		if got, err := r.AddSlot([]OutTensor{ot}); err != nil || got != i {
 			t.Fatalf("AddSlot = %d, %v; want %d", got, err, i)
 		}
@@ -43,21 +41,20 @@ func newTestOutRing(t *testing.T, n int) *testOutRing {
 		for i := range n {
 			r.Give(i)
 		}
-		r.mring.Close()
 	})
 	return r
 }
 
 // wrapOutTensor allocates a memfd tensor of size bytes and wraps it as
-// ring memory id of mring; its release counts into released (if not nil)
+// memory id of ring r; its release counts into released (if not nil)
 // and closes the tensor.
-func wrapOutTensor(t *testing.T, mring *MemRing, size, id int, released *atomic.Int32) (OutTensor, *tensor.Tensor) {
+func wrapOutTensor(t *testing.T, r *OutRing, size, id int, released *atomic.Int32) (OutTensor, *tensor.Tensor) {
 	t.Helper()
 	tn, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}}, tensor.AllocOptions{Source: tensor.SourceMemfd})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mring.Wrap(false, tn.FD(), size, id, func() {
+	m, err := r.Wrap(false, tn.FD(), size, id, func() {
 		if released != nil {
 			released.Add(1)
 		}
@@ -205,14 +202,13 @@ func TestOutRingTakeUntilInterrupted(t *testing.T) {
 // new ring while a frame is partly downstream): both memories are freed.
 func TestOutRingCloseFreesAPartlyReturnedSlot(t *testing.T) {
 	checkFds(t)
-	cc := NewInferCounters()
+	cc := NewCounters()
 	t.Cleanup(cc.Unref)
-	r := NewOutRing(cc)
-	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	r := NewOutRing(cc, EndTally{})
 	var released atomic.Int32
 	var ots []OutTensor
 	for k := range 2 {
-		ot, _ := wrapOutTensor(t, mring, 64, k, &released)
+		ot, _ := wrapOutTensor(t, r, 64, k, &released)
 		ots = append(ots, ot)
 	}
 	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
@@ -229,7 +225,6 @@ func TestOutRingCloseFreesAPartlyReturnedSlot(t *testing.T) {
 	UnrefRingMemory(m0) // back: the ring's again, the slot still busy
 	r.Close()
 	UnrefRingMemory(rest[0])
-	mring.Close()
 	if got := released.Load(); got != 2 {
 		t.Fatalf("%d of 2 memories freed after the close and the last return (the first one's tensor leaked)", got)
 	}
@@ -286,13 +281,12 @@ func TestOutRingFreesSlotAfterItsBracketEnds(t *testing.T) {
 func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 	checkFds(t)
 	const size = 64
-	cc := NewInferCounters()
+	cc := NewCounters()
 	t.Cleanup(cc.Unref)
-	r := NewOutRing(cc)
-	mring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	r := NewOutRing(cc, EndTally{})
 	var ots []OutTensor
 	for k := range 2 {
-		ot, _ := wrapOutTensor(t, mring, size, k, nil)
+		ot, _ := wrapOutTensor(t, r, size, k, nil)
 		ots = append(ots, ot)
 	}
 	if sl, err := r.AddSlot(ots); err != nil || sl != 0 {
@@ -300,7 +294,6 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		r.Close()
-		mring.Close()
 	})
 
 	push := func(what string) (gstglue.RawMemory, gstglue.RawMemory) {
@@ -320,7 +313,7 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 	// off the front and 20 off the end, in place (it holds the buffer's
 	// only reference, so GStreamer resizes the memories, not shares).
 	buf := NewFrameBuffer(m0, gstglue.ClockTimeNone, gstglue.ClockTimeNone, 0, tensorsync.Info{}, false)
-	AppendRawMemory(buf, m1)
+	gstglue.AppendRawMemory(buf, m1)
 	gst.ToGstBuffer(buf.Unsafe()).Resize(8, 2*size-28)
 	if p := gstglue.PeekMemory(buf, 1); p != m1 || m1.Size() != size-20 || m0.Offset() != 8 || m0.Size() != size-8 {
 		t.Fatalf("the resize did not shrink the frame's own memories in place: memory 0 offset %d size %d, memory 1 size %d (same object %v)",
@@ -330,7 +323,7 @@ func TestOutRingPushRestoresEveryMemory(t *testing.T) {
 
 	n0, n1 := push("next frame of the slot")
 	buf = NewFrameBuffer(n0, gstglue.ClockTimeNone, gstglue.ClockTimeNone, 1, tensorsync.Info{}, false)
-	AppendRawMemory(buf, n1)
+	gstglue.AppendRawMemory(buf, n1)
 	defer gstglue.UnrefRawBuffer(buf)
 	if n0 != m0 || n1 != m1 {
 		t.Fatal("the slot's next push handed out other memories")

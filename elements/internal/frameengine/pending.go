@@ -88,3 +88,7 @@ func infoToC(ts tensorsync.Info) C.GstTensorSyncInfo {
 	return C.GstTensorSyncInfo{phase: C.int(ts.Phase), access: C.int(ts.Access), dev: C.guint64(ts.Dev),
 		ino: C.guint64(ts.Ino), offset: C.guint64(ts.Offset), pts: C.guint64(ts.PTS), seqnum: C.guint(ts.Seqnum)}
 }
+
+// Unsafe returns the begins' address (a GstcPending, borrowed) for an
+// element's C frame.
+func (b PendingBegins) Unsafe() unsafe.Pointer { return unsafe.Pointer(b.p) }

@@ -1,9 +1,17 @@
-/* ringmem.c: C definitions of ringmem.go (see there for the ownership
- * rules). */
-#include "ringmem.h"
-#include "schedtick.h"
+/* ringmem.c: the output ring's memories (outring.h): their record, their
+ * dispose hook, the frame buffer around one and the probe that announces
+ * its frame.
+ *
+ * The return is tracked on the memory, not the buffer: a buffer can be
+ * copied downstream (gst_buffer_make_writable of a buffer a tee shares,
+ * gst_buffer_copy_region) and the copy shares the memory, so "the buffer
+ * was freed" does not mean "the memory is free". When a ring memory's
+ * last reference is dropped, wherever that is, its ring is asked whether
+ * it takes the memory back, and if so the memory is resurrected — the
+ * same GstMemory object with its qdata intact, as GstBufferPool does for
+ * buffers. */
+#include "outring.h"
 #include "syncpush.h"
-#include "_cgo_export.h"
 
 static GQuark
 ring_quark (void)
@@ -26,26 +34,21 @@ ring_mem_dispose (GstMiniObject * obj)
 
   if (rm == NULL)
     return TRUE;
-  /* Resurrect first, as GstBufferPool does for buffers: once Go marks the
-   * slot free, the streaming thread may put the memory in a new buffer at
-   * once, and gst_buffer_append_memory refs and unrefs it — at refcount 0
-   * that would dispose it again. The reference is the ring's. */
+  /* Resurrect first, as GstBufferPool does for buffers: once the ring
+   * marks the slot free, the streaming thread may put the memory in a new
+   * buffer at once, and gst_buffer_append_memory refs and unrefs it — at
+   * refcount 0 that would dispose it again. The reference is the ring's. */
   gst_mini_object_ref (obj);
   if (rm->tally != NULL) {
     g_mutex_lock (&rm->tally->lock);
     rm->in_flight = FALSE;
     g_mutex_unlock (&rm->tally->lock);
   }
-  /* The ring answers whether it takes the memory back: in C, or Go.
-   * Neither may drop a reference of this memory: we are inside its last
-   * unref. */
-  if (rm->out != NULL) {
-    if (gstc_out_ring_returned (rm->out, rm->slot))
-      return FALSE;
-  } else if (gstcGoRingMemReturned (rm->owner, rm->slot, rm->ts.seqnum)) {
-    gstc_sched_tick ();
+  /* The ring answers whether it takes the memory back (it may not drop
+   * a reference of this memory: we are inside its last unref). Kept:
+   * the same object, its qdata (a reader's pin cache entry) intact. */
+  if (gstc_out_ring_returned (rm->out, rm->id))
     return FALSE;
-  }               /* same object, qdata (a sink's pin cache) intact */
   /* The ring is retired: undo the resurrection without re-entering
    * dispose (no one else can hold a reference: the slot was not
    * published) and let the memory be freed (qdata destroy notifies run). */
@@ -65,18 +68,18 @@ ring_mem_free (gpointer data)
     gstc_end_tally_unref (rm->tally);
   }
   gstc_out_ring_unref (rm->out);
-  gstcGoRingMemFreed (rm->owner);
   g_free (rm);
 }
 
 void
-gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
+gstc_ring_mem_attach (GstMemory * mem, GstcOutRing * out, int id,
     GstcEndTally * tally)
 {
   GstcRingMem *rm = g_new0 (GstcRingMem, 1);
 
-  rm->owner = owner;
-  rm->slot = slot;
+  g_atomic_int_inc (&out->refs);
+  rm->out = out;
+  rm->id = id;
   rm->offset = mem->offset;
   rm->size = mem->size;
   if (tally != NULL) {
@@ -89,17 +92,6 @@ gstc_ring_mem_attach (GstMemory * mem, uintptr_t owner, int slot,
       ring_mem_free);
   /* GstMemory leaves dispose unset (gst_memory_init passes NULL). */
   GST_MINI_OBJECT_CAST (mem)->dispose = ring_mem_dispose;
-}
-
-void
-gstc_ring_mem_return_to (GstMemory * mem, GstcOutRing * out)
-{
-  GstcRingMem *rm = ring_mem (mem);
-
-  if (rm == NULL || rm->out != NULL)
-    return;
-  g_atomic_int_inc (&out->refs);
-  rm->out = out;
 }
 
 void
@@ -152,14 +144,14 @@ gstc_ring_frame_new (GstMemory * mem, guint64 pts,
 }
 
 gboolean
-gstc_ring_mem_get (GstMemory * mem, int *slot, GstTensorSyncInfo * ts,
+gstc_ring_mem_get (GstMemory * mem, int *id, GstTensorSyncInfo * ts,
     int *announce)
 {
   GstcRingMem *rm = ring_mem (mem);
 
   if (rm == NULL)
     return FALSE;
-  *slot = rm->slot;
+  *id = rm->id;
   *ts = rm->ts;
   *announce = rm->announce;
   return TRUE;

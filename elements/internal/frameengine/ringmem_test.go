@@ -5,7 +5,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/app"
@@ -15,70 +17,66 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
 )
 
-// A ring memory comes back when its last user drops it — also when a
-// buffer copy downstream shares it — and is the same object afterwards,
-// qdata included.
+// A ring memory comes back to its ring when its last user drops it —
+// also when a buffer copy downstream shares it — and is the same object
+// afterwards, qdata included; once the ring is closed the memory it
+// holds is freed.
 func TestRingMemoryRecycles(t *testing.T) {
 	checkFds(t)
-	fd := newMemfd(t, pattern(4096))
-	defer unix.Close(fd)
-	var mu sync.Mutex
-	var returns []string
-	keep := true
-	released := 0
-	ring := NewMemRing(EndTally{}, func(slot int, seq uint32) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		returns = append(returns, fmt.Sprintf("%d/%d", slot, seq))
-		return keep
-	})
-	m, err := ring.Wrap(false, fd, 4096, 3, func() { released++ })
-	if err != nil {
-		t.Fatal(err)
+	cc := NewCounters()
+	defer cc.Unref()
+	r := NewOutRing(cc, EndTally{})
+	var released atomic.Int32
+	ot, _ := wrapOutTensor(t, r, 4096, 0, &released)
+	if sl, err := r.AddSlot([]OutTensor{ot}); err != nil || sl != 0 {
+		t.Fatalf("AddSlot = %d, %v", sl, err)
 	}
-	got := func() string { mu.Lock(); defer mu.Unlock(); return fmt.Sprint(returns) }
+	m := ot.Mem
 	testKey.Set(m, "sink pin", nil)
-
-	ts := tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: 1, Ino: 2, PTS: 1000, Seqnum: 7}
-	buf := gst.ToGstBuffer(NewFrameBuffer(m, 1000, 33, 7, ts, true).Unsafe()) // owns the reference, no finalizer
+	frame := func(seq uint32, announce bool) *gst.Buffer {
+		t.Helper()
+		if sl := r.Take(); sl != 0 {
+			t.Fatalf("took slot %d, want 0", sl)
+		}
+		var rest [MaxOutTensors - 1]gstglue.RawMemory
+		if pm, n := r.Push(0, &rest); pm != m || n != 1 {
+			t.Fatalf("Push = %v, %d; want the slot's memory", pm, n)
+		}
+		ts := tensorsync.Info{Phase: tensorsync.PhaseBegin, Access: tensorsync.AccessReadWrite, Dev: 1, Ino: 2, PTS: 1000, Seqnum: seq}
+		buf := gst.ToGstBuffer(NewFrameBuffer(m, 1000, 33, uint64(seq), ts, announce).Unsafe()) // owns the reference, no finalizer
+		if id, st, pending, ok := ringMemoryState(m); !ok || id != 0 || st != ts || pending != announce {
+			t.Errorf("ringMemoryState = %d %+v %v %v", id, st, pending, ok)
+		}
+		return buf
+	}
+	buf := frame(7, true)
 	if buf.PresentationTimestamp() != 1000 || buf.Duration() != 33 || buf.Offset() != 7 || buf.OffsetEnd() != 8 {
 		t.Errorf("times %v %v offsets %d %d", buf.PresentationTimestamp(), buf.Duration(), buf.Offset(), buf.OffsetEnd())
 	}
 	if gstglue.PeekMemory(gstglue.BorrowBuffer(buf), 0) != m || m.RefCount() != 1 {
 		t.Errorf("the buffer does not own the ring's reference (refcount %d)", m.RefCount())
 	}
-	if slot, st, pending, ok := ringMemoryState(m); !ok || slot != 3 || st != ts || !pending {
-		t.Errorf("ringMemoryState = %d %+v %v %v", slot, st, pending, ok)
-	}
 	cp := buf.Copy() // shares the memory, as gst_buffer_make_writable does
 	gstglue.UnrefBuffer(buf)
-	if r := got(); r != "[]" {
-		t.Fatalf("returned %s while a copy still holds the memory", r)
+	if r.Busy() != 1 {
+		t.Fatal("the slot came back while a copy still holds its memory")
 	}
 	gstglue.UnrefBuffer(cp)
-	if r := got(); r != "[3/7]" || m.RefCount() != 1 || released != 0 {
-		t.Fatalf("returns %s, refcount %d, released %d", r, m.RefCount(), released)
+	if r.Busy() != 0 || m.RefCount() != 1 || released.Load() != 0 {
+		t.Fatalf("after the last unref: %d slots busy, refcount %d, %d freed; want the memory back in the ring", r.Busy(), m.RefCount(), released.Load())
 	}
 	if v, ok := testKey.Get(m); !ok || v != "sink pin" {
 		t.Error("qdata lost across the return")
 	}
 	// The same memory again, for the next frame.
-	ts.Seqnum = 8
-	gstglue.UnrefRawBuffer(NewFrameBuffer(m, gstglue.ClockTimeNone, gstglue.ClockTimeNone, 8, ts, false))
-	if r := got(); r != "[3/7 3/8]" {
-		t.Fatalf("returns %s", r)
+	gstglue.UnrefBuffer(frame(8, false))
+	if r.Busy() != 0 || released.Load() != 0 {
+		t.Fatalf("second frame: %d busy, %d freed", r.Busy(), released.Load())
 	}
-	// Retired: the last unref frees it.
-	mu.Lock()
-	keep = false
-	mu.Unlock()
-	ring.Close()
-	UnrefRingMemory(m)
-	if r := got(); r != "[3/7 3/8 3/8]" || released != 1 {
-		t.Errorf("returns %s, released %d", r, released)
-	}
-	if _, err := ring.Wrap(false, fd, 4096, 0, nil); err == nil {
-		t.Error("Wrap after Close")
+	// Retired: the memory the ring holds is freed.
+	r.Close()
+	if released.Load() != 1 {
+		t.Errorf("%d memories freed by the close, want 1", released.Load())
 	}
 }
 
@@ -88,7 +86,9 @@ func TestTensorSyncAnnouncer(t *testing.T) {
 	checkFds(t)
 	fd := newMemfd(t, pattern(4096))
 	defer unix.Close(fd)
-	ring := NewMemRing(EndTally{}, func(int, uint32) bool { return false })
+	cc := NewCounters()
+	defer cc.Unref()
+	ring := NewOutRing(cc, EndTally{})
 	defer ring.Close()
 	p, err := gst.NewPipelineFromString("appsrc name=src format=time ! fakesink name=sink")
 	if err != nil {
@@ -138,4 +138,17 @@ func TestTensorSyncAnnouncer(t *testing.T) {
 	if got != want {
 		t.Errorf("sink saw\n %s\nwant\n %s", got, want)
 	}
+}
+
+// runToEnd plays p until EOS or an error and returns that message.
+func runToEnd(t *testing.T, p *gst.Pipeline) *gst.Message {
+	t.Helper()
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Second), gst.MessageEOS|gst.MessageError)
+	if msg == nil {
+		t.Fatal("no EOS or error within 10s")
+	}
+	return msg
 }

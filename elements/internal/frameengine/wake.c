@@ -1,5 +1,6 @@
 /* wake.c: C definitions of wake.go (see wake.h). */
 #include "wake.h"
+#include "cbracket.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -128,9 +129,16 @@ gstc_wake_signal (GstcWake * w)
 void
 gstc_wake_interrupt (GstcWake * w)
 {
+  static const guint64 one = 1;
+  GSList *l;
+
   g_mutex_lock (&w->lock);
   g_atomic_int_inc (&w->gen);
   g_cond_broadcast (&w->cond);
+  /* An eventfd write does not block (the counter cannot overflow here). */
+  for (l = w->pollers; l != NULL; l = l->next)
+    if (write (GPOINTER_TO_INT (l->data), &one, sizeof one) < 0)
+      GST_WARNING ("waking an interruptible poll: %s", g_strerror (errno));
   g_mutex_unlock (&w->lock);
 }
 
@@ -212,4 +220,104 @@ gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
   g_atomic_int_dec_and_test (&w->waiters);
   *waited = mono_ns () - t0;
   return r;
+}
+
+int
+gstc_wake_poll_interruptible (GstcWake * w, gint gen, int fd, short events,
+    int timeout_ms, gint64 * waited)
+{
+  struct pollfd p[2] = { {fd, events, 0}, {-1, POLLIN, 0} };
+  gint64 t0, deadline;
+  int r, n;
+
+  *waited = 0;
+  /* Most fds are ready at once: no eventfd, no registration. */
+  do
+    n = poll (p, 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -errno;
+  if ((p[0].revents & events) != 0)
+    return 0;
+  p[1].fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (p[1].fd < 0)
+    return -errno;
+  t0 = mono_ns ();
+  deadline = t0 + (gint64) timeout_ms * 1000000;
+  g_mutex_lock (&w->lock);
+  w->pollers = g_slist_prepend (w->pollers, GINT_TO_POINTER (p[1].fd));
+  g_mutex_unlock (&w->lock);
+  g_atomic_int_inc (&w->waiters);
+  for (;;) {
+    int left = -1;
+
+    /* Registered before this check: an interrupt after it writes our
+     * eventfd, so none is missed. */
+    if (gstc_wake_gen (w) != gen) {
+      r = 3;
+      break;
+    }
+    if (timeout_ms >= 0) {
+      gint64 now = mono_ns ();
+
+      if (now >= deadline) {
+        r = 1;
+        break;
+      }
+      left = (int) ((deadline - now + 999999) / 1000000);
+    }
+    p[0].revents = p[1].revents = 0;
+    n = poll (p, 2, left);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      r = -errno;
+      break;
+    }
+    if ((p[0].revents & events) != 0) {
+      r = 0;
+      break;
+    }
+    if ((p[0].revents & (POLLERR | POLLNVAL | POLLHUP)) != 0) {
+      r = -EBADF;
+      break;
+    }
+    if ((p[1].revents & POLLIN) != 0) {
+      guint64 v;
+
+      /* Reset: the loop's check says whether the interrupt is ours. */
+      if (read (p[1].fd, &v, sizeof v) < 0 && errno != EAGAIN)
+        GST_WARNING ("reading an interruptible poll's eventfd: %s",
+            g_strerror (errno));
+    }
+  }
+  g_atomic_int_dec_and_test (&w->waiters);
+  g_mutex_lock (&w->lock);
+  w->pollers = g_slist_remove (w->pollers, GINT_TO_POINTER (p[1].fd));
+  g_mutex_unlock (&w->lock);
+  close (p[1].fd);
+  *waited = mono_ns () - t0;
+  return r;
+}
+
+GstcFencesResult
+gstc_fences_wait (int fd, short events, GstcWake * w, int timeout_ms,
+    GstcFencesWait * f)
+{
+  int p;
+
+  memset (f, 0, sizeof *f);
+  if (gstc_fences_signalled (fd, events))
+    return GSTC_FENCES_SIGNALLED;
+  p = gstc_wake_poll (w, fd, events, timeout_ms, &f->waited_ns);
+  if (p == 2)
+    return GSTC_FENCES_ENDED;
+  f->waited = p == 0 || p == 1;
+  if (p == 1)
+    return GSTC_FENCES_TIMED_OUT;
+  if (p < 0) {
+    f->err = -p;
+    return GSTC_FENCES_POLL_FAILED;
+  }
+  return GSTC_FENCES_SIGNALLED;
 }

@@ -33,6 +33,8 @@ gstc_wake_test_eventfd_readable (GstcWake * w)
 import "C"
 
 import (
+	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
@@ -107,3 +109,50 @@ func (w Wake) signal() { C.gstc_wake_signal(w.p) }
 // eventfdReadable reports whether w's eventfd (the wake's own) polls
 // readable now (tests).
 func (w Wake) eventfdReadable() bool { return gobool(C.gstc_wake_test_eventfd_readable(w.p)) }
+
+// Unsafe returns the wake's address (a GstcWake, borrowed) for an
+// element's C frame.
+func (w Wake) Unsafe() unsafe.Pointer { return unsafe.Pointer(w.p) }
+
+// The results of PollInterruptible.
+const (
+	PollReady       = 0
+	PollTimedOut    = 1
+	PollInterrupted = 3
+)
+
+// PollInterruptible polls fd for events (a dma-buf's fences: POLLOUT for
+// a write) for at most timeout (0: no bound) until an interrupt of w
+// after gen was read (Gen): PollReady, PollTimedOut or PollInterrupted,
+// with the time it slept (0 when fd was ready at once), or a poll error
+// (an errno). The calling goroutine's thread blocks in C meanwhile: an
+// owner's own wait (NewWake), not the streaming thread's. fd stays the
+// caller's.
+func (w Wake) PollInterruptible(gen int32, fd int, events int16, timeout time.Duration) (result int, waited time.Duration, err error) {
+	ms := -1
+	if timeout > 0 {
+		ms = max(int(timeout/time.Millisecond), 1)
+	}
+	var ns C.gint64
+	r := int(C.gstc_wake_poll_interruptible(w.p, C.gint(gen), C.int(fd), C.short(events), C.int(ms), &ns))
+	if r < 0 {
+		return 0, time.Duration(ns), syscall.Errno(-r)
+	}
+	return r, time.Duration(ns), nil
+}
+
+// The results of gstc_fences_wait (GstcFencesResult), for tests.
+const (
+	fencesReady    = int(C.GSTC_FENCES_SIGNALLED)
+	fencesFlushing = int(C.GSTC_FENCES_ENDED)
+	fencesTimedOut = int(C.GSTC_FENCES_TIMED_OUT)
+)
+
+// fencesWaitRead is gstc_fences_wait for a read (POLLIN) of fd, bounded
+// by timeoutMs (negative: no bound) beside w (tests): its result and
+// whether the poll slept. fd stays the caller's.
+func fencesWaitRead(fd int, w Wake, timeoutMs int) (result int, waited bool) {
+	var f C.GstcFencesWait
+	r := C.gstc_fences_wait(C.int(fd), C.POLLIN, w.p, C.int(timeoutMs), &f)
+	return int(r), gobool(f.waited)
+}

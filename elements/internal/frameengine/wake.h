@@ -25,6 +25,7 @@ typedef struct
   gint waiters;                 /* threads inside a wait or a poll */
   gint gen;                     /* interrupts so far (gstc_wake_interrupt) */
   int efd;                      /* readable while flushing or stopping */
+  GSList *pollers;              /* eventfds of interruptible polls, under lock */
 } GstcWake;
 
 /* The wake of element (borrowed: the element holds a reference until it
@@ -87,5 +88,42 @@ gboolean gstc_wake_wait_until (GstcWake * w, gboolean (*ready) (gpointer),
  * is the time it slept, in ns. */
 int gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
     gint64 * waited);
+
+/* Polls fd for events for at most timeout_ms (negative: no bound) until
+ * an interrupt of w after gen was read (gstc_wake_gen): 0 when fd is
+ * ready, 1 at the timeout, 3 interrupted, else a negative errno. No flag
+ * ends it: an owner's own wait (tensorsrc's Acquire, on its
+ * gstc_wake_new wake) that the interrupts end. When fd is not ready at
+ * once, the poll has an eventfd of its own that an interrupt writes.
+ * *waited is the time it slept, in ns (0 when fd was ready at once). */
+int gstc_wake_poll_interruptible (GstcWake * w, gint gen, int fd,
+    short events, int timeout_ms, gint64 * waited);
+
+/* ---- a dma-buf's fences, waited for on a wake ---------------------- */
+
+/* What a fence wait ended with. */
+typedef enum
+{
+  GSTC_FENCES_SIGNALLED,        /* the fences have signalled */
+  GSTC_FENCES_ENDED,            /* a flush or a stop ended the wait */
+  GSTC_FENCES_TIMED_OUT,        /* they did not signal in time */
+  GSTC_FENCES_POLL_FAILED       /* err: the poll's errno */
+} GstcFencesResult;
+
+typedef struct
+{
+  gboolean waited;              /* the poll slept (timed out or not) */
+  gint64 waited_ns;
+  int err;
+} GstcFencesWait;
+
+/* Waits for the fences of the dma-buf fd that an access with events
+ * waits for (POLLIN: a read's, POLLOUT: every fence): SIGNALLED once they
+ * have (no wait when they already have), else after a poll bounded by
+ * timeout_ms (negative: no bound) beside w's eventfd — ENDED, TIMED_OUT
+ * or POLL_FAILED (f->err). f->waited and f->waited_ns: the poll slept.
+ * The frames' one fence wait. */
+GstcFencesResult gstc_fences_wait (int fd, short events, GstcWake * w,
+    int timeout_ms, GstcFencesWait * f);
 
 #endif /* GSTC_WAKE_H */

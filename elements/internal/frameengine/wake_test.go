@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
+	"golang.org/x/sys/unix"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
@@ -127,5 +128,60 @@ func TestWakeEventfdReadableWhileAFlagIsSet(t *testing.T) {
 		if got := w.eventfdReadable(); got != s.readable {
 			t.Errorf("%s: eventfd readable %v, want %v", s.what, got, s.readable)
 		}
+	}
+}
+
+// An interruptible poll (an owner's wake, as tensorsrc's Acquire's fence
+// wait) returns at once for a ready fd, at its timeout, when the fd
+// becomes ready, and when an interrupt comes after its generation was
+// read — at once for one that came before the poll — but no flag of an
+// element's wake ends it; it leaves no eventfd behind. A pipe stands in
+// for a dma-buf's fences (readable = signalled).
+func TestWakePollInterruptible(t *testing.T) {
+	checkFds(t)
+	w := NewWake()
+	defer w.Unref()
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	poll := func(gen int32, timeout time.Duration) <-chan int {
+		done := make(chan int, 1)
+		go func() {
+			r, _, err := w.PollInterruptible(gen, p[0], unix.POLLIN, timeout)
+			if err != nil {
+				t.Errorf("poll: %v", err)
+			}
+			done <- r
+		}()
+		return done
+	}
+	if r := result(t, poll(w.Gen(), 20*time.Millisecond), "not ready, 20 ms"); r != PollTimedOut {
+		t.Fatalf("a poll of a silent pipe returned %d, want the timeout", r)
+	}
+	gen := w.Gen()
+	done := poll(gen, 0)
+	awaitWaiters(t, w, 1)
+	w.SetFlushing(true) // an owner's wake has no flags' eventfd: no effect
+	w.SetFlushing(false)
+	w.Interrupt()
+	if r := result(t, done, "interrupted poll"); r != PollInterrupted {
+		t.Fatalf("an interrupted poll returned %d", r)
+	}
+	if r := result(t, poll(gen, 0), "poll with a stale generation"); r != PollInterrupted {
+		t.Fatalf("a poll whose generation was read before an interrupt returned %d", r)
+	}
+	done = poll(w.Gen(), 0)
+	awaitWaiters(t, w, 1)
+	if _, err := unix.Write(p[1], []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, done, "signalled poll"); r != PollReady {
+		t.Fatalf("a poll whose fd became ready returned %d", r)
+	}
+	if r, waited, _ := w.PollInterruptible(w.Gen(), p[0], unix.POLLIN, 0); r != PollReady || waited != 0 {
+		t.Fatalf("a ready fd: %d after %v, want ready at once", r, waited)
 	}
 }

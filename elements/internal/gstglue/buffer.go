@@ -47,6 +47,13 @@ func (b RawBuffer) IsNil() bool { return b.p == nil }
 // (cgo types are per package). No reference is taken.
 func (b RawBuffer) Unsafe() unsafe.Pointer { return unsafe.Pointer(b.p) }
 
+// AppendRawMemory moves the caller's reference of m into buf (a buffer
+// the caller owns and that is writable).
+func AppendRawMemory(buf RawBuffer, m RawMemory) { C.gst_buffer_append_memory(buf.p, m.p) }
+
+// RefCount returns b's reference count (tests of who holds a buffer).
+func (b RawBuffer) RefCount() int { return int(b.p.mini_object.refcount) }
+
 // RawBufferOf is the RawBuffer of the GstBuffer at p, for package
 // frameengine's C: it carries whatever p carries (a borrowed pointer, or
 // a reference where the caller's function says so), and takes none.

@@ -6,7 +6,7 @@ package gstglue
 
 /*
 #cgo pkg-config: gstreamer-1.0 gstreamer-allocators-1.0 gstreamer-video-1.0 gstreamer-base-1.0
-#cgo CFLAGS: -I${SRCDIR}/../../tensorsync -I${SRCDIR}/../../tensormeta
+#cgo CFLAGS: -I${SRCDIR}/../../tensorsync
 #include "cgo.h"
 */
 import "C"

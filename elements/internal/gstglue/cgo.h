@@ -1,9 +1,10 @@
-/* cgo.h: what every C file of package gstc includes — the GStreamer
- * headers the layer wraps, and gstc_quark. Each concept has its own
- * header next to its Go file (buffer memory in fdmem.h, events of the
- * base classes in basesink.h/basesrc.h, ...); those headers hold
- * declarations and static inline helpers only, so that the Go files
- * carrying //export directives can include them. */
+/* cgo.h: what every C file of the glue, the shared engine and the
+ * elements' frames includes first — the GStreamer headers, gstc_quark,
+ * gstc_qdata_attach, gstc_atomic_max. Each concept of the glue has its
+ * own header next to its Go file (buffer memory in fdmem.h, pushed
+ * events in syncpush.h, ...); those headers hold declarations and static
+ * inline helpers only, so that the Go files carrying //export directives
+ * can include them. */
 #ifndef GSTC_CGO_H
 #define GSTC_CGO_H
 

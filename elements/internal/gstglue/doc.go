@@ -13,19 +13,19 @@
 //
 // # Who may call it
 //
-// The element packages and their tests, and package frameengine, the
-// per-frame engine built on it: its Go through this package's API, its C
-// by including this directory's headers (cgo.h first) and calling the
-// functions of its .c files, which link into the same binary. The
-// dependency goes one way: this package imports no engine package and
-// none of its C files includes an engine header.
+// The element packages and their tests (their C frames too), and package
+// frameengine, the shared frame engine built on it: Go through this
+// package's API, C by including this directory's headers (cgo.h first)
+// and calling the functions of its .c files, which link into the same
+// binary. The dependency goes one way: this package imports no engine or
+// element package and none of its C files includes their headers.
 //
 // cgo types belong to their package, so the engine's pointers cross as
 // unsafe.Pointer. The names exported for it are few: RawElementOf,
 // RawBufferOf, RawMemoryOf and the Unsafe methods; NewHandle,
-// LookupHandle and TakeHandle; RecoverTrampoline and SafeCall;
-// QdataKey.Quark, VideoMetaLayout.Values and WrapFd; for its tests,
-// LiveHandles, RawMemory.RefCount and SchedYields.
+// LookupHandle and TakeHandle; BindInstance and InstanceOf;
+// RecoverTrampoline and SafeCall; QdataKey.Quark, VideoMetaLayout.Values
+// and WrapFd; for its tests, LiveHandles, RefCount and SchedYields.
 //
 // # Map
 //
@@ -38,6 +38,8 @@
 //	element.go, element.h       RawElement, panic recovery of trampolines, vfunc override/chain
 //	handles.go                  Go values referenced from C by handle (chunked places, a
 //	                            generation per handle, lock-free lookups); their destroy notify
+//	instance.go                 an element's Go side found by its C frame through a handle in
+//	                            the instance's qdata (BindInstance, InstanceOf)
 //	qdata.go, qdata.[ch]        Go values attached to a GstMemory as qdata (QdataKey)
 //	buffer.go                   RawBuffer, Lease, peek/extract/unref/append, ClockTimeNone
 //	bufferview.go, bufferview.[ch] BufferView: one read of a buffer per frame (memories, fds,
@@ -88,7 +90,7 @@
 //     something else holds the object (typically the vfunc's caller, for
 //     the duration of render or create), except where a function says the
 //     value carries an owned reference (package frameengine's
-//     NewFrameBuffer and MemRing.Wrap).
+//     NewFrameBuffer and OutRing.Wrap).
 //   - File descriptors are never closed by this package or by GStreamer on
 //     its behalf: fd memory is created with GST_FD_MEMORY_FLAG_DONT_CLOSE,
 //     and FD returns a borrowed fd. The caller keeps the fd open until the

@@ -57,7 +57,7 @@ func allocators() {
 
 // NewFdMemory wraps fd as a GstMemory of size bytes from a GstFdAllocator
 // (gst_fd_allocator_alloc with GST_FD_MEMORY_FLAG_DONT_CLOSE); see wrapFd
-// for ownership. The elements wrap their fds through MemRing.Wrap;
+// for ownership. The elements wrap their fds through OutRing.Wrap;
 // tensorpinsink's tests push fd memory built with this (see
 // AppendMemory), hence the export.
 func NewFdMemory(fd, size int, release func()) (*gst.Memory, error) {
@@ -65,7 +65,7 @@ func NewFdMemory(fd, size int, release func()) (*gst.Memory, error) {
 }
 
 // WrapFd is wrapFd with no extra flags, for package frameengine's rings
-// (MemRing.Wrap). Ownership as wrapFd's: the fd stays the caller's.
+// (OutRing.Wrap). Ownership as wrapFd's: the fd stays the caller's.
 func WrapFd(dmabuf bool, fd, size int, release func()) (*gst.Memory, error) {
 	return wrapFd(dmabuf, fd, size, 0, release)
 }

@@ -21,7 +21,7 @@ import (
 // valid only while something else holds the memory, typically the buffer
 // it was peeked from for the duration of a render or chain call. A
 // RawMemory can also stand for a reference its holder owns, where a
-// function says so (MemRing.Wrap). The zero RawMemory is nil.
+// function says so (OutRing.Wrap). The zero RawMemory is nil.
 type RawMemory struct{ p *C.GstMemory }
 
 // BorrowMemory returns a RawMemory for m without taking a reference; m

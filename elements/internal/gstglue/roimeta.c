@@ -294,3 +294,35 @@ gstc_roi_list (GstBuffer * buf, GstcRoi * out, guint max)
 
   return gstc_roi_list_full (buf, out, max, NULL, 0, &nc);
 }
+
+gint
+gstc_roi_add_classification (GstBuffer * buf, gint id, const gchar * label,
+    gint class_id, gdouble confidence, const gchar * model, guint rect[4])
+{
+  GstVideoRegionOfInterestMeta *m;
+  GstStructure *s;
+
+  if (!gst_buffer_is_writable (buf))
+    return GSTC_ROI_NOT_WRITABLE;
+  m = gst_buffer_get_video_region_of_interest_meta_id (buf, id);
+  if (m == NULL)
+    return GSTC_ROI_NO_REGION;
+  intern_quarks ();
+  s = gst_structure_new_id (q_classification, q_confidence, G_TYPE_DOUBLE,
+      confidence, NULL);
+  if (label != NULL)
+    gst_structure_id_set (s, q_label, G_TYPE_STRING, label, NULL);
+  if (class_id >= 0)
+    gst_structure_id_set (s, q_class_id, G_TYPE_INT, class_id, NULL);
+  if (model != NULL)
+    gst_structure_id_set (s, q_model, G_TYPE_STRING, model, NULL);
+  /* The meta takes the structure. */
+  gst_video_region_of_interest_meta_add_param (m, s);
+  if (rect != NULL) {
+    rect[0] = m->x;
+    rect[1] = m->y;
+    rect[2] = m->w;
+    rect[3] = m->h;
+  }
+  return GSTC_ROI_OK;
+}

@@ -16,6 +16,7 @@ import "C"
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 )
 
@@ -79,6 +80,34 @@ func AddROI(buf RawBuffer, r ROI) (int, error) {
 		return 0, ErrBufferNotWritable
 	}
 	return int(id), nil
+}
+
+// ErrNoRegion: a buffer has no region of interest of the id asked for.
+var ErrNoRegion = errors.New("gstc: no region of interest of that id")
+
+// AddClassification adds c to the region of buf (borrowed, writable)
+// whose id is id, as a "classification" params structure after the ones
+// it has (its label and model left out when empty, its class-id when
+// negative), and returns the region's rectangle. Errors: ErrNoRegion,
+// ErrBufferNotWritable.
+func AddClassification(buf RawBuffer, id int, c Classification) (x, y, w, h uint, err error) {
+	var label, model *C.gchar
+	if c.Label != "" {
+		label = C.CString(c.Label)
+		defer C.free(unsafe.Pointer(label))
+	}
+	if c.Model != "" {
+		model = C.CString(c.Model)
+		defer C.free(unsafe.Pointer(model))
+	}
+	var rect [4]C.guint
+	switch C.gstc_roi_add_classification(buf.p, C.gint(id), label, C.gint(c.ClassID), C.gdouble(c.Confidence), model, &rect[0]) {
+	case C.GSTC_ROI_NO_REGION:
+		return 0, 0, 0, 0, fmt.Errorf("region %d: %w", id, ErrNoRegion)
+	case C.GSTC_ROI_NOT_WRITABLE:
+		return 0, 0, 0, 0, ErrBufferNotWritable
+	}
+	return uint(rect[0]), uint(rect[1]), uint(rect[2]), uint(rect[3]), nil
 }
 
 // ROIs returns buf's regions of interest (buf borrowed), in the order

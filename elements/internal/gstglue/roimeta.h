@@ -68,6 +68,18 @@ guint gstc_roi_list (GstBuffer * buf, GstcRoi * out, guint max);
 guint gstc_roi_list_full (GstBuffer * buf, GstcRoi * out, guint max,
     GstcRoiClass * classes, guint max_classes, guint * n_classes_total);
 
+/* Adds a "classification" structure — label (NULL: none), class-id
+ * (left out when < 0: a text), confidence, model (NULL: none) — to the
+ * region of buf (borrowed, writable) whose id is id, after the ones it
+ * has, and fills rect (NULL: not) with the region's x, y, w, h. Returns
+ * GSTC_ROI_OK, or, adding nothing, GSTC_ROI_NO_REGION when buf has no
+ * region of that id and GSTC_ROI_NOT_WRITABLE when buf is not writable. */
+enum
+{ GSTC_ROI_OK, GSTC_ROI_NO_REGION, GSTC_ROI_NOT_WRITABLE };
+gint gstc_roi_add_classification (GstBuffer * buf, gint id,
+    const gchar * label, gint class_id, gdouble confidence,
+    const gchar * model, guint rect[4]);
+
 /* How many metas gstc_roi_add has visited to number regions, since the
  * process started (for the tests of its cost). */
 guint64 gstc_roi_numbering_visits (void);

@@ -193,3 +193,47 @@ func TestROIAddNumbering(t *testing.T) {
 		t.Errorf("after regions 0 and 7 of another element: ids %v, want 8 9", got)
 	}
 }
+
+// A classification added to a region by id lands on that region, after
+// its other params, as GStreamer's own API reads it: label, class-id
+// (left out for a text), confidence, model; the region's rectangle comes
+// back. A missing id and a shared buffer are errors that add nothing.
+func TestAddClassification(t *testing.T) {
+	buf := gst.NewBufferWithSize(16)
+	defer ReleaseBuffer(buf)
+	raw := BorrowBuffer(buf)
+	for i := range 3 {
+		if _, err := AddROI(raw, ROI{Type: "text", X: uint(10 * i), Y: 5, W: 30, H: 8, ParentID: -1, Detection: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, y, w, h, err := AddClassification(raw, 1, Classification{Label: "京A·12345", ClassID: -1, Confidence: 0.75, Model: "rec"})
+	if err != nil || [4]uint{x, y, w, h} != [4]uint{10, 5, 30, 8} {
+		t.Fatalf("AddClassification: %d,%d %dx%d %v; want 10,5 30x8", x, y, w, h, err)
+	}
+	if _, _, _, _, err := AddClassification(raw, 1, Classification{Label: "upright", ClassID: 0, Confidence: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, _, err := AddClassification(raw, 7, Classification{Label: "x"}); !errors.Is(err, ErrNoRegion) {
+		t.Errorf("region 7 of 3: %v, want ErrNoRegion", err)
+	}
+	shared := buf.Ref()
+	if _, _, _, _, err := AddClassification(raw, 0, Classification{Label: "x"}); !errors.Is(err, ErrBufferNotWritable) {
+		t.Errorf("shared buffer: %v, want ErrBufferNotWritable", err)
+	}
+	ReleaseBuffer(shared)
+	regions := resultstest.Read(buf)
+	got := regions[1].All("classification")
+	want := []resultstest.Param{
+		{Name: "classification", Fields: map[string]any{"label": "京A·12345", "confidence": 0.75, "model": "rec"}},
+		{Name: "classification", Fields: map[string]any{"label": "upright", "class-id": 0, "confidence": 0.5}},
+	}
+	if !reflect.DeepEqual(got, want) || regions[1].Params[0].Name != "detection" {
+		t.Errorf("region 1's params: %+v, want detection then %+v", regions[1].Params, want)
+	}
+	for _, i := range []int{0, 2} {
+		if len(regions[i].All("classification")) != 0 {
+			t.Errorf("region %d got a classification: %+v", i, regions[i].Params)
+		}
+	}
+}

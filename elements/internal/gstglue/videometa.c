@@ -61,10 +61,23 @@ gstc_add_video_meta (GstBuffer * buf, GstVideoFormat fmt, guint width,
   return GSTC_VMETA_OK;
 }
 
+/* enum_nick is value's nick in enum type (static: the class lives as
+ * long as the type), or "unknown". */
+static const gchar *
+enum_nick (GType type, gint value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  GEnumValue *v = g_enum_get_value (klass, value);
+  const gchar *nick = v ? v->value_nick : "unknown";
+
+  g_type_class_unref (klass);
+  return nick;
+}
+
 gboolean
 gstc_video_layout (GstCaps * caps, GstVideoFormat * fmt, guint * w,
     guint * h, guint * n_planes, gsize * offsets, gint * strides,
-    gsize * size)
+    gsize * size, const gchar ** range, const gchar ** matrix)
 {
   GstVideoInfo info;
   guint i;
@@ -81,5 +94,7 @@ gstc_video_layout (GstCaps * caps, GstVideoFormat * fmt, guint * w,
     strides[i] = GST_VIDEO_INFO_PLANE_STRIDE (&info, i);
   }
   *size = GST_VIDEO_INFO_SIZE (&info);
+  *range = enum_nick (GST_TYPE_VIDEO_COLOR_RANGE, info.colorimetry.range);
+  *matrix = enum_nick (GST_TYPE_VIDEO_COLOR_MATRIX, info.colorimetry.matrix);
   return TRUE;
 }

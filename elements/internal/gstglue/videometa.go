@@ -68,15 +68,40 @@ func GetVideoMeta(b RawBuffer) (VideoMeta, bool) {
 // with or without the memory:DMABuf feature. go-gst's video.Info has no
 // per-plane offset or stride accessors.
 func CapsVideoLayout(caps *gst.Caps) (VideoMeta, int, error) {
+	vm, size, _, err := CapsVideoInfo(caps)
+	return vm, size, err
+}
+
+// VideoColorimetry is the part of raw video caps' colorimetry a reader
+// of YUV needs, by GStreamer's names (the GLib nicks of
+// GstVideoColorRange and GstVideoColorMatrix).
+type VideoColorimetry struct {
+	// Range is "16-235", "0-255" or "unknown" (GStreamer's converter
+	// reads unknown as 16-235).
+	Range string
+	// Matrix is "bt601", "bt709", "bt2020", "smpte240m", "fcc", or for
+	// RGB formats "rgb". gst_video_info_from_caps never leaves a YUV
+	// format's unknown: it puts its defaults in place.
+	Matrix string
+}
+
+// CapsVideoInfo is CapsVideoLayout and the caps' colorimetry as
+// gst_video_info_from_caps reads it: the caps' own, or GStreamer's
+// default for the format and size when they name none (or one it
+// refuses) — for YUV, BT.601 limited range up to 576 lines, BT.709
+// limited range above (GStreamer 1.22).
+func CapsVideoInfo(caps *gst.Caps) (VideoMeta, int, VideoColorimetry, error) {
 	var f C.GstVideoFormat
 	var w, h, n C.guint
 	var coff [MaxPlanes]C.gsize
 	var cstr [MaxPlanes]C.gint
 	var size C.gsize
-	if !gobool(C.gstc_video_layout(capsC(caps), &f, &w, &h, &n, &coff[0], &cstr[0], &size)) {
-		return VideoMeta{}, 0, fmt.Errorf("gstc: not fixed raw video caps: %s", caps)
+	var crange, matrix *C.gchar
+	if !gobool(C.gstc_video_layout(capsC(caps), &f, &w, &h, &n, &coff[0], &cstr[0], &size, &crange, &matrix)) {
+		return VideoMeta{}, 0, VideoColorimetry{}, fmt.Errorf("gstc: not fixed raw video caps: %s", caps)
 	}
-	return newVideoMeta(f, w, h, n, &coff, &cstr), int(size), nil
+	col := VideoColorimetry{Range: C.GoString(crange), Matrix: C.GoString(matrix)}
+	return newVideoMeta(f, w, h, n, &coff, &cstr), int(size), col, nil
 }
 
 // VideoMetaAPIType is GST_VIDEO_META_API_TYPE, for

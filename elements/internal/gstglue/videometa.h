@@ -19,9 +19,11 @@ enum
 int gstc_add_video_meta (GstBuffer * buf, GstVideoFormat fmt, guint width,
     guint height, guint n_planes, const gsize * offsets, const gint * strides);
 
-/* Default plane layout of raw video caps (gst_video_info_from_caps). */
+/* Default plane layout of raw video caps (gst_video_info_from_caps), and
+ * the colorimetry's range and matrix as it fills them (its defaults when
+ * the caps name none) as their GLib nicks (static strings). */
 gboolean gstc_video_layout (GstCaps * caps, GstVideoFormat * fmt, guint * w,
     guint * h, guint * n_planes, gsize * offsets, gint * strides,
-    gsize * size);
+    gsize * size, const gchar ** range, const gchar ** matrix);
 
 #endif /* GSTC_VIDEOMETA_H */

@@ -137,3 +137,28 @@ func TestCapsVideoLayout(t *testing.T) {
 		t.Error("tensor caps accepted")
 	}
 }
+
+// The colorimetry is gst_video_info_from_caps's: the caps' own, else
+// GStreamer's defaults for the format and size (YUV: BT.601 up to 576
+// lines, BT.709 above, limited range; RGB: the rgb matrix, full range),
+// by their GLib nicks.
+func TestCapsVideoInfoColorimetry(t *testing.T) {
+	for _, c := range []struct {
+		caps string
+		want VideoColorimetry
+	}{
+		{"video/x-raw,format=NV12,width=640,height=480", VideoColorimetry{Range: "16-235", Matrix: "bt601"}},
+		{"video/x-raw(memory:DMABuf),format=NV12,width=1280,height=720", VideoColorimetry{Range: "16-235", Matrix: "bt709"}},
+		{"video/x-raw,format=I420,width=64,height=64,colorimetry=1:4:0:0", VideoColorimetry{Range: "0-255", Matrix: "bt601"}},
+		{"video/x-raw,format=I420,width=64,height=64,colorimetry=bt2020", VideoColorimetry{Range: "16-235", Matrix: "bt2020"}},
+		{"video/x-raw,format=I420,width=1920,height=1080,colorimetry=0:3:0:0", VideoColorimetry{Range: "unknown", Matrix: "bt709"}},
+		{"video/x-raw,format=RGB,width=64,height=64", VideoColorimetry{Range: "0-255", Matrix: "rgb"}},
+	} {
+		caps := gst.NewCapsFromString(c.caps)
+		_, _, col, err := CapsVideoInfo(caps)
+		ReleaseCaps(caps)
+		if err != nil || col != c.want {
+			t.Errorf("%s: %+v, %v; want %+v", c.caps, col, err, c.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ typedef struct
   GThread *thread;
   GString *out;
   guint n;
+  gboolean addresses;
 } Capture;
 
 static void
@@ -56,6 +57,10 @@ capture_log (GstDebugCategory * category, GstDebugLevel level,
     return;
   /* object-alive, type-name=(string)T, address=(gpointer)P,
    * description=(string)D, ref-count=(uint)N, trace=(string)S; */
+  if (c->addresses) {
+    append_field (c->out, rec, "address=(gpointer)", ",");
+    g_string_append_c (c->out, ' ');
+  }
   append_field (c->out, rec, "type-name=(string)", ",");
   g_string_append (c->out, " (ref-count ");
   append_field (c->out, rec, "ref-count=(uint)", ",");
@@ -67,6 +72,12 @@ capture_log (GstDebugCategory * category, GstDebugLevel level,
 
 gchar *
 gsttest_leaks_live_objects (guint * n)
+{
+  return gsttest_leaks_live_objects_at (n, FALSE);
+}
+
+gchar *
+gsttest_leaks_live_objects_at (guint * n, gboolean addresses)
 {
   GList *tracers = gst_tracing_get_active_tracers (), *l;
   GObject *leaks = NULL;
@@ -88,6 +99,7 @@ gsttest_leaks_live_objects (guint * n)
   c.thread = g_thread_self ();
   c.out = g_string_new (NULL);
   c.n = 0;
+  c.addresses = addresses;
   /* The records are logged at TRACE in category GST_TRACER: raise its
    * threshold for the emission and keep the default handler from printing
    * them. */

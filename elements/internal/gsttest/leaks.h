@@ -11,4 +11,10 @@
  * is active. */
 gchar *gsttest_leaks_live_objects (guint * n);
 
+/* gsttest_leaks_live_objects_at is gsttest_leaks_live_objects with each
+ * line starting with the object's address and a space when addresses is
+ * TRUE: "0x55d0c1a2b3c0 type (ref-count n): description", so that two
+ * lists can be compared object by object. */
+gchar *gsttest_leaks_live_objects_at (guint * n, gboolean addresses);
+
 #endif

@@ -14,6 +14,10 @@
 // errors on the bus (a property set has no streaming context); a value the
 // param spec let through but the element rejects is returned as an error
 // for the element to log, and checked again where it is used (at start).
+//
+// ParseNumbers (numbers.go) reads a string property that holds numbers
+// the ways gst-launch users write them — one, a comma-separated list, or
+// GStreamer's array syntax <a, b, c> — with errors in words.
 package proptable
 
 import (

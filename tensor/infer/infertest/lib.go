@@ -22,11 +22,34 @@ type TB interface {
 // library cannot be fetched.
 const SkipEnv = "TENSORPIN_SKIP_ORT"
 
-var fetched struct {
+// fetch runs a fetch script of the repository once per test binary and
+// keeps what it printed (a path) or why it failed.
+type fetch struct {
 	once sync.Once
-	lib  string
+	out  string
 	err  string
 }
+
+func (f *fetch) run(rel string) (string, string) {
+	f.once.Do(func() {
+		script, err := repoFile(rel)
+		if err != nil {
+			f.err = err.Error()
+			return
+		}
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(script)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			f.err = fmt.Sprintf("%s failed (%v):\n%s", script, err, strings.TrimSpace(stderr.String()))
+			return
+		}
+		f.out = strings.TrimSpace(stdout.String())
+	})
+	return f.out, f.err
+}
+
+var fetchedLib, fetchedOCR fetch
 
 // Lib returns the ONNX Runtime library a test runs: $ONNXRUNTIME_LIB, or
 // the one scripts/fetch-onnxruntime fetches (once per test binary; cached
@@ -40,26 +63,33 @@ func Lib(tb TB) string {
 	if os.Getenv(SkipEnv) == "1" {
 		tb.Skip(SkipEnv + "=1: not running ONNX Runtime")
 	}
-	fetched.once.Do(func() {
-		script, err := repoFile("scripts/fetch-onnxruntime")
-		if err != nil {
-			fetched.err = err.Error()
-			return
-		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(script)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			fetched.err = fmt.Sprintf("%s failed (%v):\n%s", script, err, strings.TrimSpace(stderr.String()))
-			return
-		}
-		fetched.lib = strings.TrimSpace(stdout.String())
-	})
-	if fetched.err != "" {
+	lib, err := fetchedLib.run("scripts/fetch-onnxruntime")
+	if err != "" {
 		tb.Fatalf("cannot get ONNX Runtime: %s\nSet ONNXRUNTIME_LIB to a libonnxruntime.so >= 1.24, make npm and "+
-			"the npm registry reachable, or set %s=1 to skip the ONNX Runtime tests.", fetched.err, SkipEnv)
+			"the npm registry reachable, or set %s=1 to skip the ONNX Runtime tests.", err, SkipEnv)
 	}
-	return fetched.lib
+	return lib
+}
+
+// OCRModels returns the directory holding PaddleOCR's public ONNX models
+// (det.onnx, rec.onnx, cls.onnx) and dictionary (ppocr_keys_v1.txt):
+// $TENSORPIN_OCR_MODELS, or what scripts/fetch-ocr-models fetches (once
+// per test binary; cached on disk, sha256-pinned). A failed fetch fails
+// the test, unless TENSORPIN_SKIP_ORT=1 (these tests run ONNX Runtime).
+func OCRModels(tb TB) string {
+	tb.Helper()
+	if dir := os.Getenv("TENSORPIN_OCR_MODELS"); dir != "" {
+		return dir
+	}
+	if os.Getenv(SkipEnv) == "1" {
+		tb.Skip(SkipEnv + "=1: not running ONNX Runtime")
+	}
+	dir, err := fetchedOCR.run("scripts/fetch-ocr-models")
+	if err != "" {
+		tb.Fatalf("cannot get the OCR models: %s\nSet TENSORPIN_OCR_MODELS to a directory holding them, make npm and "+
+			"the npm registry reachable, or set %s=1 to skip the ONNX Runtime tests.", err, SkipEnv)
+	}
+	return dir
 }
 
 // RepoFile returns the absolute path of rel, a path relative to the

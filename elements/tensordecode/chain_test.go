@@ -1,0 +1,121 @@
+package tensordecode_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
+)
+
+// channelMapModel writes infertest.ChannelMap on channel c (0 red, 1
+// green), w×h, scale 1: the map is 1 where the frame is that colour.
+func channelMapModel(t *testing.T, name string, c, w, h int) string {
+	t.Helper()
+	model := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(model, infertest.ChannelMap{H: h, W: w, Channel: c, Scale: 1}.ONNX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return model
+}
+
+// A scaler between tensorinfer and tensordecode maps the result: a red
+// rectangle at (20,10) 40×30 of a 128×64 frame, letterboxed into a 64×64
+// red map, then the video scaled to 64×32, is decoded at (10,5) 20×15 of
+// the scaled frame (the meta's transform was scaled with the frame, as
+// GStreamer's own region metas are) — never at the unscaled place.
+func TestTensorDecodeVideoScaledBetween(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 6
+	model := channelMapModel(t, "red.onnx", 0, 64, 64)
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+		"tensorinfer name=infer output=video resize=letterbox ort-library=%s model=%s ! "+
+		"videoscale ! video/x-raw,width=64,height=32 ! tensordecode name=dec mode=map-boxes ! fakesink sync=false",
+		w, h, lib, model)
+	r := runVideoApp(t, desc, frames, h, func(_ int, b []byte, stride int) { paintRect(b, stride, [4]int{20, 10, 40, 30}, 0) }, nil)
+	if len(r.frames) != frames {
+		t.Fatalf("%d buffers decoded, want %d", len(r.frames), frames)
+	}
+	for k, got := range r.frames {
+		if len(got) != 1 || !near(got[0], [4]int{10, 5, 20, 15}) {
+			t.Errorf("frame %d: regions %s, want one at (10,5) 20×15 of the scaled frame", k, fmtROIs(got))
+		}
+	}
+}
+
+// A crop or a flip between tensorinfer and tensordecode either leaves
+// the result where the object is in the new frame or drops it: never a
+// box at the old place. (GStreamer 1.22's videocrop and videoflip cannot
+// tell a meta how they moved the pixels: the result is dropped, and the
+// frame passes without tensors.)
+func TestTensorDecodeVideoCropOrFlipBetweenNeverMisplaces(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 4
+	model := channelMapModel(t, "red.onnx", 0, 64, 64)
+	rect := [4]int{20, 10, 40, 30}
+	for _, c := range []struct {
+		name, between string
+		moved         [4]int // where the rectangle is after it
+	}{
+		{"crop", "videocrop left=16 top=8", [4]int{4, 2, 40, 30}},
+		{"flip", "videoflip video-direction=horiz", [4]int{w - 20 - 40, 10, 40, 30}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+				"tensorinfer name=infer output=video resize=letterbox ort-library=%s model=%s ! "+
+				"%s ! tensordecode name=dec mode=map-boxes ! fakesink sync=false", w, h, lib, model, c.between)
+			r := runVideoApp(t, desc, frames, h, func(_ int, b []byte, stride int) { paintRect(b, stride, rect, 0) }, nil)
+			if len(r.frames) != frames {
+				t.Fatalf("%d buffers decoded, want %d", len(r.frames), frames)
+			}
+			for k, got := range r.frames {
+				for _, g := range got {
+					if !near(g, c.moved) {
+						t.Errorf("frame %d: region %s after %s; want none or one at %v", k, fmtROIs([]gstglue.ROI{g}), c.between, c.moved)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Two tensorinfer output=video in a row each keep their result: a
+// decoder after the second (a green map) decodes the second's — the
+// green rectangle — and one told results-from=the first decodes the
+// red one, from the same buffers.
+func TestTensorDecodeVideoTwoModelsInALine(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 4
+	red := channelMapModel(t, "red.onnx", 0, 64, 64)
+	green := channelMapModel(t, "green.onnx", 1, 64, 64)
+	redRect, greenRect := [4]int{20, 10, 40, 30}, [4]int{80, 20, 30, 20}
+	paint := func(_ int, b []byte, stride int) {
+		paintRect(b, stride, redRect, 0)
+		paintRect(b, stride, greenRect, 1)
+	}
+	for _, c := range []struct {
+		name, prop string
+		want       [4]int
+	}{
+		{"latest", "", greenRect},
+		{"results-from=first", "results-from=first", redRect},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+				"tensorinfer name=first output=video resize=letterbox ort-library=%s model=%s ! "+
+				"tensorinfer name=infer output=video resize=letterbox ort-library=%s model=%s ! "+
+				"tensordecode name=dec mode=map-boxes %s ! fakesink sync=false", w, h, lib, red, lib, green, c.prop)
+			r := runVideoApp(t, desc, frames, h, paint, nil)
+			if len(r.frames) != frames {
+				t.Fatalf("%d buffers decoded, want %d", len(r.frames), frames)
+			}
+			for k, got := range r.frames {
+				if len(got) != 1 || !near(got[0], c.want) {
+					t.Errorf("frame %d: regions %s, want one at %v", k, fmtROIs(got), c.want)
+				}
+			}
+		})
+	}
+}

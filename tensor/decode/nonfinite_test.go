@@ -1,0 +1,118 @@
+package decode_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
+)
+
+var (
+	nan  = float32(math.NaN())
+	pinf = float32(math.Inf(1))
+	ninf = float32(math.Inf(-1))
+)
+
+// One YOLO candidate with a NaN coordinate changes nothing of the
+// others: normalized boxes stay normalized (automatic units decided
+// without it), the candidate is dropped and counted. Before, the NaN
+// made the frame read as pixels: a box 240,240 160×160 became
+// 0.375,0.375 0.25×0.25.
+func TestYOLONaNCoordinateChangesNoOtherBox(t *testing.T) {
+	good := anchor{cx: 0.5, cy: 0.5, w: 0.25, h: 0.25, obj: 1, cls: []float32{0.9}}
+	for _, bad := range []anchor{
+		{cx: nan, cy: 0.1, w: 0.1, h: 0.1, obj: 1, cls: []float32{0.8}},
+		{cx: 0.1, cy: 0.1, w: pinf, h: 0.1, obj: 1, cls: []float32{0.8}},
+		{cx: 0.1, cy: ninf, w: 0.1, h: 0.1, obj: 1, cls: []float32{0.8}},
+	} {
+		for name, tensor := range map[string]decode.Tensor{"v5": yoloV5(1, []anchor{bad, good}), "v8": yoloV8(1, []anchor{bad, good})} {
+			d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+			got := decodeOK(t, d, decode.Identity(640, 640), tensor)
+			checkObjects(t, name, got, []decode.Object{obj(240, 240, 160, 160, 0, "", 0.9)})
+			if d.NonFinite() != 1 {
+				t.Errorf("%s %+v: NonFinite %d, want 1", name, bad, d.NonFinite())
+			}
+		}
+	}
+}
+
+// +Inf is no detection: an infinite score is no object of confidence
+// +Inf, an infinite width no box as wide as the frame — in YOLO v5 and
+// v8, SSD, map-boxes and classify alike; each is counted, and the
+// finite objects beside them are decoded as without them.
+func TestInfinityIsNoObject(t *testing.T) {
+	t.Run("yolo", func(t *testing.T) {
+		good := anchor{cx: 320, cy: 320, w: 100, h: 100, obj: 1, cls: []float32{0.9}}
+		for _, bad := range []anchor{
+			{cx: 100, cy: 100, w: 10, h: 10, obj: 1, cls: []float32{pinf}},
+			{cx: 100, cy: 100, w: pinf, h: 10, obj: 1, cls: []float32{0.8}},
+			{cx: 100, cy: 100, w: 10, h: 10, obj: pinf, cls: []float32{0.8}},
+		} {
+			for name, tensor := range map[string]decode.Tensor{"v5": yoloV5(1, []anchor{bad, good}), "v8": yoloV8(1, []anchor{bad, good})} {
+				if name == "v8" && bad.obj != 1 {
+					continue // v8 has no objectness
+				}
+				d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+				got := decodeOK(t, d, decode.Identity(640, 640), tensor)
+				checkObjects(t, name, got, []decode.Object{obj(270, 270, 100, 100, 0, "", 0.9)})
+				if d.NonFinite() != 1 {
+					t.Errorf("%s %+v: NonFinite %d, want 1", name, bad, d.NonFinite())
+				}
+			}
+		}
+	})
+	t.Run("ssd", func(t *testing.T) {
+		boxes := []float32{0.1, 0.1, 0.5, 0.5, 0, 0, pinf, 0.5, 0, 0, 0.5, 0.5, 0.2, 0.2, 0.4, 0.4}
+		classes := []float32{1, 1, 1, nan}
+		scores := []float32{0.9, 0.8, pinf, 0.7}
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+		got := decodeOK(t, d, decode.Identity(100, 100),
+			f32("boxes", []int{1, 4, 4}, boxes), f32("classes", []int{1, 4}, classes), f32("scores", []int{1, 4}, scores))
+		checkObjects(t, "ssd", got, []decode.Object{obj(10, 10, 40, 40, 1, "", 0.9)})
+		if d.NonFinite() != 3 {
+			t.Errorf("ssd: NonFinite %d, want 3 (an infinite box, score, a NaN class)", d.NonFinite())
+		}
+	})
+	t.Run("map-boxes", func(t *testing.T) {
+		h, w, v := parseMap(
+			"..........",
+			".99.......",
+			".99....9..",
+			".......9..",
+		)
+		v[2*w+7] = pinf
+		d := newDecoder(t, decode.Config{Mode: decode.MapBoxes, MapThreshold: 0.5, ScoreThreshold: 0.5})
+		got := decodeOK(t, d, decode.Identity(w, h), f32("map", []int{1, 1, h, w}, v))
+		checkObjects(t, "map", got, []decode.Object{obj(1, 1, 2, 2, 0, "", 0.9), obj(7, 3, 1, 1, 0, "", 0.9)})
+		if d.NonFinite() != 1 {
+			t.Errorf("map: NonFinite %d, want 1", d.NonFinite())
+		}
+	})
+	t.Run("classify", func(t *testing.T) {
+		for _, softmax := range []bool{false, true} {
+			d := newDecoder(t, decode.Config{Mode: decode.Classify, ScoreThreshold: 0, Softmax: softmax})
+			scores := []float32{pinf, 0.5, nan, 0.25}
+			got := decodeOK(t, d, decode.Identity(4, 4), f32("s", []int{1, 4}, scores))
+			want := []decode.Object{obj(0, 0, 4, 4, 1, "", 0.5), obj(0, 0, 4, 4, 3, "", 0.25)}
+			if softmax {
+				e1, e3 := math.Exp(0.5), math.Exp(0.25)
+				want = []decode.Object{obj(0, 0, 4, 4, 1, "", e1/(e1+e3)), obj(0, 0, 4, 4, 3, "", e3/(e1+e3))}
+			}
+			checkObjects(t, "classify", got, want)
+			if d.NonFinite() != 2 {
+				t.Errorf("classify softmax=%v: NonFinite %d, want 2", softmax, d.NonFinite())
+			}
+		}
+	})
+	t.Run("ctc", func(t *testing.T) {
+		d := ctcDecoder(t, []string{"a", "b"})
+		tn := steps(3, []int{1, 2}, nil)
+		bad := f32("o", []int{1, 2, 3}, []float32{0.1, 0.9, 0, 0, pinf, 0})
+		if got := decodeOK(t, d, decode.Identity(4, 4), bad); len(got) != 0 || d.NonFinite() != 1 {
+			t.Errorf("ctc with +Inf: %s, NonFinite %d; want nothing, 1", fmtObjects(got), d.NonFinite())
+		}
+		if got := decodeOK(t, d, decode.Identity(4, 4), tn); len(got) != 1 || got[0].Label != "ab" || d.NonFinite() != 0 {
+			t.Errorf("the next frame: %s, NonFinite %d; want \"ab\", 0", fmtObjects(got), d.NonFinite())
+		}
+	})
+}
