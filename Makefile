@@ -13,7 +13,8 @@ GO ?= go
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	meson ninja-build pkg-config gcc python3-gst-1.0 \
-	gstreamer1.0-x fonts-dejavu-core
+	gstreamer1.0-x fonts-dejavu-core \
+	mosquitto mosquitto-clients
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps test vet staticcheck lint unit bench plugin smoke demo soak fuzz

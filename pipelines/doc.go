@@ -12,6 +12,14 @@
 //	})
 //	err := p.Run(ctx) // nil at EOS; *Error (errors.Is ErrPipeline) on a bus error
 //
+// Each frame's objects — boxes, labels, classes, confidences, tracks,
+// classifications, as tensordecode and the elements after it left them
+// in the frame's region metas — come from Results, typed, with the same
+// fields as tensorpublish's JSON lines (one type, results.Frame):
+//
+//	res, _ := p.Results("dec") // every frame leaving the element called dec
+//	res.OnFrame(func(f pipelines.ResultFrame) { use(f.PTS, f.Objects) })
+//
 // Frames() is the channel alternative to OnFrame: each frame handed to
 // another goroutine costs a thread wake-up when that goroutine is idle
 // (tens of µs of CPU a frame); use it when the consumer is busy anyway
@@ -52,6 +60,10 @@
 //     waits (up to ShutdownTimeout) for the application to release what
 //     it holds before stopping the pipeline; frames still held after
 //     that stay valid, with their brackets closed by the stop.
+//   - A ResultFrame is the application's: its memory is its own. A
+//     Results' probe stays on its pad from Results until Run returns
+//     (or Close); its channel, like a PinSink's, is closed when the
+//     stream ends, and a full channel holds back the stream.
 //   - A TensorSrc slot is the application's between Next and Push or
 //     Discard; its pin is the ring's and stays valid for the tensor's
 //     life. Close sends EOS after the frames pushed.

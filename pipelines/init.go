@@ -11,6 +11,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
 )
@@ -22,10 +23,10 @@ var (
 
 // Init initialises GStreamer (gst_init; harmless if the program did it
 // already) and registers the project's elements (tensorsrc,
-// tensorpinsink, tensorinfer, tensordecode, tensoroverlay, tensortrack)
-// statically in this process — once, however often it is called. Parse,
-// ParseLaunch and New call it; call it yourself before building
-// pipelines with go-gst directly.
+// tensorpinsink, tensorinfer, tensordecode, tensoroverlay, tensortrack,
+// tensorpublish) statically in this process — once, however often it is
+// called. Parse, ParseLaunch and New call it; call it yourself before
+// building pipelines with go-gst directly.
 //
 // The elements are this process's own Go code, so a Go program must NOT
 // also load libgsttensorpin.so (the plugin .so carries a second Go
@@ -42,6 +43,7 @@ func Init() error {
 			{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register},
 			{tensordecode.Name, tensordecode.Register}, {tensoroverlay.Name, tensoroverlay.Register},
 			{tensortrack.Name, tensortrack.Register},
+			{tensorpublish.Name, tensorpublish.Register},
 		} {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would

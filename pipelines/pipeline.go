@@ -79,6 +79,7 @@ type Pipeline struct {
 	closed    bool // references released: p is nil
 	sinks     []*PinSink
 	srcs      []*TensorSrc
+	results   []*Results
 	elems     []*gst.Element // wrappers handed out by Element, released at close
 	onMessage func(*gst.Message)
 }

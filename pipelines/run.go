@@ -184,6 +184,9 @@ func (p *Pipeline) drain(deadline time.Time) {
 	for _, k := range sinks {
 		k.closeFrames()
 	}
+	for _, r := range p.resultTaps() {
+		r.closeFrames()
+	}
 	for _, k := range sinks {
 		for k.outstanding() > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
@@ -192,13 +195,17 @@ func (p *Pipeline) drain(deadline time.Time) {
 }
 
 // stop closes the frame channels (waking a delivery blocked on one), sets
-// the pipeline to NULL, and detaches the PinSinks' handlers: the element
-// keeps its handler alive, so hooks that captured the PinSink or the
-// Pipeline would otherwise keep the pipeline alive for good.
+// the pipeline to NULL, and detaches the PinSinks' handlers and the
+// Results' probes: the element keeps its handler alive, so hooks that
+// captured the PinSink or the Pipeline would otherwise keep the pipeline
+// alive for good.
 func (p *Pipeline) stop() {
-	sinks := p.pinSinks()
+	sinks, taps := p.pinSinks(), p.resultTaps()
 	for _, k := range sinks {
 		k.closeFrames()
+	}
+	for _, r := range taps {
+		r.closeFrames()
 	}
 	if gp := p.pipeline(); gp != nil {
 		gp.SetState(gst.StateNull)
@@ -206,6 +213,15 @@ func (p *Pipeline) stop() {
 	for _, k := range sinks {
 		k.sink.OnFrame(nil)
 	}
+	for _, r := range taps {
+		r.detach()
+	}
+}
+
+func (p *Pipeline) resultTaps() []*Results {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*Results(nil), p.results...)
 }
 
 func (p *Pipeline) pinSinks() []*PinSink {

@@ -33,6 +33,7 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
 )
@@ -67,6 +68,7 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 	ok = tensordecode.Register(plugin) && ok
 	ok = tensoroverlay.Register(plugin) && ok
 	ok = tensortrack.Register(plugin) && ok
+	ok = tensorpublish.Register(plugin) && ok
 	if ok {
 		return C.TRUE
 	}

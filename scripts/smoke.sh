@@ -21,7 +21,7 @@ plugin=$(gst-inspect-1.0 tensorpin 2>&1)
 for field in Name Description Filename Version License "Source module" "Binary package" "Origin URL"; do
 	grep -qE "^  $field +[^ ]" <<<"$plugin" || fail "plugin metadata lacks $field"
 done
-for element in tensorpinsink tensorsrc tensorinfer tensordecode tensoroverlay tensortrack; do
+for element in tensorpinsink tensorsrc tensorinfer tensordecode tensoroverlay tensortrack tensorpublish; do
 	info=$(gst-inspect-1.0 "$element" 2>&1) || { fail "gst-inspect-1.0 $element: $info"; continue; }
 	for field in Long-name Klass Description Author; do
 		grep -qE "^  $field +[^ ]" <<<"$info" || fail "$element metadata lacks $field"

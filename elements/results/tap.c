@@ -1,0 +1,53 @@
+/* tap.c: C definitions of tap.go (see tap.h). */
+#include "tap.h"
+#include "qdata.h"
+#include "schedtick.h"
+#include "_cgo_export.h"
+
+/* The frame size of pad's current caps (0 × 0 when it has none). */
+static void
+frame_size (GstPad * pad, gint * w, gint * h)
+{
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+
+  *w = *h = 0;
+  if (caps == NULL)
+    return;
+  if (gst_caps_get_size (caps) > 0) {
+    const GstStructure *s = gst_caps_get_structure (caps, 0);
+
+    gst_structure_get_int (s, "width", w);
+    gst_structure_get_int (s, "height", h);
+  }
+  gst_caps_unref (caps);
+}
+
+static GstPadProbeReturn
+tap_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  gint w, h;
+
+  frame_size (pad, &w, &h);
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    goResultsTapBuffer ((uintptr_t) data, GST_PAD_PROBE_INFO_BUFFER (info),
+        w, h);
+    gstc_sched_tick ();
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    guint i, n = gst_buffer_list_length (list);
+
+    for (i = 0; i < n; i++)
+      goResultsTapBuffer ((uintptr_t) data, gst_buffer_list_get (list, i),
+          w, h);
+    gstc_sched_tick ();
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+gulong
+results_tap_add (GstPad * pad, uintptr_t handle)
+{
+  return gst_pad_add_probe (pad,
+      GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST, tap_probe,
+      (gpointer) handle, gstc_handle_destroy);
+}
