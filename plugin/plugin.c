@@ -15,7 +15,7 @@ GST_DEBUG_CATEGORY_STATIC (tensorpin_plugin_debug);
 #define GST_CAT_DEFAULT tensorpin_plugin_debug
 
 #define PACKAGE "gst-tensorpin"
-#define DESCRIPTION "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc, tensorinfer, tensordecode, tensoroverlay, tensortrack"
+#define DESCRIPTION "Pinned tensors from DMA-BUF and fd-backed buffers: tensorpinsink, tensorsrc, tensorinfer, tensordecode, tensoroverlay, tensortrack, tensorpublish"
 #define LICENSE "LGPL"
 #define ORIGIN "https://github.com/gst-tensorpin/gst-tensorpin"
 

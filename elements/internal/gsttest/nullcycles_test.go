@@ -58,6 +58,16 @@ var nullCycleCases = []struct {
 	{"tensortrack", "videotestsrc num-buffers=8 ! video/x-raw,format=I420,width=320,height=240 ! " +
 		"tensorinfer model={model} output=video interval=2 resize=letterbox ! " +
 		"tensordecode mode=classify softmax=true top-k=2 score-threshold=0 ! tensortrack post-messages=true ! fakesink", true},
+	// A second model on each region (the whole-frame classification's),
+	// its results decoded onto the regions and drawn.
+	{"tensorinfer-regions", "videotestsrc num-buffers=8 ! video/x-raw,format=RGB,width=160,height=120 ! " +
+		"tensorinfer model={model} output=video resize=letterbox ! " +
+		"tensordecode mode=classify softmax=true top-k=2 score-threshold=0 ! " +
+		"tensorinfer model={model} inference-region=roi-list resize=stretch ! " +
+		"tensordecode mode=classify softmax=true score-threshold=0 ! tensoroverlay ! fakesink", true},
+	{"tensorpublish", "videotestsrc num-buffers=8 ! video/x-raw,format=I420,width=320,height=240 ! " +
+		"tensorinfer model={model} output=video resize=letterbox ! " +
+		"tensordecode mode=classify softmax=true top-k=2 score-threshold=0 ! tensorpublish location=/dev/null ! fakesink", true},
 }
 
 func TestNullCyclesLeakNothing(t *testing.T) {
