@@ -25,10 +25,10 @@ gstc_out_ring_unref (GstcOutRing * r)
   g_free (r);
 }
 
-int
-gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
-    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
-    const guint64 * offset)
+static int
+add_slot (GstcOutRing * r, int n, GstMemory ** mems, const GstcBracket * b,
+    const guint64 * dev, const guint64 * ino, const guint64 * offset,
+    gboolean taken)
 {
   GstcOutSlot *sl;
   int i, k;
@@ -52,9 +52,26 @@ gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
     sl->t[k].offset = offset[k];
     sl->t[k].held = TRUE;
   }
+  sl->busy = taken;
   r->n = i + 1;
   g_mutex_unlock (&r->lock);
   return i;
+}
+
+int
+gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
+    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
+    const guint64 * offset)
+{
+  return add_slot (r, n, mems, b, dev, ino, offset, FALSE);
+}
+
+int
+gstc_out_ring_add_taken_slot (GstcOutRing * r, int n, GstMemory ** mems,
+    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
+    const guint64 * offset)
+{
+  return add_slot (r, n, mems, b, dev, ino, offset, TRUE);
 }
 
 static int
@@ -134,6 +151,33 @@ gstc_out_ring_take_until_interrupted (GstcOutRing * r, GstcWake * w,
   return a.slot;
 }
 
+int
+gstc_out_ring_take_waiting_until (GstcOutRing * r, GstcWake * w,
+    gint64 end_time)
+{
+  TakeArgs a = { r, w, FALSE, 0, -1 };
+
+  switch (gstc_wake_wait_until_time (w, take_ready, &a, end_time)) {
+    case 1:
+      return a.slot;
+    case 0:
+      return -1;
+    default:
+      return -2;
+  }
+}
+
+int
+gstc_out_ring_take_until_interrupted_or (GstcOutRing * r, GstcWake * w,
+    gint gen, gint64 end_time)
+{
+  TakeArgs a = { r, w, TRUE, gen, -1 };
+
+  if (gstc_wake_wait_until_time (w, take_ready, &a, end_time) < 0)
+    return -2;
+  return a.slot;
+}
+
 /* Frees sl; returns a reference of the ring's wake when a thread waits
  * on it (the caller signals it, then drops the reference, outside the
  * lock). A waiter counts itself before its take, which takes this lock:
@@ -179,10 +223,15 @@ gstc_out_ring_give (GstcOutRing * r, int slot)
   GstcWake *w;
   int nd = 0, k;
 
-  if (slot < 0 || slot >= r->n)
+  if (slot < 0 || slot >= GSTC_OUT_MAX_SLOTS)
     return;
   sl = &r->slots[slot];
   g_mutex_lock (&r->lock);
+  /* Under the lock: a ring that grows adds slots while others give. */
+  if (slot >= r->n) {
+    g_mutex_unlock (&r->lock);
+    return;
+  }
   w = free_locked (r, sl);
   if (r->closed) {
     /* The close kept a taken slot's memories for its taker: they go

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
@@ -83,7 +84,15 @@ func (r *OutRing) Wrap(dmabuf bool, fd, size, id int, release func()) (gstglue.R
 // AddSlot adds a slot of the tensors ts (at most MaxOutTensors; memory k
 // must have been wrapped with id index*MaxOutTensors+k, index being the
 // slot's, the ring's size before the call). It returns the slot's index.
-func (r *OutRing) AddSlot(ts []OutTensor) (int, error) {
+func (r *OutRing) AddSlot(ts []OutTensor) (int, error) { return r.addSlot(ts, false) }
+
+// AddTakenSlot is AddSlot for a ring others already take from: the slot
+// is added taken, its adder's (as if Take had returned it), so that no
+// one takes it before the adder has published what it keeps of it; the
+// adder pushes it or gives it back (Give).
+func (r *OutRing) AddTakenSlot(ts []OutTensor) (int, error) { return r.addSlot(ts, true) }
+
+func (r *OutRing) addSlot(ts []OutTensor, taken bool) (int, error) {
 	n := len(ts)
 	if n < 1 || n > MaxOutTensors {
 		return -1, fmt.Errorf("gstc: an output slot of %d tensors", n)
@@ -99,7 +108,12 @@ func (r *OutRing) AddSlot(ts []OutTensor) (int, error) {
 		mems[k], brs[k] = memP(t.Mem), b
 		dev[k], ino[k], off[k] = C.guint64(t.Dev), C.guint64(t.Ino), C.guint64(t.Off)
 	}
-	i := int(C.gstc_out_ring_add_slot(r.p, C.int(n), &mems[0], &brs[0], &dev[0], &ino[0], &off[0]))
+	var i int
+	if taken {
+		i = int(C.gstc_out_ring_add_taken_slot(r.p, C.int(n), &mems[0], &brs[0], &dev[0], &ino[0], &off[0]))
+	} else {
+		i = int(C.gstc_out_ring_add_slot(r.p, C.int(n), &mems[0], &brs[0], &dev[0], &ino[0], &off[0]))
+	}
 	if i < 0 {
 		return -1, ErrOutRingFull
 	}
@@ -121,6 +135,21 @@ func (r *OutRing) TakeUntilInterrupted(w Wake, gen int32) int {
 		p = r.p
 	}
 	return int(C.gstc_out_ring_take_until_interrupted(p, w.p, C.gint(gen)))
+}
+
+// TakeUntilInterruptedFor is TakeUntilInterrupted for at most d:
+// timedOut when d passed with no slot free and no interrupt (slot -1).
+func (r *OutRing) TakeUntilInterruptedFor(w Wake, gen int32, d time.Duration) (slot int, timedOut bool) {
+	var p *C.GstcOutRing
+	if r != nil {
+		p = r.p
+	}
+	end := C.g_get_monotonic_time() + C.gint64(d/time.Microsecond)
+	i := int(C.gstc_out_ring_take_until_interrupted_or(p, w.p, C.gint(gen), end))
+	if i == -2 {
+		return -1, true
+	}
+	return i, false
 }
 
 // Give puts back a slot taken but not pushed (its brackets left).
@@ -165,6 +194,17 @@ func (r *OutRing) Busy() int { return int(C.gstc_out_ring_busy(r.p)) }
 // Close retires the ring (outring.h): Take finds no slot from now on,
 // memories downstream are freed when they come back. Idempotent.
 func (r *OutRing) Close() { C.gstc_out_ring_close(r.p) }
+
+// takeWaitingFor (tests) is the C frames' bounded wait for a slot
+// (gstc_out_ring_take_waiting_until) for at most d (negative: no
+// bound): the slot, -1 when a flag ended the wait, -2 when d passed.
+func (r *OutRing) takeWaitingFor(w Wake, d time.Duration) int {
+	end := C.gint64(-1)
+	if d >= 0 {
+		end = C.g_get_monotonic_time() + C.gint64(d/time.Microsecond)
+	}
+	return int(C.gstc_out_ring_take_waiting_until(r.p, w.p, end))
+}
 
 // outRingProbe (tests) installs or removes a hook on every OutRing's
 // returns that records, between a memory's write bracket being left and

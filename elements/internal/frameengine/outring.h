@@ -114,6 +114,14 @@ int gstc_out_ring_add_slot (GstcOutRing * r, int n, GstMemory ** mems,
     const GstcBracket * b, const guint64 * dev, const guint64 * ino,
     const guint64 * offset);
 
+/* gstc_out_ring_add_slot, the slot added taken (busy) for its adder —
+ * who publishes what else it keeps of the slot before anyone else can
+ * take it, then pushes it or gives it back: a ring that grows while
+ * others wait for its slots. */
+int gstc_out_ring_add_taken_slot (GstcOutRing * r, int n, GstMemory ** mems,
+    const GstcBracket * b, const guint64 * dev, const guint64 * ino,
+    const guint64 * offset);
+
 /* The free slot freed last (never-used ones last, lowest first), now
  * busy; -1 if none or closed. */
 int gstc_out_ring_take (GstcOutRing * r);
@@ -133,6 +141,19 @@ int gstc_out_ring_take_waiting (GstcOutRing * r, GstcWake * w,
  * interrupt is waited for. */
 int gstc_out_ring_take_until_interrupted (GstcOutRing * r, GstcWake * w,
     gint gen);
+
+/* gstc_out_ring_take_waiting with a bound and no count: waits on w
+ * while every slot is busy until end_time (g_get_monotonic_time's
+ * clock, µs; negative: no bound). The slot; -1 when a flush, a stop or a
+ * seek ended the wait; -2 when end_time passed with no slot free (a
+ * source that grows its ring when none comes back: tensorsrc). */
+int gstc_out_ring_take_waiting_until (GstcOutRing * r, GstcWake * w,
+    gint64 end_time);
+
+/* gstc_out_ring_take_until_interrupted with a bound: -2 when end_time
+ * (as above) passed with no slot free and no interrupt. */
+int gstc_out_ring_take_until_interrupted_or (GstcOutRing * r, GstcWake * w,
+    gint gen, gint64 end_time);
 
 /* Puts back a slot taken but not pushed (its brackets left already, or
  * left here if the ring is closed: then its memories are dropped). */

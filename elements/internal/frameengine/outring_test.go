@@ -364,3 +364,118 @@ func TestOutRingCloseLeavesATakenSlotToItsTaker(t *testing.T) {
 		t.Fatalf("%d memories freed after the give, want 2", n)
 	}
 }
+
+// A slot added to a ring others wait on (a source that grows its ring)
+// is its adder's: a waiter does not get it until the adder gives it
+// back, and then does. The slot's index follows the others'.
+func TestOutRingAddTakenSlotIsTheAddersUntilGiven(t *testing.T) {
+	r := newTestOutRing(t, 1)
+	w := NewWake()
+	defer w.Unref()
+	r.SetWake(w)
+	held := r.mustTake(t)
+	got := make(chan int, 1)
+	gen := w.Gen()
+	go func() { got <- r.TakeUntilInterrupted(w, gen) }()
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
+	var released atomic.Int32
+	ot, _ := wrapOutTensor(t, r.OutRing, 64, 1*MaxOutTensors, &released)
+	i, err := r.AddTakenSlot([]OutTensor{ot})
+	if err != nil || i != 1 {
+		t.Fatalf("AddTakenSlot = %d, %v; want slot 1", i, err)
+	}
+	if n := r.Slots(); n != 2 {
+		t.Fatalf("%d slots after the add, want 2", n)
+	}
+	if b := r.Busy(); b != 2 {
+		t.Fatalf("%d busy slots, want 2 (slot %d taken, the added one its adder's)", b, held)
+	}
+	if j := r.Take(); j >= 0 {
+		t.Fatalf("took slot %d: the added slot is its adder's", j)
+	}
+	select {
+	case j := <-got:
+		t.Fatalf("the waiter got slot %d before the adder gave it", j)
+	default:
+	}
+	r.Give(i)
+	if j := result(t, got, "wait for the given slot"); j != i {
+		t.Fatalf("the waiter got %d, want the added slot %d", j, i)
+	}
+	r.Give(i)
+	r.Give(held)
+}
+
+// The bounded waits for a slot end with -2 when the bound passes and no
+// slot is free, with the slot when one comes back before it, and with
+// -1 when a flag (the C frame's wait) or an interrupt (the
+// application's) ends them first.
+func TestOutRingBoundedWaits(t *testing.T) {
+	r := newTestOutRing(t, 1)
+	w := newTestWake(t)
+	r.SetWake(w)
+	sl := r.mustTake(t)
+	if got := r.takeWaitingFor(w, 20*time.Millisecond); got != -2 {
+		t.Fatalf("bounded wait with every slot busy = %d, want -2", got)
+	}
+	if w.Waiters() != 0 {
+		t.Fatalf("%d waiters after the bounded wait returned", w.Waiters())
+	}
+	done := make(chan int, 1)
+	go func() { done <- r.takeWaitingFor(w, time.Hour) }()
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
+	UnrefRingMemory(r.push(t, sl))
+	if got := result(t, done, "bounded wait, the slot back"); got != sl {
+		t.Fatalf("bounded wait got %d when slot %d came back, want it", got, sl)
+	}
+	go func() { done <- r.takeWaitingFor(w, time.Hour) }()
+	if !awaitWaiters(t, w, 1) {
+		t.FailNow()
+	}
+	w.SetFlushing(true)
+	if got := result(t, done, "bounded wait, flushing"); got != -1 {
+		t.Fatalf("bounded wait ended by a flush = %d, want -1", got)
+	}
+	w.SetFlushing(false)
+
+	a := NewWake()
+	defer a.Unref()
+	r.SetWake(a)
+	if got, timedOut := r.TakeUntilInterruptedFor(a, a.Gen(), 20*time.Millisecond); got != -1 || !timedOut {
+		t.Fatalf("TakeUntilInterruptedFor with every slot busy = %d, %v; want -1, timed out", got, timedOut)
+	}
+	type res struct {
+		slot     int
+		timedOut bool
+	}
+	app := make(chan res, 1)
+	gen := a.Gen()
+	go func() {
+		i, to := r.TakeUntilInterruptedFor(a, gen, time.Hour)
+		app <- res{i, to}
+	}()
+	if !awaitWaiters(t, a, 1) {
+		t.FailNow()
+	}
+	a.Interrupt()
+	if got := result(t, app, "interrupted bounded wait"); got.slot != -1 || got.timedOut {
+		t.Fatalf("interrupted TakeUntilInterruptedFor = %+v, want -1, not timed out", got)
+	}
+	gen = a.Gen()
+	go func() {
+		i, to := r.TakeUntilInterruptedFor(a, gen, time.Hour)
+		app <- res{i, to}
+	}()
+	if !awaitWaiters(t, a, 1) {
+		t.FailNow()
+	}
+	r.Give(sl)
+	if got := result(t, app, "bounded wait, slot given"); got.slot != sl || got.timedOut {
+		t.Fatalf("TakeUntilInterruptedFor when slot %d was given = %+v", sl, got)
+	}
+	r.Give(sl)
+}

@@ -162,6 +162,32 @@ gstc_wake_wait_until (GstcWake * w, gboolean (*ready) (gpointer),
   return ok;
 }
 
+int
+gstc_wake_wait_until_time (GstcWake * w, gboolean (*ready) (gpointer),
+    gpointer data, gint64 end_time)
+{
+  int r = 0;
+
+  g_mutex_lock (&w->lock);
+  g_atomic_int_inc (&w->waiters);
+  while (!gstc_wake_ended (w)) {
+    if (ready (data)) {
+      r = 1;
+      break;
+    }
+    if (end_time < 0)
+      g_cond_wait (&w->cond, &w->lock);
+    else if (!g_cond_wait_until (&w->cond, &w->lock, end_time)
+        && !gstc_wake_ended (w)) {
+      r = ready (data) ? 1 : -1;
+      break;
+    }
+  }
+  g_atomic_int_dec_and_test (&w->waiters);
+  g_mutex_unlock (&w->lock);
+  return r;
+}
+
 static gint64
 mono_ns (void)
 {

@@ -82,6 +82,13 @@ void gstc_wake_interrupt (GstcWake * w);
 gboolean gstc_wake_wait_until (GstcWake * w, gboolean (*ready) (gpointer),
     gpointer data);
 
+/* gstc_wake_wait_until, giving up at end_time (g_get_monotonic_time's
+ * clock, µs; negative: never): 1 when ready returned TRUE, 0 when a
+ * flush or a stop ended the wait, -1 when end_time passed first (ready
+ * was called once more at the end: a slot freed just then is taken). */
+int gstc_wake_wait_until_time (GstcWake * w, gboolean (*ready) (gpointer),
+    gpointer data, gint64 end_time);
+
 /* Polls fd for events for at most timeout_ms (negative: no bound)
  * beside the wake's eventfd: 0 when fd is ready, 1 at the timeout, 2
  * when a flush or a stop ended the wait, else a negative errno. *waited
