@@ -125,6 +125,15 @@ func PostErrorRaw(elem RawElement, code ErrorCode, text, debug string) {
 	}
 }
 
+// PostWarningRaw is PostErrorRaw for GST_MESSAGE_WARNING: something went
+// wrong and the element carries on (tensorsrc's ring that could not
+// grow).
+func PostWarningRaw(elem RawElement, code ErrorCode, text, debug string) {
+	if elem.p != nil {
+		postMessageC(elem.p, 2, C.GST_MESSAGE_WARNING, code, text, debug)
+	}
+}
+
 // postWarning is PostError for GST_MESSAGE_WARNING (the elements post
 // warnings through Held.PostWarning; the tests through this).
 func postWarning(elem *gst.Element, code ErrorCode, text, debug string) {
