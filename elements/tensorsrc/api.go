@@ -77,6 +77,7 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		st := e.st
 		var r *ring
 		var err error
+		var growAfter time.Duration
 		switch {
 		case st == nil && e.runs > 0:
 			err = ErrStopped
@@ -88,13 +89,16 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		case st.ring != nil:
 			r = st.ring
 			if i := r.out.Take(); i >= 0 {
+				sl := r.slots[i] // under e.mu: the ring may grow
 				e.mu.Unlock()
-				return s.open(ctx, st, r.slots[i], gen)
+				r.tookSlot()
+				return s.open(ctx, st, sl, gen)
 			}
 			if !waited {
 				waited = true
 				st.stats.waits.Add(1)
 			}
+			growAfter = r.acquireGrowAfter()
 		}
 		e.mu.Unlock()
 		if err != nil {
@@ -102,13 +106,32 @@ func (s *Source) Acquire(ctx context.Context) (*Slot, error) {
 		}
 		// In C, with no lock held: a free of the ring's (whose wake this
 		// is) wakes it without a call into Go; with no ring yet, only an
-		// interrupt does.
+		// interrupt does. A ring that may grow is waited for growAfter
+		// at a time (grow.go).
 		var out *frameengine.OutRing
 		if r != nil {
 			out = r.out
 		}
-		if i := out.TakeUntilInterrupted(e.appWake, gen); i >= 0 {
-			return s.open(ctx, st, r.slots[i], gen)
+		i, timedOut := -1, false
+		if growAfter > 0 {
+			i, timedOut = out.TakeUntilInterruptedFor(e.appWake, gen, growAfter)
+		} else {
+			i = out.TakeUntilInterrupted(e.appWake, gen)
+		}
+		if i >= 0 {
+			e.mu.Lock()
+			sl := r.slots[i]
+			e.mu.Unlock()
+			r.tookSlot()
+			return s.open(ctx, st, sl, gen)
+		}
+		if timedOut && e.prerollWaits() {
+			// Every slot downstream while a sink waits for its preroll:
+			// one more slot, this Acquire's.
+			if sl := e.grow(gstglue.RawElementOf(e.self), r, false); sl != nil {
+				r.grewForAcquire()
+				return s.open(ctx, st, sl, gen)
+			}
 		}
 	}
 }

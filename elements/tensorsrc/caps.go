@@ -175,7 +175,7 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 		e.mu.Unlock()
 		return false
 	}
-	b, ends, stats, wake := st.backend, st.ends, st.stats, st.wake
+	b, ends, stats, wake, maxSlots := st.backend, st.ends, st.stats, st.wake, st.maxPoolSize
 	if st.pattern == patternApp {
 		// The application's Acquire waits for this ring's frees; the C
 		// create waits for its pushes instead.
@@ -183,11 +183,12 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	}
 	e.mu.Unlock()
 
-	r, err := newRing(e, f, b, ends, n, stats, wake)
+	r, err := newRing(e, f, b, ends, n, maxSlots, stats, wake)
 	if err != nil {
 		gstglue.PostError(self.Element, gstglue.ResourceNoSpaceLeft, fmt.Sprintf("cannot allocate the ring: %v", err), "")
 		return false
 	}
+	first := r.slots[0].t // before the ring is current: it may grow then
 	var rel retired
 	e.mu.Lock()
 	// The application's queue goes back to the old ring (SetRing), before
@@ -201,7 +202,11 @@ func (e *element) replaceRing(self *base.GstBaseSrc, f capslayout.Format, n int,
 	e.mu.Unlock()
 	e.appWake.Interrupt()
 	rel.finish()
-	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s: %v", n, b.name, why, r.slots[0].t), self.Object)
+	grows := "it does not grow"
+	if r.maxSlots > n {
+		grows = fmt.Sprintf("it grows to %d when a preroll waits with every tensor downstream", r.maxSlots)
+	}
+	cat.LogInfo(fmt.Sprintf("ring of %d %s tensors for %s (%s): %v", n, b.name, why, grows, first), self.Object)
 	return true
 }
 

@@ -22,15 +22,10 @@ func (e *element) configureFrameLocked(st *state, r *ring) {
 	}
 	st.frame.SetRing(r.out, st.stats.c)
 	st.frame.SetApp(st.pattern == patternApp)
-	for i, sl := range r.slots {
-		st.frame.SetSlot(i, sl.pin.Bytes())
-		st.frame.SetFenceStandIn(i, -1, 0)
-		if fenceStandIn.Load() { // tests: a pipe stands in for the fences
-			if fd, events, ok := slotFence(sl); ok {
-				st.frame.SetFenceStandIn(i, fd, events)
-			}
-		}
+	for _, sl := range r.slots {
+		configureSlot(st, sl)
 	}
+	st.frame.SetGrowth(r.maxSlots)
 	var vmeta *gstglue.VideoMetaLayout
 	if r.hasVMeta && r.vmetaErr == nil {
 		vmeta = r.vmeta
@@ -44,6 +39,19 @@ func (e *element) configureFrameLocked(st *state, r *ring) {
 	st.frame.SetSyncTimeout(st.syncTimeout)
 	st.frame.SetPacer(st.pacer)
 	st.frame.Enable(true)
+}
+
+// configureSlot gives the C frame slot sl's bytes (and, in tests, the
+// pipe standing in for its fences). Called with e.mu held where no
+// create runs, or by create itself (a slot the ring grew).
+func configureSlot(st *state, sl *Slot) {
+	st.frame.SetSlot(sl.idx, sl.pin.Bytes())
+	st.frame.SetFenceStandIn(sl.idx, -1, 0)
+	if fenceStandIn.Load() { // tests: a pipe stands in for the fences
+		if fd, events, ok := slotFence(sl); ok {
+			st.frame.SetFenceStandIn(sl.idx, fd, events)
+		}
+	}
 }
 
 // cPattern is p as srcFrame writes it (a built-in pattern).

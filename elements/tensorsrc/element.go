@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
@@ -24,17 +25,18 @@ var cat = gst.NewDebugCategory(Name, gst.DebugColorNone, "tensorsrc: a ring of p
 // settings are the property values. They are read at Start (backend,
 // pool size, pattern, handoff) and during negotiation (caps targets).
 type settings struct {
-	poolSize   uint
-	backend    string
-	pattern    string
-	width      int
-	height     int
-	format     string
-	dimensions string
-	dtype      string
-	framerate  [2]int // numerator, denominator
-	isLive     bool
-	handoff    string
+	poolSize    uint
+	maxPoolSize uint
+	backend     string
+	pattern     string
+	width       int
+	height      int
+	format      string
+	dimensions  string
+	dtype       string
+	framerate   [2]int // numerator, denominator
+	isLive      bool
+	handoff     string
 	// syncTimeout bounds (ms; 0: no bound) the wait for the fences a
 	// slot's dma-buf may still carry when its bracket opens for writing.
 	syncTimeout uint
@@ -45,6 +47,12 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("pool-size", "Pool size",
 		"Number of tensors in the ring; a buffer is reused once downstream has freed it",
 		1, 64, 4, proptable.WritableInReady, func(e *element) *uint { return &e.settings.poolSize }),
+	proptable.Uint("max-pool-size", "Maximum pool size",
+		"Most tensors the ring grows to, one at a time, when every tensor is held downstream while a sink waits for its preroll (PAUSED): "+
+			"then no queue or prerolled sink frees one, and without a new tensor the pipeline never prerolls (a tee whose queues hold the whole ring). "+
+			"The ring grows after 100 ms with no tensor back, then after twice as long each time in a row, and keeps what it grew; in PLAYING it never grows "+
+			"(back-pressure). A value at or below the ring's size (pool-size, or downstream's min-buffers) never grows it",
+		1, 64, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxPoolSize }),
 	proptable.String("backend", "Backend",
 		"Where the tensors are allocated: auto (dma-heap when present, else memfd), dma-heap, udmabuf or memfd",
 		"auto", proptable.WritableInReady, func(e *element) *string { return &e.settings.backend }),
@@ -110,10 +118,17 @@ type element struct {
 	settingsMu sync.Mutex
 	settings   settings
 
+	// self is the instance (a GstElement), bound to e in InstanceInit.
+	self unsafe.Pointer
+
 	// mu guards the streaming state, the rings' Go fields and runs.
-	mu   sync.Mutex
-	st   *state // nil outside Start..Stop
-	runs int    // Start calls so far
+	mu sync.Mutex
+	// growMu makes the ring's growths one at a time (create's and the
+	// application's Acquires'), so that slots are added in order. Held
+	// while a tensor is allocated, never across a wait.
+	growMu sync.Mutex
+	st     *state // nil outside Start..Stop
+	runs   int    // Start calls so far
 	// appWake is what the application's Acquire waits on, in C: a pattern=app
 	// ring's frees signal it; a start, a stop, a new ring, the end of the
 	// stream and a cancelled context interrupt it. Made with the element,
@@ -129,7 +144,7 @@ type element struct {
 
 // New implements glib.GoObjectSubclass.
 func (*element) New() glib.GoObjectSubclass {
-	e := &element{stats: newRunStats(0, ""), appWake: frameengine.NewWake()}
+	e := &element{stats: newRunStats(0, 0, ""), appWake: frameengine.NewWake()}
 	runtime.AddCleanup(e, frameengine.Wake.Unref, e.appWake)
 	props.SetDefaults(e)
 	return e
@@ -155,10 +170,13 @@ func (*element) ClassInit(klass *glib.ObjectClass) {
 	// says why GstBaseSrc's wait is not used).
 }
 
-// InstanceInit implements glib.Initter: time format, and the probe that
-// announces each buffer's bracket right before the buffer. (The frame in
-// C never calls into Go: nothing binds e to the instance.)
+// InstanceInit implements glib.Initter: time format, the probe that
+// announces each buffer's bracket right before the buffer, and e bound to
+// the instance for the C frame's one call into Go (a growth of the ring,
+// grow.go; never a frame's).
 func (e *element) InstanceInit(obj *glib.Object) {
+	e.self = obj.Unsafe()
+	gstglue.BindInstance(e.self, e)
 	src := base.ToGstBaseSrc(obj)
 	src.SetFormat(gst.FormatTime)
 	if pad := src.GetStaticPad("src"); pad != nil {

@@ -75,7 +75,7 @@ func stats(t testing.TB, src *gst.Element) map[string]any {
 		"brackets-ended-here", "brackets-open", "waits-for-free-slot", "reader-end-events",
 		"other-end-events", "sync-errors", "pool-size", "ring-size", "downstream-min-buffers", "backend",
 		"fence-waits", "fence-wait-total-ns", "fence-wait-max-ns", "fence-timeouts", "fences-attached",
-		"seeks", "seek-discarded", "steady-frames"} {
+		"seeks", "seek-discarded", "steady-frames", "max-pool-size", "pool-grown"} {
 		v, err := st.GetValue(k)
 		if err != nil {
 			t.Fatalf("stats lacks %s: %s", k, st)

@@ -2,6 +2,7 @@ package tensorsrc
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
@@ -39,9 +40,22 @@ type ring struct {
 	el     *element
 	stats  *runStats
 	format capslayout.Format
-	slots  []*Slot
+	slots  []*Slot // guarded by element.mu once the ring is current: it grows
 	out    *frameengine.OutRing
 	closed bool // retired: slots are not reused (guarded by element.mu)
+
+	// What a slot is made of (newSlot), for the ring's growth: each
+	// tensor's size and backend.
+	size    int
+	backend backendChoice
+	// maxSlots: the most slots the ring grows to (max-pool-size, or its
+	// size when that is no more; grow.go). growOff: an allocation for
+	// the growth failed, the ring grows no more (guarded by element.mu).
+	// growAfter: how long the application's Acquire waits for a free
+	// slot before the ring grows (ns; create's is the C frame's own).
+	maxSlots  int
+	growOff   bool
+	growAfter atomic.Int64
 
 	// video meta of every buffer (hasVMeta false for other/tensors),
 	// prepared once: attaching it allocates nothing. vmetaErr is the
@@ -57,7 +71,7 @@ type ring struct {
 // instead, and its release releases the pin and closes the tensor.
 // A free slot signals wake: the C frame's wait's (the element's), or
 // with pattern=app the application's Acquire's.
-func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.EndTally, n int, stats *runStats, wake frameengine.Wake) (*ring, error) {
+func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.EndTally, n, maxSlots int, stats *runStats, wake frameengine.Wake) (*ring, error) {
 	g, err := f.Layout().Geometry()
 	if err != nil {
 		return nil, err
@@ -66,7 +80,9 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 	if n > frameengine.MaxOutSlots {
 		return nil, fmt.Errorf("a ring of %d tensors: at most %d", n, frameengine.MaxOutSlots)
 	}
-	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n)}
+	r := &ring{el: e, stats: stats, format: f, slots: make([]*Slot, 0, n), size: size, backend: b,
+		maxSlots: min(max(maxSlots, n), frameengine.MaxOutSlots)}
+	r.growAfter.Store(int64(growAfterFirst))
 	r.out = frameengine.NewOutRing(stats.c, ends)
 	r.out.SetWake(wake)
 	if f.Media == capslayout.MediaVideo {
@@ -74,7 +90,7 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 		r.vmeta, r.vmetaErr = gstglue.PrepareVideoMeta(f.VideoFormat, f.Width, f.Height, []int{g.Stride}, []int{f.Layout().Offset})
 	}
 	for i := 0; i < n; i++ {
-		sl, err := newSlot(r, i, f.Layout(), size, b)
+		sl, err := newSlot(r, i, f.Layout(), false)
 		if err != nil {
 			e.mu.Lock()
 			r.closed = true
@@ -87,7 +103,11 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 	return r, nil
 }
 
-func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot, error) {
+// newSlot allocates, pins and wraps slot i of r (layout l) and adds it
+// to the C ring: free, or taken for the caller (a slot the ring grew
+// while others take from it: grow.go).
+func newSlot(r *ring, i int, l tensor.Layout, taken bool) (*Slot, error) {
+	size, b := r.size, r.backend
 	// Allocate the whole frame as bytes (a padded video frame is larger
 	// than the tensor's extent), then give the tensor its real layout.
 	t, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
@@ -122,14 +142,22 @@ func newSlot(r *ring, i int, l tensor.Layout, size int, b backendChoice) (*Slot,
 	}
 	// The reference is the C ring's from here on.
 	ot := frameengine.OutTensor{Mem: m, Tensor: t, Dev: sl.id.Dev, Ino: sl.id.Ino, Off: uint64(t.Offset())}
-	k, err := r.out.AddSlot([]frameengine.OutTensor{ot})
+	add := r.out.AddSlot
+	if taken {
+		add = r.out.AddTakenSlot
+	}
+	k, err := add([]frameengine.OutTensor{ot})
 	if err != nil {
 		frameengine.UnrefRingMemory(m) // not the ring's: AddSlot took nothing
 		return nil, err
 	}
 	if k != i {
 		// Slots are added in order, so this cannot happen; if it did,
-		// the memory is the C ring's now, and its Close drops it.
+		// the memory is the C ring's now, and its Close drops it (a
+		// taken slot's once given back).
+		if taken {
+			r.out.Give(k)
+		}
 		return nil, fmt.Errorf("the C ring made tensor %d its slot %d", i, k)
 	}
 	return sl, nil

@@ -6,6 +6,9 @@
 #include <poll.h>
 #include <string.h>
 
+#include "element.h"
+#include "_cgo_export.h"
+
 static GQuark
 src_frame_quark (void)
 {
@@ -21,6 +24,7 @@ src_frame_new (void)
   int i;
 
   s->sync_timeout_ms = -1;
+  s->grow_after_us = GSTC_SRC_GROW_AFTER_US;
   for (i = 0; i < GSTC_OUT_MAX_SLOTS; i++)
     s->fence_fd[i] = -1;
   g_mutex_init (&s->app.lock);
@@ -273,6 +277,90 @@ wait_fences (GstcSrcFrame * s, GstPushSrc * src, int slot)
   }
 }
 
+void
+gstc_src_frame_set_growth (GstcSrcFrame * s, int max_slots)
+{
+  s->max_slots = max_slots;
+  s->grow_after_us = GSTC_SRC_GROW_AFTER_US;
+}
+
+gboolean
+gstc_src_preroll_waits (GstElement * src)
+{
+  GstObject *o, *parent;
+  gboolean paused, pending = FALSE;
+
+  GST_OBJECT_LOCK (src);
+  paused = GST_STATE (src) == GST_STATE_PAUSED;
+  parent = GST_OBJECT_PARENT (src);
+  if (parent != NULL)
+    gst_object_ref (parent);
+  GST_OBJECT_UNLOCK (src);
+  if (!paused) {
+    if (parent != NULL)
+      gst_object_unref (parent);
+    return FALSE;
+  }
+  /* Any bin up to the top: a pipeline's pending state stays while a sink
+   * of it prerolls (an inner bin's may be done already). */
+  for (o = parent; o != NULL && !pending; o = parent) {
+    GST_OBJECT_LOCK (o);
+    pending = GST_IS_ELEMENT (o)
+        && GST_STATE_PENDING (o) != GST_STATE_VOID_PENDING;
+    parent = GST_OBJECT_PARENT (o);
+    if (parent != NULL)
+      gst_object_ref (parent);
+    GST_OBJECT_UNLOCK (o);
+    gst_object_unref (o);
+  }
+  if (parent != NULL)
+    gst_object_unref (parent);
+  return pending;
+}
+
+/* A free slot of s's ring, waiting while every slot is downstream (the
+ * wait counted as it begins); -1 when a flush, a stop or a seek ended
+ * the wait. A ring that may grow waits grow_after_us at a time: when no
+ * slot came back meanwhile and a preroll waits, one more slot from Go
+ * (gstcGoSrcGrow: allocated, pinned and added taken, for this frame) —
+ * the only call into Go of the frame, and only then. */
+static int
+take_slot (GstcSrcFrame * s, GstPushSrc * src)
+{
+  int slot = gstc_out_ring_take (s->ring);
+
+  if (slot >= 0) {
+    s->grow_after_us = GSTC_SRC_GROW_AFTER_US;
+    return slot;
+  }
+  /* Counted as it begins: a wait under way shows in the stats. */
+  gstc_count (s->counters, GSTC_RING_WAITS, 1);
+  for (;;) {
+    if (s->max_slots <= gstc_out_ring_size (s->ring))
+      /* Back-pressure only: the ring is as large as it may grow. */
+      return gstc_out_ring_take_waiting_until (s->ring, s->wake, -1);
+    slot = gstc_out_ring_take_waiting_until (s->ring, s->wake,
+        g_get_monotonic_time () + s->grow_after_us);
+    if (slot >= 0) {
+      s->grow_after_us = GSTC_SRC_GROW_AFTER_US;
+      return slot;
+    }
+    if (slot == -1)
+      return -1;
+    if (!gstc_src_preroll_waits (GST_ELEMENT (src)))
+      continue;
+    slot = gstcGoSrcGrow (src, gstc_instance_handle (src), s->ring);
+    if (slot >= 0) {
+      s->grow_after_us = MIN (2 * s->grow_after_us,
+          GSTC_SRC_GROW_AFTER_MAX_US);
+      return slot;
+    }
+    /* The allocation failed (a warning says why): this ring grows no
+     * more. */
+    s->max_slots = 0;
+  }
+}
+
 gboolean
 gstc_src_frame_create (GstPushSrc * src, GstBuffer ** out,
     GstFlowReturn * ret)
@@ -310,8 +398,9 @@ gstc_src_frame_create (GstPushSrc * src, GstBuffer ** out,
     }
     slot = app.slot;
   } else {
-    /* Every slot downstream is back-pressure, not a drop: wait. */
-    slot = gstc_out_ring_take_waiting (s->ring, s->wake, s->counters);
+    /* Every slot downstream is back-pressure, not a drop: wait (or
+     * grow the ring, when a preroll waits in vain). */
+    slot = take_slot (s, src);
     if (slot < 0) {
       *ret = GST_FLOW_FLUSHING;
       return TRUE;

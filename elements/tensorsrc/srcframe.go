@@ -157,6 +157,13 @@ func (s srcFrame) SetFenceStandIn(i, fd int, events int16) {
 	s.p.fence_events[i] = C.short(events)
 }
 
+// SetGrowth makes the ring grow to at most maxSlots slots (its size or
+// less: not at all) when every slot is downstream while a preroll waits
+// (grow.go), the next growth after growAfterFirst.
+func (s srcFrame) SetGrowth(maxSlots int) {
+	C.gstc_src_frame_set_growth(s.p, C.int(min(max(maxSlots, 0), frameengine.MaxOutSlots)))
+}
+
 // SetFrame makes n the next frame's number.
 func (s srcFrame) SetFrame(n uint64) { s.p.frame = C.guint64(n) }
 

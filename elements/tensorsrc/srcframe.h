@@ -96,6 +96,13 @@ typedef struct
   guint64 seek_pos;
   GstcLivePacer *pacer;         /* Go's (is-live), or NULL */
   int sync_timeout_ms;          /* the bound of a fence wait; negative: none */
+  /* The ring grows (one slot from Go: gstcGoSrcGrow) while it has fewer
+   * than max_slots (max-pool-size; 0: it does not grow) when no slot
+   * came back for grow_after_us and a preroll waits
+   * (gstc_src_preroll_waits); grow_after_us doubles with each growth in
+   * a row and is back to GSTC_SRC_GROW_AFTER_US when a slot comes back. */
+  int max_slots;
+  gint64 grow_after_us;
   /* Tests: a stand-in for slot i's fences (fence_fd[i] polled for
    * fence_events[i] instead of the dma-buf's); -1: none. */
   int fence_fd[GSTC_OUT_MAX_SLOTS];
@@ -103,6 +110,22 @@ typedef struct
 } GstcSrcFrame;
 
 GstcSrcFrame *gstc_src_frame_of (GstElement * element);
+
+/* The first wait for a free slot after which the ring grows, and the
+ * longest (each growth in a row doubles it). */
+#define GSTC_SRC_GROW_AFTER_US (100 * G_TIME_SPAN_MILLISECOND)
+#define GSTC_SRC_GROW_AFTER_MAX_US (10 * G_TIME_SPAN_SECOND)
+
+/* Makes s's ring grow to at most max_slots slots (0: not at all), the
+ * next growth after GSTC_SRC_GROW_AFTER_US. */
+void gstc_src_frame_set_growth (GstcSrcFrame * s, int max_slots);
+
+/* Whether src is PAUSED while the state change of a bin it is in is
+ * still pending — a sink's preroll (an ASYNC change), which a buffer
+ * ends: what a source whose every slot is downstream and held (queues
+ * and a prerolled sink free none in PAUSED) waits for in vain. Takes the
+ * object locks of src and its bins in turn, one at a time. */
+gboolean gstc_src_preroll_waits (GstElement * src);
 
 /* Makes r (NULL: none) the ring of s, counting into c — s takes a
  * reference of each and drops the ones it had — and disables s. Slots

@@ -90,6 +90,9 @@ type state struct {
 	backend  backendChoice
 	pattern  pattern
 	poolSize int
+	// maxPoolSize: the max-pool-size property, the most tensors a ring
+	// grows to (grow.go).
+	maxPoolSize int
 	// closeAfterWrite: handoff=close — the bracket ends in create (or
 	// Push, for pattern=app) and no begin event is announced.
 	closeAfterWrite bool
@@ -157,8 +160,8 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 			return false
 		}
 	}
-	pool := int(s.poolSize)
-	st := &state{backend: b, pattern: pat, poolSize: pool, stats: newRunStats(pool, b.name),
+	pool, maxPool := int(s.poolSize), int(s.maxPoolSize)
+	st := &state{backend: b, pattern: pat, poolSize: pool, maxPoolSize: maxPool, stats: newRunStats(pool, maxPool, b.name),
 		closeAfterWrite: s.handoff == handoffClose,
 		syncTimeout:     time.Duration(s.syncTimeout) * time.Millisecond}
 	if s.isLive {
@@ -179,7 +182,7 @@ func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	e.runs++
 	e.mu.Unlock()
 	e.appWake.Interrupt()
-	cat.LogInfo(fmt.Sprintf("started: backend %s, pool of %d, pattern %s", b.name, s.poolSize, s.pattern), self.Object)
+	cat.LogInfo(fmt.Sprintf("started: backend %s, pool of %d (at most %d), pattern %s", b.name, s.poolSize, max(s.poolSize, s.maxPoolSize), s.pattern), self.Object)
 	return true
 }
 

@@ -14,14 +14,18 @@ import (
 // runStats are the counters of one run (Start to Stop). Buffers returned
 // after Stop still count into the run that produced them.
 type runStats struct {
-	poolSize int
-	backend  string
+	poolSize    int
+	maxPoolSize int
+	backend     string
 
 	mmaps atomic.Uint64
 	// ringSize: tensors in the current ring (pool-size, or more when
 	// downstream's ALLOCATION answer asked for more); downstreamMin: the
 	// min-buffers downstream asked for.
 	ringSize, downstreamMin atomic.Uint64
+	// grown: tensors added to the run's rings because every one was
+	// downstream while a preroll waited (grow.go); ringSize counts them.
+	grown atomic.Uint64
 	// waits: the application's Acquires that waited for a free slot
 	// (create's waits are counted in c).
 	waits atomic.Uint64
@@ -58,8 +62,8 @@ type runStats struct {
 	c frameengine.Counters
 }
 
-func newRunStats(poolSize int, backend string) *runStats {
-	s := &runStats{poolSize: poolSize, backend: backend, c: frameengine.NewCounters()}
+func newRunStats(poolSize, maxPoolSize int, backend string) *runStats {
+	s := &runStats{poolSize: poolSize, maxPoolSize: maxPoolSize, backend: backend, c: frameengine.NewCounters()}
 	runtime.AddCleanup(s, func(c frameengine.Counters) { c.Unref() }, s.c)
 	return s
 }
@@ -137,6 +141,8 @@ func (s *runStats) structure() *gst.Structure {
 		{"seeks", s.seeks.Load()},
 		{"seek-discarded", s.seekDiscarded.Load()},
 		{"steady-frames", s.c.Load(ctrFrames)},
+		{"max-pool-size", uint(s.maxPoolSize)},
+		{"pool-grown", s.grown.Load()},
 	} {
 		st.SetValue(f.k, f.v)
 	}
