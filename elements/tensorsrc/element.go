@@ -50,8 +50,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("max-pool-size", "Maximum pool size",
 		"Most tensors the ring grows to, one at a time, when every tensor is held downstream while a sink waits for its preroll (PAUSED): "+
 			"then no queue or prerolled sink frees one, and without a new tensor the pipeline never prerolls (a tee whose queues hold the whole ring). "+
-			"The ring grows after 100 ms with no tensor back, then after twice as long each time in a row, and keeps what it grew; in PLAYING it never grows "+
-			"(back-pressure). A value at or below the ring's size (pool-size, or downstream's min-buffers) never grows it",
+			"The ring grows after 100 ms with no tensor back, then after twice as long each time in a row (at most 10 s), and keeps what it grew, each tensor pinned once; "+
+			"in PLAYING it never grows (back-pressure), nor in a prerolled pipeline. A value at or below the ring's size (pool-size, or downstream's min-buffers) never grows it",
 		1, 64, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxPoolSize }),
 	proptable.String("backend", "Backend",
 		"Where the tensors are allocated: auto (dma-heap when present, else memfd), dma-heap, udmabuf or memfd",
