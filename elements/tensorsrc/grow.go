@@ -105,19 +105,22 @@ func (e *element) grow(self gstglue.RawElement, r *ring, forFrame bool) *Slot {
 
 	sl, err := newSlot(r, i, l, true)
 	e.mu.Lock()
+	if e.st != st || st.ring != r || r.closed {
+		// Stopped or renegotiated meanwhile (the C ring, closed, may
+		// have refused the slot): a slot added is the retired ring's,
+		// and its give drops it.
+		e.mu.Unlock()
+		if err == nil {
+			sl.release()
+		}
+		return nil
+	}
 	if err != nil {
 		r.growOff = true
 		e.mu.Unlock()
 		gstglue.PostWarningRaw(self, gstglue.ResourceNoSpaceLeft,
 			fmt.Sprintf("every one of the ring's %d tensors is held downstream while a sink waits for its preroll, "+
 				"and another could not be allocated (%d bytes from %s): %v; the source waits for one to come back", i, r.size, r.backend.name, err), "")
-		return nil
-	}
-	if e.st != st || st.ring != r || r.closed {
-		// Stopped or renegotiated meanwhile: the slot is the retired C
-		// ring's, and its give drops it.
-		e.mu.Unlock()
-		sl.release()
 		return nil
 	}
 	r.slots = append(r.slots, sl)

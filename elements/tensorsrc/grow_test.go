@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -206,7 +207,7 @@ func TestRingDoesNotGrowWhereWaitingEnds(t *testing.T) {
 	for _, c := range []struct {
 		name, desc string
 		state      gst.State
-		frames     uint64 // made when create waits
+		frames     uint64 // made when create waits (at most; exactly with starve)
 		starve     bool   // the holder starves the sink
 		appsink    bool   // the test holds every frame from an appsink
 	}{
@@ -248,16 +249,26 @@ func TestRingDoesNotGrowWhereWaitingEnds(t *testing.T) {
 			if !c.starve {
 				settledWithin(t, p, c.name)
 			}
-			// Several times the first growth's delay: a ring that grew
-			// would have made a frame meanwhile.
+			// From here, several times the first growth's delay: a ring
+			// that grew would have made a frame meanwhile. (Until the
+			// pipeline settled, the state change of its start was a
+			// preroll waiting: a start slower than the delay grows the
+			// ring by design, so what it did is not checked.)
+			st0 := stats(t, src)
 			time.Sleep(5 * growAfterFirst)
 			st := stats(t, src)
-			wantStat(t, st, "frames", c.frames)
-			wantStat(t, st, "ring-size", 2)
-			wantStat(t, st, "pool-grown", 0)
-			wantStat(t, st, "waits-for-free-slot", 1)
+			for _, k := range []string{"frames", "ring-size", "pool-grown", "waits-for-free-slot"} {
+				wantStat(t, st, k, st0[k])
+			}
 			if !createWaits(src) {
 				t.Errorf("create does not wait for a slot (stats %v)", st)
+			}
+			if g := st["pool-grown"].(uint64); g != 0 {
+				t.Logf("the ring grew by %d while the start's state change was under way", g)
+			}
+			if c.starve {
+				wantStat(t, st, "frames", c.frames)
+				wantStat(t, st, "pool-grown", 0)
 			}
 			if h != nil {
 				h.pass(0)
@@ -323,6 +334,82 @@ func TestAcquireGrowsTheRingWhenAPrerollWaits(t *testing.T) {
 	if err := src.Push(sl, -1); err != nil {
 		t.Fatal(err)
 	}
+	settledWithin(t, p, "the preroll after the frames came back")
+}
+
+// A grown ring is retired like any other at a renegotiation: the new
+// layout gets a ring of pool-size, and every tensor of the old one —
+// grown ones too — is unmapped and closed once it comes back.
+func TestGrownRingIsRetiredAtARenegotiation(t *testing.T) {
+	const pool, maxPool = 2, 4
+	before := tensor.ReadStats()
+	p, src := parse(t, fmt.Sprintf("tensorsrc name=src pool-size=%d max-pool-size=%d ! "+
+		"capsfilter name=cf caps=video/x-raw,format=GRAY8,width=16,height=4,framerate=30/1 ! fakesink name=sink sync=false", pool, maxPool))
+	defer func() { stop(t, p) }()
+	h := holdAt(t, p, "sink")
+	if err := p.SetState(gst.StatePaused); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the ring grown", func() bool { return statU(t, src, "ring-size") == maxPool && createWaits(src) })
+	h.pass(0)
+	settledWithin(t, p, "the preroll after the frames came back")
+	if err := p.SetState(gst.StatePlaying); err != nil {
+		t.Fatal(err)
+	}
+	cf, _ := p.GetElementByName("cf")
+	cf.SetProperty("caps", gst.NewCapsFromString("video/x-raw,format=GRAY8,width=32,height=4,framerate=30/1"))
+	waitFor(t, "the new ring", func() bool { return statU(t, src, "mmaps") == maxPool+pool })
+	mapped := func() int64 {
+		now := tensor.ReadStats()
+		return int64(now.Mmaps-before.Mmaps) - int64(now.Munmaps-before.Munmaps)
+	}
+	waitFor(t, "the grown ring's tensors unmapped", func() bool { return mapped() == pool })
+	st := stats(t, src)
+	wantStat(t, st, "ring-size", pool)
+	wantStat(t, st, "pool-grown", maxPool-pool)
+}
+
+// A tensor the ring cannot grow by is a warning that says why (the
+// allocation's error, the tensors held, the size and backend); the ring
+// then grows no more and create waits as before, and the sink prerolls
+// once the held frames come back.
+func TestRingThatCannotGrowWarnsAndWaits(t *testing.T) {
+	errNoRoom := errors.New("test: no room for another tensor")
+	prev := allocTensor
+	allocTensor = func(l tensor.Layout, o tensor.AllocOptions) (*tensor.Tensor, error) {
+		if o.Name != "tensorsrc-0" && o.Name != "tensorsrc-1" {
+			return nil, errNoRoom
+		}
+		return prev(l, o)
+	}
+	defer func() { allocTensor = prev }()
+	p, src := parse(t, "tensorsrc name=src pool-size=2 max-pool-size=4 ! "+seekCaps+" ! fakesink name=sink sync=false")
+	defer func() { stop(t, p) }()
+	h := holdAt(t, p, "sink")
+	if err := p.SetState(gst.StatePaused); err != nil {
+		t.Fatal(err)
+	}
+	m := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(10*time.Second), gst.MessageWarning|gst.MessageError)
+	if m == nil {
+		t.Fatalf("no warning within 10 s (stats %v)", stats(t, src))
+	}
+	ge, ok := gstglue.ParseErrorMessage(m)
+	if !ok || m.Type() != gst.MessageWarning || ge.Domain != gstglue.DomainResource ||
+		ge.Code != int(gstglue.ResourceNoSpaceLeft) || !strings.Contains(ge.Message, errNoRoom.Error()) ||
+		!strings.Contains(ge.Message, "ring's 2 tensors") {
+		t.Fatalf("%v from %s: %+v; want a warning naming the allocation's error", m.Type(), m.Source(), ge)
+	}
+	waitFor(t, "create waiting after the failed growth", func() bool { return createWaits(src) })
+	st := stats(t, src)
+	wantStat(t, st, "frames", 2)
+	wantStat(t, st, "ring-size", 2)
+	wantStat(t, st, "pool-grown", 0)
+	wantStat(t, st, "mmaps", 2)
+	time.Sleep(5 * growAfterFirst) // no second try: a ring that cannot grow waits
+	if m := p.GetPipelineBus().Pop(); m != nil && m.Type() == gst.MessageWarning {
+		t.Errorf("a second warning: the ring tried to grow again")
+	}
+	h.pass(0)
 	settledWithin(t, p, "the preroll after the frames came back")
 }
 

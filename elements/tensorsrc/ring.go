@@ -103,6 +103,11 @@ func newRing(e *element, f capslayout.Format, b backendChoice, ends frameengine.
 	return r, nil
 }
 
+// allocTensor allocates a slot's tensor: tensor.Alloc, a variable so
+// that this package's tests can make an allocation fail (a ring that
+// cannot grow); production code never reassigns it.
+var allocTensor = tensor.Alloc
+
 // newSlot allocates, pins and wraps slot i of r (layout l) and adds it
 // to the C ring: free, or taken for the caller (a slot the ring grew
 // while others take from it: grow.go).
@@ -110,7 +115,7 @@ func newSlot(r *ring, i int, l tensor.Layout, taken bool) (*Slot, error) {
 	size, b := r.size, r.backend
 	// Allocate the whole frame as bytes (a padded video frame is larger
 	// than the tensor's extent), then give the tensor its real layout.
-	t, err := tensor.Alloc(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
+	t, err := allocTensor(tensor.Layout{DType: tensor.U8, Shape: []int{size}},
 		tensor.AllocOptions{Source: b.source, Name: fmt.Sprintf("tensorsrc-%d", i)})
 	if err != nil {
 		return nil, err
