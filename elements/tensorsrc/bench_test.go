@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gst/go-gst/gst"
+
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 )
 
@@ -95,4 +97,49 @@ func BenchmarkAppFrame(b *testing.B) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/frame")
 	b.ReportMetric(float64(r1.Nvcsw+r1.Nivcsw-r0.Nvcsw-r0.Nivcsw)/n, "ctxsw/frame")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/n, "allocs/frame")
+}
+
+// BenchmarkRingGrowth reports how many tensors the ring holds at the end
+// of a run (pool-size=4, max-pool-size 64) in pipelines where create waits
+// for a free slot for long: a sync sink behind a queue in PLAYING (the
+// source outruns it: every frame waits ~33 ms), a sink whose every
+// frame takes 300 ms (the first one too: a slow preroll), and a
+// prerolled pipeline left PAUSED for 2 s with a queue in front of its
+// sink. The ring grows only where a preroll waits in vain (grow.go): a
+// ring that grew whenever no slot was free, as a GstBufferPool does, would
+// hold what the queue holds (up to 1 s of frames: 30) in each.
+func BenchmarkRingGrowth(b *testing.B) {
+	caps := "video/x-raw,format=RGB,width=64,height=48,framerate=30/1"
+	for _, c := range []struct {
+		name, desc string
+		paused     time.Duration // left PAUSED this long, then stopped
+	}{
+		{"playing-sync-sink", "tensorsrc name=src num-buffers=90 ! " + caps + " ! queue ! fakesink sync=true", 0},
+		{"slow-sink-and-preroll", "tensorsrc name=src num-buffers=10 ! " + caps + " ! queue ! identity sleep-time=300000 ! fakesink sync=false", 0},
+		{"paused-prerolled", "tensorsrc name=src ! " + caps + " ! queue ! fakesink sync=false", 2 * time.Second},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var ring, grown, waits float64
+			for range b.N {
+				p, src := parse(b, c.desc)
+				if c.paused > 0 {
+					if err := p.SetState(gst.StatePaused); err != nil {
+						b.Fatal(err)
+					}
+					time.Sleep(c.paused)
+				} else if ge := play(b, p); ge != nil {
+					b.Fatal(ge.Message)
+				}
+				st := stats(b, src)
+				stop(b, p)
+				ring += float64(st["ring-size"].(uint64))
+				grown += float64(st["pool-grown"].(uint64))
+				waits += float64(st["waits-for-free-slot"].(uint64))
+			}
+			n := float64(b.N)
+			b.ReportMetric(ring/n, "ring-tensors")
+			b.ReportMetric(grown/n, "grown")
+			b.ReportMetric(waits/n, "waits")
+		})
+	}
 }
