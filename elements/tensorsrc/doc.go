@@ -13,6 +13,9 @@
 // # Properties
 //
 //	pool-size   uint      4        tensors in the ring (1..64)
+//	max-pool-size uint    64       most tensors the ring grows to when every one is held
+//	                               downstream while a sink waits for its preroll (1..64;
+//	                               at or below the ring's size: it never grows); see Growth
 //	backend     string    "auto"   auto (dma-heap when /dev/dma_heap/system opens, else memfd;
 //	                               TENSORPIN_BACKEND overrides), dma-heap, udmabuf, memfd
 //	pattern     string    "counter" counter (byte i of frame n = n*7+i), gradient (i),
@@ -43,7 +46,8 @@
 //	                               downstream-min-buffers, fence-waits, fence-wait-total-ns,
 //	                               fence-wait-max-ns, fence-timeouts, fences-attached,
 //	                               seeks, seek-discarded, steady-frames (made in C with no
-//	                               call into Go: see The frame in C)
+//	                               call into Go: see The frame in C), max-pool-size,
+//	                               pool-grown (tensors the ring grew by: see Growth)
 //
 // num-buffers, do-timestamp and blocksize are GstBaseSrc's. Settings are
 // read at start (READY→PAUSED) and at negotiation; a bad backend, pattern,
@@ -112,13 +116,50 @@
 // no default pool either), but downstream's min-buffers — how many buffers it
 // holds at once: queues, a sink's leases — raises the ring to
 // max(pool-size, min-buffers), at most 64 (stats: ring-size,
-// downstream-min-buffers).
+// downstream-min-buffers). It may grow later, up to max-pool-size (see
+// Growth). A renegotiation to another layout replaces it (the old ring is
+// retired, its slots freed as they come back) with a ring of that size
+// again.
+//
+// # Growth
+//
+// In PAUSED a prerolled sink holds its buffer and the queue in front of
+// it what it has, and neither frees anything until PLAYING. When they
+// hold every tensor while another sink still waits for its preroll — a
+// tee whose one branch's queue took the whole ring while the other
+// branch's sink, done with those frames in PLAYING, needs a new one:
+//
+//	tensorsrc ! tee name=t ! queue ! tensorpinsink  t. ! queue ! fakesink
+//
+// paused with the application holding frames — the source would wait for
+// a tensor nothing frees, and the pipeline never prerolls. As a
+// GstBufferPool allocates up to its max-buffers when downstream holds
+// every buffer, the ring then grows by one tensor: when create (or
+// pattern=app's Acquire) has waited 100 ms with no tensor back, while the
+// source is PAUSED and a bin it is in has a state change pending (a
+// sink's preroll). That frame reaches every branch, and the starving sink
+// prerolls on it. Each further growth in a row waits twice as long (at
+// most 10 s), so a long stall that growth does not end (a preroll pending
+// for another reason) adds one tensor per doubling of its length. The
+// ring never grows past max-pool-size, nor in PLAYING (back-pressure: a
+// slow sink or the application holding frames frees them in time), nor
+// in a prerolled PAUSED pipeline (a queue filling up is no stall), nor
+// when max-pool-size is at or below its size (the old behaviour: the
+// source waits). Each added tensor is allocated, pinned and wrapped once,
+// like the others, and kept for the ring's life: its pin is a new one,
+// whose address is stable from then on (stats: pool-grown, ring-size,
+// mmaps). The default, 64 (the most a ring holds), caps only the
+// pathological: each added tensor is one more frame downstream holds at
+// a stall, which queues bound by their own limits (10 MB, 1 s, 200
+// buffers by default). A tensor that cannot be allocated is a warning;
+// that ring grows no more and the source waits.
 //
 // # Frames and the sync protocol
 //
 // Per frame, create takes a free slot (waiting while every slot is still
-// in use downstream: back-pressure, never a drop; Unlock ends the wait
-// with FLUSHING), opens a CPU bracket on its tensor with
+// in use downstream: back-pressure, never a drop — or growing the ring
+// when a preroll waits in vain, see Growth; Unlock ends the wait with
+// FLUSHING), opens a CPU bracket on its tensor with
 // SyncForCPU(readwrite), writes the pattern, and returns a new buffer
 // around the slot's persistent GstMemory, with PTS n×duration, duration
 // and offset n. No mmap, no copy: the ring's tensors are mapped and
@@ -161,8 +202,9 @@
 //
 //   - fd: each tensor owns its fd (tensor.Alloc); the GstMemory wraps it
 //     with GST_FD_MEMORY_FLAG_DONT_CLOSE and never closes it.
-//   - tensor and pin: the ring allocates and pins each tensor once; the
-//     pin lives as long as the tensor. Both are released by the memory's
+//   - tensor and pin: the ring allocates and pins each tensor once (a
+//     tensor it grew by too, when it grew); the pin lives as long as the
+//     tensor. Both are released by the memory's
 //     release callback, i.e. only once GStreamer has dropped the memory
 //     for good — never while a buffer downstream still holds it.
 //   - GstMemory: one per slot, wrapped once and reused for every frame
@@ -185,7 +227,8 @@
 // Every frame, of every pattern, is made in C by the create trampoline,
 // with no call into Go (srcFrame), on the ring whose slot states C
 // keeps (frameengine.OutRing). With a built-in pattern: a free slot, waited for
-// while every slot is downstream; its fences waited for (bounded by
+// while every slot is downstream (the ring's growth is the frame's one
+// call into Go, and only then: gstcGoSrcGrow); its fences waited for (bounded by
 // sync-timeout); its write bracket entered; the pattern written. With
 // pattern=app: the oldest slot the application pushed (a queue in C),
 // waited for while it has pushed none, its bracket as Acquire opened it.
@@ -209,4 +252,7 @@
 // slot), write Slot.Bytes (or hand Slot.Pin's stable address to a
 // runtime), Push it with its PTS; EndOfStream sends EOS after the pushed
 // frames. Acquire after EndOfStream or stop fails instead of waiting.
+// Acquire grows the ring as create does (see Growth): an application
+// whose every pushed frame is held downstream while a sink waits for its
+// preroll gets a new slot rather than waiting forever.
 package tensorsrc
