@@ -355,8 +355,8 @@ take_slot (GstcSrcFrame * s, GstPushSrc * src)
           GSTC_SRC_GROW_AFTER_MAX_US);
       return slot;
     }
-    /* The allocation failed (a warning says why): this ring grows no
-     * more. */
+    /* No slot from Go — the allocation failed (a warning says why), or
+     * the ring is at its bound: this ring grows no more. */
     s->max_slots = 0;
   }
 }
