@@ -119,3 +119,44 @@ func TestTensorDecodeVideoTwoModelsInALine(t *testing.T) {
 		})
 	}
 }
+
+// A second model on regions, and frames with no region: the frames
+// without text in front of a camera. The region-mode tensorinfer leaves
+// its empty result on such a frame, so the decoder after it decodes
+// nothing there — before, it fell back to the detector's map before it
+// and failed the stream ("the model has 64 classes", mode classify on a
+// probability map). Frames with the red rectangle get their region's
+// classification; the others pass with no region and no error.
+func TestTensorDecodeRegionsFramesWithoutRegions(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 6
+	det := channelMapModel(t, "red.onnx", 0, 64, 64)
+	cls := filepath.Join(t.TempDir(), "cls.onnx")
+	if err := os.WriteFile(cls, infertest.Means{NCHW: true, H: 16, W: 16, C: 3, Scale: 1, DynamicBatch: true}.ONNX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+		"tensorinfer name=det output=video resize=letterbox ort-library=%s model=%s ! tensordecode mode=map-boxes ! "+
+		"tensorinfer name=infer inference-region=roi-list resize=stretch ort-library=%s model=%s ! "+
+		"tensordecode name=dec mode=classify score-threshold=-1 ! identity name=probe ! fakesink sync=false", w, h, lib, det, lib, cls)
+	r := runVideoApp(t, desc, frames, h, func(k int, b []byte, stride int) {
+		if k%2 == 0 {
+			paintRect(b, stride, [4]int{20, 10, 40, 30}, 0)
+		}
+	}, func(b gstglue.RawBuffer) any { return gstglue.Regions(b) })
+	if len(r.probed) != frames {
+		t.Fatalf("%d frames decoded, want %d", len(r.probed), frames)
+	}
+	for k, v := range r.probed {
+		regions := v.([]gstglue.Region)
+		switch {
+		case k%2 == 1 && len(regions) != 0:
+			t.Errorf("frame %d (blank): regions %+v, want none", k, regions)
+		case k%2 == 0 && (len(regions) != 1 || len(regions[0].Classifications) == 0 || regions[0].Classifications[0].Model != "infer"):
+			t.Errorf("frame %d: regions %+v, want the rectangle's with the classifier's classification", k, regions)
+		}
+	}
+	if r.dec.Regions != frames/2 {
+		t.Errorf("decoder stats %+v: want %d region results", r.dec, frames/2)
+	}
+}

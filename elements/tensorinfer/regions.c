@@ -228,9 +228,17 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
   n = collect (s, in);
   if (n == 0) {
     /* Nothing to read: no bracket, no run; the video goes on as it came
-     * (its begin answered as a run's would be). */
+     * (its begin answered as a run's would be), with this element's
+     * empty result — no tensors, no region — so that a decoder after it
+     * decodes nothing on this frame rather than the result of an element
+     * before it. */
     gstc_infer_end_input_read (s, t, rec, in);
     *out = gstc_video_out_buffer (vo, in);
+    memset (&from, 0, sizeof from);
+    from.scale_x = from.scale_y = 1;
+    from.run = s->seq++;
+    from.producer = gstc_video_out_producer (vo);
+    gst_tensor_pin_meta_add (*out, &from, NULL);
     gstc_count (s->counters, GSTC_INFER_FRAMES, 1);
     *ret = GST_FLOW_OK;
     return;
