@@ -84,6 +84,13 @@
 //	    ! tensorinfer model=rec.onnx inference-region=roi-list mean=0.5 std=0.5 channel-order=bgr
 //	    ! tensordecode mode=ctc labels=ppocr_keys_v1.txt ! tensoroverlay ! ...
 //
+// A tracked region (tensortrack's "tracking" structure) keeps its
+// track's last classify or ctc result: on a frame where its tensorinfer
+// did not run it (reclassify-interval), the result is written onto the
+// region again (results-carried); a track not on a frame is forgotten.
+// A frame where the tensorinfer ran on no region carries its empty result
+// (a GstTensorPinMeta without tensors): nothing is decoded there.
+//
 // Model outputs are hostile input: a NaN or an infinity never makes an
 // object nor moves another; such candidates are dropped and counted
 // (non-finite).
@@ -134,5 +141,6 @@
 // decode-ns-total: the wall time spent decoding, mapping the tensors
 // and adding the regions included; frames-without-tensors: video
 // buffers that came without a GstTensorPinMeta; regions: region results
-// decoded; non-finite: candidates dropped for a NaN or an infinity).
+// decoded; non-finite: candidates dropped for a NaN or an infinity;
+// results-carried: standing track results written again).
 package tensordecode

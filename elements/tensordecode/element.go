@@ -113,6 +113,7 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		return glib.NewBoxedParam("stats", "Statistics",
 			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+
 				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through), regions (region results decoded), "+
+				"results-carried (a tracked region's standing result written again on a frame its tensorinfer did not run it), "+
 				"non-finite (candidates dropped for a NaN or an infinity in the model's outputs).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {

@@ -134,9 +134,19 @@ func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	} else {
 		m, ok = st.metaRead.Read(buf)
 	}
+	onRegion := st.mode == decode.Classify || st.mode == decode.CTC
 	if !ok || m.Tensors.IsNil() {
-		if ok {
-			gstglue.UnrefRawBuffer(m.Tensors)
+		if !ok {
+			return pending{valid: true, noMeta: true}
+		}
+		// An empty result: a region-mode tensorinfer that ran on no
+		// region of this frame — its tracked regions' results may stand.
+		if onRegion && len(st.tracks) > 0 && m.Producer != "" {
+			st.regionObjs, st.decodedIDs = st.regionObjs[:0], st.decodedIDs[:0]
+			e.carryTracks(st, buf)
+			if len(st.regionObjs) > 0 {
+				return pending{valid: true, regions: true, model: m.Producer, ns: time.Since(start)}
+			}
 		}
 		return pending{valid: true, noMeta: true}
 	}
@@ -146,6 +156,9 @@ func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 		// Region results: every batch run of that tensorinfer.
 		p.regions, p.model = true, m.Producer
 		p.err = e.decodeRegions(st, buf, m.Producer)
+		if p.err == nil && onRegion {
+			e.carryTracks(st, buf)
+		}
 		p.ns = time.Since(start)
 		return p
 	}

@@ -3,6 +3,7 @@ package tensordecode
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
@@ -92,12 +93,72 @@ func (rl *resultLayout) splitRows(dec *decode.Decoder, lay layout) error {
 	return nil
 }
 
+// trackResult is a tracked region's last result (reclassify-interval):
+// its objects, and the frame it was last on.
+type trackResult struct {
+	objs []decode.Object
+	seen uint64
+}
+
+// carryTracks keeps each tracked region's result (its "tracking"
+// structure's id, tensortrack's) and carries it onto the region on the
+// frames where its tensorinfer did not run it — the track's result
+// stands (tensorinfer reclassify-interval): st.regionObjs gets the
+// track's last objects for it. A track not on the frame is forgotten.
+// Classify and ctc only (a result on the region itself).
+func (e *element) carryTracks(st *streamState, buf gstglue.RawBuffer) {
+	st.frameSeq++
+	n := gstglue.TrackedRegions(buf, st.trackIDs, st.trackOf)
+	if n > len(st.trackIDs) {
+		st.trackIDs, st.trackOf = make([]int32, n), make([]uint64, n)
+		n = gstglue.TrackedRegions(buf, st.trackIDs, st.trackOf)
+	}
+	decoded := len(st.regionObjs)
+	carried := 0
+	for i := range n {
+		id, track := int(st.trackIDs[i]), st.trackOf[i]
+		c := st.tracks[track]
+		if slices.Contains(st.decodedIDs, id) {
+			if c == nil {
+				if st.tracks == nil {
+					st.tracks = make(map[uint64]*trackResult)
+				}
+				c = &trackResult{}
+				st.tracks[track] = c
+			}
+			c.objs = c.objs[:0]
+			for _, r := range st.regionObjs[:decoded] {
+				if r.id == id {
+					c.objs = append(c.objs, r.obj)
+				}
+			}
+			c.seen = st.frameSeq
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		for _, o := range c.objs {
+			st.regionObjs = append(st.regionObjs, regionObject{id: id, obj: o})
+			carried++
+		}
+		c.seen = st.frameSeq
+	}
+	for k, c := range st.tracks {
+		if c.seen != st.frameSeq {
+			delete(st.tracks, k)
+		}
+	}
+	e.stats.carried.Add(uint64(carried))
+}
+
 // decodeRegions decodes every region result producer made on buf (its
 // GstTensorPinMetas with regions, in the order they were added) into
 // st.regionObjs, each object in frame coordinates through its region's
 // transform.
 func (e *element) decodeRegions(st *streamState, buf gstglue.RawBuffer, producer string) error {
 	st.regionObjs = st.regionObjs[:0]
+	st.decodedIDs = st.decodedIDs[:0]
 	var err error
 	st.metaRead.Each(buf, producer, func(m tensormeta.Raw) bool {
 		if !m.Tensors.IsNil() {
@@ -152,6 +213,7 @@ func (e *element) decodeRegionBatch(st *streamState, m tensormeta.Raw) error {
 			return fmt.Errorf("region %d: %w (caps %s)", g.ID, err, rl.whole.dims)
 		}
 		e.stats.nonFinite.Add(uint64(st.dec.NonFinite()))
+		st.decodedIDs = append(st.decodedIDs, g.ID)
 		for _, o := range objs {
 			st.regionObjs = append(st.regionObjs, regionObject{id: g.ID, obj: o})
 		}

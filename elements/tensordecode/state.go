@@ -49,6 +49,15 @@ type streamState struct {
 	// region was gone has been logged this stream.
 	regionObjs    []regionObject
 	warnedMissing bool
+	// decodedIDs: the regions whose rows this frame decoded. tracks: the
+	// last result of each tracked region, carried onto it on frames its
+	// tensorinfer did not run it (carryTracks); frameSeq counts the
+	// frames for it; trackIDs, trackOf: the frame's tracked regions.
+	decodedIDs []int
+	tracks     map[uint64]*trackResult
+	frameSeq   uint64
+	trackIDs   []int32
+	trackOf    []uint64
 
 	// pend is video mode's result for the buffer in hand, made in
 	// BeforeTransform (from the buffer as it came: the passthrough is

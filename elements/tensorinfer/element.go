@@ -62,6 +62,8 @@ type settings struct {
 	regionHeight    uint
 	inputWidth      uint
 	inputHeight     uint
+	// reclassifyInterval: region mode's runs per track (1 every frame).
+	reclassifyInterval uint
 }
 
 // Inference-region choices.
@@ -179,6 +181,11 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 			"(0: the model's, or free when the model leaves it free). A model that leaves both free, as PaddleOCR's direction "+
 			"classifier [? 3 ? ?], needs one fixed (region-height=48: the width then follows each region up to max-region-side).",
 		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionHeight }),
+	proptable.Uint("reclassify-interval", "Reclassify interval",
+		"With inference-region=roi-list, how often a tracked object is run again: a region whose \"tracking\" structure "+
+			"(tensortrack's) names a track run fewer than this many frames ago is skipped and counted in regions-reused, its "+
+			"track's last result standing (tensordecode writes it onto the region again). 0: once per track; 1: every frame.",
+		0, 1000000, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.reclassifyInterval }),
 	proptable.Uint("input-width", "Input width",
 		"On whole frames, with a model whose input width is free (a detector's [? 3 ? ?]), fix it: frames are resized into "+
 			"this width by resize (stretch or letterbox; with resize=none they must be this wide). 0: the frame's width. "+
@@ -194,7 +201,10 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 				"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
 				"end events sent, drops, fence waits and timeouts, the frames done in C with no call into Go (steady-frames), "+
 				"input bindings destroyed (input-unbinds) and live (inputs-bound), "+
-				"and pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused).",
+				"pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused), frames given an earlier "+
+				"run's result (frames-reused), frames pre-processed (preprocessed, preprocess-ns-total), and in region mode the "+
+				"regions run, too small, dropped and reused (regions, regions-too-small, regions-dropped, regions-reused) and the "+
+				"batch shapes made (region-shapes).",
 			gst.TypeStructure, glib.ParameterReadable)
 	}, func(e *element) (*glib.Value, error) {
 		return gstglue.TakeStructureValue(e.statsStructure())

@@ -60,6 +60,7 @@ gstc_infer_frame_new (GstElement * element, GstcCounters * c)
   }
   s->pair_ns = MAX (s->pair_ns, 0);
   s->until_sample = 1;
+  s->reclassify = 1;
   return s;
 }
 
@@ -72,6 +73,8 @@ gstc_infer_frame_free (GstcInferFrame * s)
   gstc_counters_unref (s->counters);
   gstc_wake_unref (s->wake);
   gstc_infer_frame_clear_variants (s);
+  if (s->tracks != NULL)
+    g_hash_table_destroy (s->tracks);
   g_free (s->regions_scratch);
   g_free (s->model);
   g_free (s);
@@ -86,6 +89,18 @@ gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions)
   s->max_regions = MAX (max_regions, 0);
   if (s->regions)
     s->regions_scratch = g_new0 (GstcInferRegion, max_regions);
+}
+
+void
+gstc_infer_frame_set_reclassify (GstcInferFrame * s, guint interval)
+{
+  s->reclassify = interval;
+  if (interval == 1 && s->tracks != NULL) {
+    g_hash_table_destroy (s->tracks);
+    s->tracks = NULL;
+  } else if (interval != 1 && s->tracks == NULL)
+    s->tracks = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+        g_free);
 }
 
 void

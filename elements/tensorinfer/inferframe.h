@@ -53,6 +53,7 @@ enum
   GSTC_INFER_REGIONS,           /* regions run (inference-region=roi-list) */
   GSTC_INFER_REGIONS_SMALL,     /* regions skipped: under min-region-size */
   GSTC_INFER_REGIONS_DROPPED,   /* regions over max-regions or with no slot */
+  GSTC_INFER_REGIONS_REUSED,    /* regions not run: their track had a result */
   GSTC_INFER_COUNTERS_END
 };
 
@@ -114,6 +115,14 @@ typedef const char *(*GstcErrorMessageFunc) (void *status);
 typedef int (*GstcPreRunFunc) (const void *plan, const guint8 * src,
     size_t src_len, void *dst, size_t dst_len);
 
+
+/* A track region mode has seen (reclassify-interval): its id, the frame
+ * it last ran on and the last frame it was on (GstcInferFrame.seq's). */
+typedef struct
+{
+  guint64 id;
+  guint64 ran, seen;
+} GstcInferTrack;
 
 /* The engine of one element, from start to stop: Go makes it at start
  * and frees it at stop (after the streaming thread stopped), and changes
@@ -183,6 +192,14 @@ typedef struct
   int n_classes;
   GQuark classes[GSTC_INFER_MAX_CLASSES];
   GstcInferRegion *regions_scratch;
+  /* reclassify (reclassify-interval): a region whose "tracking"
+   * structure names a track run on fewer than reclassify frames ago (0:
+   * ever) is not run: its track's result stands. tracks: each track
+   * seen, by id (a GstcInferTrack, its id the key: g_int64_hash); a
+   * track not on a frame is forgotten (it ended, or left the frame). 1:
+   * every region runs, no table. */
+  guint reclassify;
+  GHashTable *tracks;
   int n_var;
   GstcInferVariant var[GSTC_INFER_MAX_VARIANTS];
   guint64 seq;                  /* the next output frame's seqnum */
@@ -217,6 +234,10 @@ void gstc_infer_frame_clear_variants (GstcInferFrame * s);
  * or off (0). Go sets the rest of the region fields itself, where no
  * frame runs. */
 void gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions);
+
+/* Sets reclassify-interval (1: every region runs, the track table
+ * dropped; 0: a track runs once; N: every N frames of a track). */
+void gstc_infer_frame_set_reclassify (GstcInferFrame * s, guint interval);
 
 /* The frame of in (borrowed): TRUE with *ret GST_FLOW_OK and *out the output buffer
  * (the caller's), or with *ret a flow error (posted),

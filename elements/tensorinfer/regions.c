@@ -54,16 +54,58 @@ wanted (GstcInferFrame * s, GstVideoRegionOfInterestMeta * m)
   return FALSE;
 }
 
+/* Whether m's track (its "tracking" structure's id) has a result that
+ * stands on this frame (reclassify-interval): it ran fewer than
+ * reclassify frames ago (0: ever). The track is marked seen; *run is set
+ * to it when it is to run (the caller marks it run once the region is
+ * taken), NULL when the region has no track. */
+static gboolean
+track_result_stands (GstcInferFrame * s, GstVideoRegionOfInterestMeta * m,
+    GstcInferTrack ** run)
+{
+  GstStructure *ts;
+  GstcInferTrack *tr;
+  guint64 id;
+
+  *run = NULL;
+  if (s->tracks == NULL)
+    return FALSE;
+  ts = gst_video_region_of_interest_meta_get_param (m, "tracking");
+  if (ts == NULL || !gst_structure_get_uint64 (ts, "id", &id))
+    return FALSE;
+  tr = g_hash_table_lookup (s->tracks, &id);
+  if (tr == NULL) {
+    tr = g_new0 (GstcInferTrack, 1);
+    tr->id = id;
+    tr->ran = G_MAXUINT64;
+    g_hash_table_insert (s->tracks, &tr->id, tr);
+  }
+  tr->seen = s->seq;
+  if (tr->ran != G_MAXUINT64 && (s->reclassify == 0
+          || s->seq - tr->ran < s->reclassify))
+    return TRUE;
+  *run = tr;
+  return FALSE;
+}
+
+/* A track not on this frame: it ended, or left the frame. */
+static gboolean
+track_gone (gpointer key, gpointer value, gpointer seq)
+{
+  return ((GstcInferTrack *) value)->seen != *(guint64 *) seq;
+}
+
 /* Fills s's scratch with in's wanted regions, clipped to the frame
  * (regions outside it, or under min_size on a side after clipping, are
- * skipped and counted), at most max_regions (the rest counted); returns
- * how many. */
+ * skipped and counted), but those whose track's result stands
+ * (reclassify-interval: counted), at most max_regions (the rest
+ * counted); returns how many. */
 static int
 collect (GstcInferFrame * s, GstBuffer * in)
 {
   gpointer state = NULL;
   GstMeta *meta;
-  int n = 0, over = 0, small = 0;
+  int n = 0, over = 0, small = 0, reused = 0;
 
   while ((meta = gst_buffer_iterate_meta_filtered (in, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
@@ -71,6 +113,7 @@ collect (GstcInferFrame * s, GstBuffer * in)
     gint64 x0 = m->x, y0 = m->y, x1 = (gint64) m->x + m->w,
         y1 = (gint64) m->y + m->h;
     GstcInferRegion *r;
+    GstcInferTrack *track;
 
     if (!wanted (s, m))
       continue;
@@ -80,10 +123,16 @@ collect (GstcInferFrame * s, GstBuffer * in)
       small++;
       continue;
     }
+    if (track_result_stands (s, m, &track)) {
+      reused++;
+      continue;
+    }
     if (n >= s->max_regions) {
       over++;
       continue;
     }
+    if (track != NULL)
+      track->ran = s->seq;
     r = &s->regions_scratch[n++];
     r->id = m->id;
     r->x = (gint) x0;
@@ -95,6 +144,10 @@ collect (GstcInferFrame * s, GstBuffer * in)
     gstc_count (s->counters, GSTC_INFER_REGIONS_SMALL, small);
   if (over)
     gstc_count (s->counters, GSTC_INFER_REGIONS_DROPPED, over);
+  if (reused)
+    gstc_count (s->counters, GSTC_INFER_REGIONS_REUSED, reused);
+  if (s->tracks != NULL)
+    g_hash_table_foreach_remove (s->tracks, track_gone, &s->seq);
   return n;
 }
 

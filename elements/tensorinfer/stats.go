@@ -146,6 +146,9 @@ type Stats struct {
 	// no output slot for their batch), and the shapes made (batch rows ×
 	// image size, each a session bound once).
 	Regions, RegionsTooSmall, RegionsDropped, RegionShapes uint64
+	// RegionsReused counts the regions not run because their track's
+	// result stands (reclassify-interval).
+	RegionsReused uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -188,7 +191,8 @@ func (e *element) snapshot() Stats {
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
 		Preprocessed: cc.Load(ctrPreprocessed), PreprocessNsTotal: cc.Load(ctrPreprocessNs),
 		Regions: cc.Load(ctrRegions), RegionsTooSmall: cc.Load(ctrRegionsSmall), RegionsDropped: cc.Load(ctrRegionsDropped),
-		RegionShapes: c.regionShapes.Load(),
+		RegionsReused: cc.Load(ctrRegionsReused),
+		RegionShapes:  c.regionShapes.Load(),
 	}
 }
 
@@ -240,6 +244,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"regions-too-small", s.RegionsTooSmall},
 		{"regions-dropped", s.RegionsDropped},
 		{"region-shapes", s.RegionShapes},
+		{"regions-reused", s.RegionsReused},
 	} {
 		st.SetValue(f.k, f.v)
 	}

@@ -53,6 +53,10 @@ func TestCTCKnownSequences(t *testing.T) {
 		got := decodeOK(t, d, decode.Identity(320, 48), steps(c, tc.seq, tc.p))
 		checkObjects(t, tc.want, got, []decode.Object{obj(0, 0, 320, 48, -1, tc.want, tc.conf)})
 	}
+	// A region's row comes with the region's transform, and whole-frame
+	// tensors with no frame size: ctc needs none (a 0×0 box).
+	checkObjects(t, "no transform", decodeOK(t, d, decode.Transform{}, steps(c, []int{1, 2}, nil)),
+		[]decode.Object{obj(0, 0, 0, 0, -1, "ab", 0.9)})
 	// Only blanks: nothing read, no object.
 	if got := decodeOK(t, d, decode.Identity(320, 48), steps(c, []int{0, 0, 0}, nil)); len(got) != 0 {
 		t.Errorf("only blanks: %s, want nothing", fmtObjects(got))

@@ -244,8 +244,8 @@ func (d *Decoder) Check(ts []Tensor) error {
 }
 
 // Decode decodes one frame's tensors into objects in the frame's
-// coordinates (tr: how the frame became the model's input; classify
-// reads only its frame size, and gives a 0×0 box without one). The
+// coordinates (tr: how the frame became the model's input; classify and
+// ctc read only its frame size, and give a 0×0 box without one). The
 // slice returned is the decoder's, valid until the next Decode. Errors
 // wrap ErrLayout, ErrData or ErrTransform.
 func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
@@ -253,7 +253,7 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.cfg.Mode != Classify {
+	if d.cfg.Mode != Classify && d.cfg.Mode != CTC {
 		if err := tr.Validate(); err != nil {
 			return nil, err
 		}

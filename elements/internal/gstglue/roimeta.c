@@ -326,3 +326,34 @@ gstc_roi_add_classification (GstBuffer * buf, gint id, const gchar * label,
   }
   return GSTC_ROI_OK;
 }
+
+guint
+gstc_roi_tracked (GstBuffer * buf, gint * ids, guint64 * tracks, guint max)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint n = 0;
+
+  intern_quarks ();
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
+    GstVideoRegionOfInterestMeta *m = (GstVideoRegionOfInterestMeta *) meta;
+    GList *l;
+
+    for (l = m->params; l != NULL; l = l->next) {
+      const GstStructure *s = l->data;
+      guint64 id;
+
+      if (gst_structure_get_name_id (s) != q_tracking
+          || !field_uint64 (s, q_id, &id))
+        continue;
+      if (n < max) {
+        ids[n] = m->id;
+        tracks[n] = id;
+      }
+      n++;
+      break;
+    }
+  }
+  return n;
+}

@@ -110,6 +110,21 @@ func AddClassification(buf RawBuffer, id int, c Classification) (x, y, w, h uint
 	return uint(rect[0]), uint(rect[1]), uint(rect[2]), uint(rect[3]), nil
 }
 
+// TrackedRegions fills ids and tracks with the region id and the
+// "tracking" structure's id of each region of buf (borrowed) that has
+// one, in the order they were added, as many as the shorter slice holds;
+// it returns how many buf has (more than fit: call again with longer
+// slices). Allocates nothing.
+func TrackedRegions(buf RawBuffer, ids []int32, tracks []uint64) int {
+	n := min(len(ids), len(tracks))
+	var pi *C.gint
+	var pt *C.guint64
+	if n > 0 {
+		pi, pt = (*C.gint)(unsafe.Pointer(&ids[0])), (*C.guint64)(unsafe.Pointer(&tracks[0]))
+	}
+	return int(C.gstc_roi_tracked(buf.p, pi, pt, C.guint(n)))
+}
+
 // ROIs returns buf's regions of interest (buf borrowed), in the order
 // they were added; their strings are copied.
 func ROIs(buf RawBuffer) []ROI {

@@ -80,6 +80,13 @@ gint gstc_roi_add_classification (GstBuffer * buf, gint id,
     const gchar * label, gint class_id, gdouble confidence,
     const gchar * model, guint rect[4]);
 
+/* Fills ids and tracks with the id of each region of buf that has a
+ * "tracking" structure and that structure's track id, in the order they
+ * were added (at most max); returns how many buf has (which may be more
+ * than max). Allocates nothing. */
+guint gstc_roi_tracked (GstBuffer * buf, gint * ids, guint64 * tracks,
+    guint max);
+
 /* How many metas gstc_roi_add has visited to number regions, since the
  * process started (for the tests of its cost). */
 guint64 gstc_roi_numbering_visits (void);
