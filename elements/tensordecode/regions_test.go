@@ -2,10 +2,10 @@ package tensordecode_test
 
 import (
 	"fmt"
-	"slices"
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
