@@ -27,6 +27,15 @@
 // tensoroverlay ! ..., or mode=map-boxes with a probability-map model,
 // the boxes land on the objects in the frame).
 //
+// The frame is C's (decodeframe.c): before_transform and transform_ip
+// are installed over go-gst's, which allocate wrappers every call.
+// before_transform calls Go once a frame — it reads the metas, maps and
+// decodes the tensors and hands the objects to C, allocating nothing in
+// Go once the stream's layouts are known — and makes the buffer
+// passthrough when nothing is to be added; transform_ip, on the buffer
+// GstBaseTransform made writable, adds the regions and classifications
+// and posts the message, in C.
+//
 // It is an in-place GstBaseTransform. Both pads take two kinds of caps,
 // the src pad's the sink pad's. Tensors mode: static other/tensors —
 // what tensorinfer pushes: one memory per tensor (fd or system memory),

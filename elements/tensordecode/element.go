@@ -170,6 +170,7 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
 	klass.InstallProperties(props.ParamSpecs())
+	installFrame(klass)
 }
 
 // padCaps are both pads' caps: what tensorinfer pushes — other/tensors
@@ -190,6 +191,8 @@ func padCaps() *gst.Caps {
 // shared is used as it is.
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
+	gstglue.BindInstance(e.self, e)
+	attachFrame(e.self)
 	t := base.ToGstBaseTransform(obj)
 	t.SetInPlace(true)
 	t.SetQoSEnabled(false)

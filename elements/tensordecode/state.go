@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -25,7 +24,6 @@ type streamState struct {
 	dec     *decode.Decoder
 	cLabels cLabels
 	maps    maps
-	msg     message
 
 	// From the caps. Tensors mode: the tensors (names, types, shapes;
 	// Data set per frame, and cleared after) and the transform, fixed
@@ -59,12 +57,6 @@ type streamState struct {
 	trackIDs   []int32
 	trackOf    []uint64
 
-	// pend is video mode's result for the buffer in hand, made in
-	// BeforeTransform (from the buffer as it came: the passthrough is
-	// decided before GstBaseTransform makes it writable) and consumed by
-	// TransformIP. passthrough mirrors GstBaseTransform's.
-	pend        pending
-	passthrough bool
 }
 
 // layout is the tensors a buffer carries, as caps describe them.
@@ -73,26 +65,15 @@ type layout struct {
 	dims    string // the caps' dimensions and types, for error texts
 }
 
-// pending is a video buffer's decoding, between BeforeTransform and
-// TransformIP.
+// pending is a video buffer's decoding.
 type pending struct {
-	valid  bool
 	noMeta bool            // no GstTensorPinMeta (or one without tensors)
 	objs   []decode.Object // the decoder's, valid until the next Decode
 	// regions: the result is region results (st.regionObjs), made by
 	// the tensorinfer model names.
 	regions bool
 	model   string
-	err     error         // the frame cannot be decoded
-	ns      time.Duration // time spent so far
-}
-
-// empty reports whether the frame has nothing to add.
-func (p *pending) empty(st *streamState) bool {
-	if p.regions {
-		return len(st.regionObjs) == 0
-	}
-	return len(p.objs) == 0
+	err     error // the frame cannot be decoded
 }
 
 // config is the decoder's configuration the settings ask for, with the
@@ -146,6 +127,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		return false
 	}
 	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps()}
+	setPost(e.self, set.postMessages)
 	e.stateMu.Lock()
 	e.state = st
 	e.stateMu.Unlock()
@@ -160,7 +142,6 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	e.state = nil
 	e.stateMu.Unlock()
 	if st != nil {
-		st.msg.reset()
 		st.maps.free()
 		st.cLabels.free()
 		st.metaRead.Close()
@@ -182,11 +163,6 @@ func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps
 		return false
 	}
 	st.haveCaps = false
-	st.pend = pending{}
-	if st.passthrough {
-		setPassthrough(e.raw(), false)
-		st.passthrough = false
-	}
 	if incaps.GetSize() == 1 && incaps.GetStructureAt(0).Name() == capslayout.MediaVideo {
 		w, h, err := videoSize(incaps)
 		if err != nil {

@@ -51,6 +51,8 @@ type Stats struct {
 
 func (e *element) snapshot() Stats {
 	c := &e.stats
+	// The time the C frame spent adding the objects is decoding too.
+	c.decodeNs.Add(takeAttachNs(e.self))
 	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load(),
 		FramesWithoutTensors: c.noTensors.Load(), Regions: c.regions.Load(), NonFinite: c.nonFinite.Load(),
 		ResultsCarried: c.carried.Load()}
