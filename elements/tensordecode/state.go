@@ -56,7 +56,6 @@ type streamState struct {
 	frameSeq   uint64
 	trackIDs   []int32
 	trackOf    []uint64
-
 }
 
 // layout is the tensors a buffer carries, as caps describe them.
