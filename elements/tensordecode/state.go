@@ -97,7 +97,7 @@ func (s settings) config(labels []string) (decode.Config, error) {
 // be read, or settings the decoder refuses, are an error naming them and
 // a refused state change.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("start", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "start", &ret, false)
 	set := e.readSettings()
 	e.stats.reset()
 	var labels []string
@@ -135,7 +135,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 }
 
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("stop", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "stop", &ret, false)
 	e.stateMu.Lock()
 	st := e.state
 	e.state = nil
@@ -156,7 +156,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 // input-height. video/x-raw (video mode): the frame's size, which each
 // frame's transform maps back into.
 func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps) (ret bool) {
-	defer e.guard("set-caps", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "set-caps", &ret, false)
 	st := e.current()
 	if st == nil {
 		return false
