@@ -1,4 +1,8 @@
-/* roimeta.c: C definitions of roimeta.go (see there for ownership). */
+/* roimeta.c: GStreamer 1.22's GstVideoRegionOfInterestMeta with this
+ * project's params structures ("detection", "classification", "tracking";
+ * docs/design.md), added to and read from a buffer. Each function's
+ * contract — what it owns, borrows and takes over, and who may call it — is
+ * its comment in roimeta.h; the Go side is roimeta.go. */
 #include <string.h>
 #include "roimeta.h"
 
