@@ -48,21 +48,7 @@ typedef struct
   guint64 attach_ns;
 } TdecFrame;
 
-static GQuark
-state_quark (void)
-{
-  static gsize q;
-
-  if (g_once_init_enter (&q))
-    g_once_init_leave (&q, g_quark_from_static_string ("tensordecode-frame"));
-  return (GQuark) q;
-}
-
-static TdecFrame *
-state_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), state_quark ());
-}
+GSTC_INSTANCE_STATE (TdecFrame, "tensordecode-frame")
 
 static void
 clear_objs (TdecFrame * st)
