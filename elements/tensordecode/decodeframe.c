@@ -227,8 +227,8 @@ region_type (const TdecObj * o, gchar * num, gsize size)
 
 /* Adds st's objects to buf (writable) and posts them when asked; FALSE
  * with an error posted when a region cannot be added. A classification
- * whose region is gone (an element between removed it) is skipped, once
- * logged. */
+ * whose region is gone (an element between removed it) is skipped with a
+ * warning in the debug log. */
 static gboolean
 attach (GstBaseTransform * t, TdecFrame * st, GstBuffer * buf)
 {

@@ -1,10 +1,8 @@
 package tensordecode
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
@@ -20,9 +18,8 @@ import (
 // regionObject is an object decoded from a region's row: the region's id
 // and the object, in frame coordinates.
 type regionObject struct {
-	id      int
-	obj     decode.Object
-	written bool // attachRegions wrote it onto the buffer
+	id  int
+	obj decode.Object
 }
 
 // resultLayout is a meta's tensors as their caps string describes them,
@@ -219,49 +216,5 @@ func (e *element) decodeRegionBatch(st *streamState, m tensormeta.Raw) error {
 		}
 	}
 	e.stats.regions.Add(uint64(len(m.Regions)))
-	return nil
-}
-
-// attachRegions writes each region's objects onto buf (writable):
-// classify's classes and ctc's text as "classification" structures on
-// the region itself (label, class-id — none for a text —, confidence,
-// model: the tensorinfer that ran), other modes' boxes as regions of
-// their own whose parent is the region. A region no longer on the
-// buffer (an element between removed it) is skipped with a warning.
-// The message's objects are what was written, a classification with its
-// region's rectangle.
-func (e *element) attachRegions(st *streamState, buf gstglue.RawBuffer, model string) error {
-	onRegion := st.mode == decode.Classify || st.mode == decode.CTC
-	for i := range st.regionObjs {
-		r := &st.regionObjs[i]
-		o := &r.obj
-		if onRegion {
-			x, y, w, h, err := gstglue.AddClassification(buf, r.id, gstglue.Classification{Label: o.Label, ClassID: o.ClassID,
-				Confidence: o.Confidence, Model: model})
-			if errors.Is(err, gstglue.ErrNoRegion) {
-				if !st.warnedMissing {
-					st.warnedMissing = true
-					cat.LogWarning(fmt.Sprintf("a result of region %d cannot be written: %v (logged once a stream)", r.id, err))
-				}
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("adding a classification to region %d: %w", r.id, err)
-			}
-			o.Box = decode.Box{X: float64(x), Y: float64(y), W: float64(w), H: float64(h)}
-			r.written = true
-			continue
-		}
-		x, y, w, h := o.Box.Pixels()
-		typ := o.Label
-		if typ == "" {
-			typ = "class-" + strconv.Itoa(o.ClassID)
-		}
-		if _, err := gstglue.AddROI(buf, gstglue.ROI{Type: typ, X: uint(x), Y: uint(y), W: uint(w), H: uint(h), ParentID: r.id,
-			Detection: true, Label: o.Label, ClassID: o.ClassID, Confidence: o.Confidence}); err != nil {
-			return fmt.Errorf("adding a region of interest in region %d: %w", r.id, err)
-		}
-		r.written = true
-	}
 	return nil
 }

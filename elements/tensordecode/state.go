@@ -43,10 +43,8 @@ type streamState struct {
 	// every frame.
 	layouts map[string]*resultLayout
 	// regionObjs are the objects of the frame's region results (video
-	// mode), reused from frame to frame; warnedMissing: a result whose
-	// region was gone has been logged this stream.
-	regionObjs    []regionObject
-	warnedMissing bool
+	// mode), reused from frame to frame.
+	regionObjs []regionObject
 	// decodedIDs: the regions whose rows this frame decoded. tracks: the
 	// last result of each tracked region, carried onto it on frames its
 	// tensorinfer did not run it (carryTracks); frameSeq counts the
