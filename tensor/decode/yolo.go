@@ -105,10 +105,15 @@ func abs32(v float32) float32 {
 
 // floor32 returns the largest float32 at most v: for a float32 s,
 // s > floor32(v) exactly when s > v, so the scans compare in float32.
+// Zero is +0, never -0: scanRow's bit test reads a threshold's bits, and
+// -0's (the sign bit alone) would pass no score.
 func floor32(v float64) float32 {
 	f := float32(v)
 	if float64(f) > v {
 		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	if f == 0 {
+		f = 0
 	}
 	return f
 }
