@@ -287,7 +287,9 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 // model outputs are hostile input, and such a value is never an object
 // nor changes another: a score of +Inf (a NaN score is over no
 // threshold, and -Inf under every one: not counted), a coordinate of a
-// candidate over the threshold, a class id that is not a number (SSD),
+// candidate over the threshold (or a corner that overflows float32 once
+// computed or scaled to the input's pixels), a class id that is not a
+// number (SSD),
 // a map cell of +Inf (map-boxes), a ctc sequence with a NaN or an
 // infinity in any step. Classify counts each such score (with
 // softmax, NaN and infinite logits are left out of it).

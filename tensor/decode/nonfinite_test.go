@@ -116,3 +116,46 @@ func TestInfinityIsNoObject(t *testing.T) {
 		}
 	})
 }
+
+// Finite values whose box overflows float32 — SSD's normalized edge
+// times the input's size, a normalized YOLO box scaled to pixels — are
+// no box reaching the frame's edge: the candidate is dropped and
+// counted, the others decoded as without it. A YOLO box whose edge
+// overflows (a centre and width of 3e38) is counted too.
+func TestOverflowIsNoBox(t *testing.T) {
+	good := anchor{cx: 320, cy: 320, w: 100, h: 100, obj: 1, cls: []float32{0.9}}
+	bad := anchor{cx: 3e38, cy: 100, w: 3e38, h: 10, obj: 1, cls: []float32{0.8}}
+	for name, tensor := range map[string]decode.Tensor{"v5": yoloV5(1, []anchor{bad, good}), "v8": yoloV8(1, []anchor{bad, good})} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+		got := decodeOK(t, d, decode.Identity(640, 640), tensor)
+		checkObjects(t, name, got, []decode.Object{obj(270, 270, 100, 100, 0, "", 0.9)})
+		if d.NonFinite() != 1 {
+			t.Errorf("%s: NonFinite %d, want 1", name, d.NonFinite())
+		}
+	}
+	// Forced normalized: ±2e36 × 640 is past float32.
+	d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45, YOLOCoords: decode.CoordsNormalized})
+	got := decodeOK(t, d, decode.Identity(640, 640), yoloV8(1, []anchor{
+		{cx: 0.5, cy: 0.5, w: 0.25, h: 0.25, cls: []float32{0.9}}, {cx: 0, cy: 0.5, w: 4e36, h: 0.1, cls: []float32{0.8}}}))
+	checkObjects(t, "normalized", got, []decode.Object{obj(240, 240, 160, 160, 0, "", 0.9)})
+	if d.NonFinite() != 1 {
+		t.Errorf("normalized: NonFinite %d, want 1", d.NonFinite())
+	}
+	d = newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+	got = decodeOK(t, d, decode.Identity(1000, 1000),
+		f32("boxes", []int{1, 2, 4}, []float32{0.1, 0.2, 0.5, 3e38, 0.1, 0.2, 0.5, 0.6}),
+		f32("classes", []int{1, 2}, []float32{2, 1}), f32("scores", []int{1, 2}, []float32{0.9, 0.75}))
+	checkObjects(t, "ssd", got, []decode.Object{obj(200, 100, 400, 400, 1, "", 0.75)})
+	if d.NonFinite() != 1 {
+		t.Errorf("ssd: NonFinite %d, want 1", d.NonFinite())
+	}
+	// A transform whose scale is so small that a box's edges map past
+	// float64 gives no frame-wide box.
+	tr := decode.Identity(640, 640)
+	tr.ScaleX = 1e-320
+	d = newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+	across := anchor{cx: 10, cy: 320, w: 100, h: 100, cls: []float32{0.9}} // x from -40 to 60: -Inf to +Inf once mapped
+	if got := decodeOK(t, d, tr, yoloV8(1, []anchor{across})); len(got) != 0 {
+		t.Errorf("a box mapped past float64: %s, want none", fmtObjects(got))
+	}
+}

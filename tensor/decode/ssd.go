@@ -109,7 +109,9 @@ func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) {
 			d.nonFinite++
 			continue
 		}
-		d.cands = append(d.cands, candidate{
+		// In input pixels: a normalized edge past float32 once scaled is
+		// counted (candidate).
+		d.candidate(candidate{
 			x0: b[1] * float32(w), y0: b[0] * float32(h), x1: b[3] * float32(w), y1: b[2] * float32(h),
 			score: s, class: int32(math.Round(cls)), index: int32(i),
 		})
@@ -135,6 +137,9 @@ type candidate struct {
 	class          int32
 	index          int32 // its place in the model's output: the tie-break
 }
+
+// finite reports whether every corner is a number and not infinite.
+func (c *candidate) finite() bool { return finite4(c.x0, c.y0, c.x1, c.y1) }
 
 // byScore orders candidates best first, ties in the model's order.
 func byScore(a, b candidate) int {
