@@ -134,3 +134,18 @@ func TestTensorDecodeLabelsNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// An SSD count of more detections than the tensors hold is a stream
+// error naming every tensor (it was taken as all of them): the tensors
+// are not what boxes-ssd reads.
+func TestTensorDecodeSSDCountTooLarge(t *testing.T) {
+	caps := "other/tensors,format=static,num_tensors=4,dimensions=(string)\"4:2:1,2:1,2:1,1\",types=(string)\"float32,float32,float32,float32\"," +
+		"names=(string)\"boxes,classes,scores,count\""
+	r := runTensors(t, caps, "tensordecode name=dec mode=boxes-ssd input-width=64 input-height=64",
+		[][]byte{floats(0.1, 0.1, 0.5, 0.5, 0.2, 0.2, 0.4, 0.4), floats(1, 2), floats(0.9, 0.8), floats(100)})
+	wantError(t, "count 100 of 2", r, gstglue.StreamFormat, `"count" float32 [1] counts 100 detections`, "hold 2 detections",
+		`"boxes" float32 [1 2 4]`)
+	if len(r.frames) != 0 {
+		t.Errorf("%d buffers went through", len(r.frames))
+	}
+}

@@ -271,7 +271,10 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 	case Classify:
 		d.classify(ts, &p, tr)
 	case BoxesSSD:
-		d.ssd(ts, &p, tr)
+		if err := d.ssd(ts, &p, tr); err != nil {
+			d.objs, d.nonFinite = d.objs[:0], 0
+			return nil, err
+		}
 	case BoxesYOLO:
 		d.yolo(ts, &p, tr)
 	case MapBoxes:
@@ -288,8 +291,8 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 // nor changes another: a score of +Inf (a NaN score is over no
 // threshold, and -Inf under every one: not counted), a coordinate of a
 // candidate over the threshold (or a corner that overflows float32 once
-// computed or scaled to the input's pixels), a class id that is not a
-// number (SSD),
+// computed or scaled to the input's pixels), a class id or a count that
+// is not a number (SSD; such a count leaves the frame without objects),
 // a map cell of +Inf (map-boxes), a ctc sequence with a NaN or an
 // infinity in any step. Classify counts each such score (with
 // softmax, NaN and infinite logits are left out of it).

@@ -58,7 +58,9 @@
 //
 // A layout the mode does not read — a rank, a dimension, a number of
 // tensors — is an error wrapping ErrLayout whose text quotes every
-// tensor's name, type and dims; short data wraps ErrData; a transform
+// tensor's name, type and dims; short data, a quantization scale that is
+// not a number, or an SSD count of more detections than the tensors hold
+// (or fewer than none) wraps ErrData; a transform
 // that maps nothing ErrTransform; a bad Config ErrConfig.
 //
 // Labels come from a file with one label per line (ReadLabels), line i

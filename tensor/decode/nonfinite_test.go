@@ -1,9 +1,12 @@
 package decode_test
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -157,5 +160,41 @@ func TestOverflowIsNoBox(t *testing.T) {
 	across := anchor{cx: 10, cy: 320, w: 100, h: 100, cls: []float32{0.9}} // x from -40 to 60: -Inf to +Inf once mapped
 	if got := decodeOK(t, d, tr, yoloV8(1, []anchor{across})); len(got) != 0 {
 		t.Errorf("a box mapped past float64: %s, want none", fmtObjects(got))
+	}
+}
+
+// An SSD count the tensors cannot hold — more detections than the
+// boxes, or fewer than none — is an error naming every tensor's dims
+// (the tensors are not what the mode reads: the count was taken as all
+// of them, or none); a count that is not a number gives nothing,
+// counted. A quantization scale that is not a number is ErrData.
+func TestSSDCountOutOfRange(t *testing.T) {
+	ssd := func(count float32) []decode.Tensor {
+		return []decode.Tensor{f32("boxes", []int{1, 4, 4}, ssdBoxes), f32("classes", []int{1, 4}, ssdClasses),
+			f32("scores", []int{1, 4}, ssdScores), f32("count", []int{1}, []float32{count})}
+	}
+	for _, count := range []float32{5, 1e9, -1} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+		_, err := d.Decode(ssd(count), decode.Identity(100, 100))
+		if !errors.Is(err, decode.ErrData) {
+			t.Errorf("count %v of 4 boxes: %v, want ErrData", count, err)
+			continue
+		}
+		for _, w := range []string{`"count" float32 [1]`, `"boxes" float32 [1 4 4]`, "4 detections"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("count %v: error %q does not say %q", count, err, w)
+			}
+		}
+	}
+	for _, count := range []float32{nan, pinf} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+		if got := decodeOK(t, d, decode.Identity(100, 100), ssd(count)...); len(got) != 0 || d.NonFinite() != 1 {
+			t.Errorf("count %v: %s, NonFinite %d; want nothing, 1", count, fmtObjects(got), d.NonFinite())
+		}
+	}
+	d := newDecoder(t, decode.Config{Mode: decode.Classify})
+	q := decode.Tensor{Name: "q", DType: tensor.U8, Shape: []int{1, 3}, Data: []byte{10, 200, 138}, Scale: math.NaN()}
+	if _, err := d.Decode([]decode.Tensor{q}, decode.Identity(8, 8)); !errors.Is(err, decode.ErrData) || !strings.Contains(err.Error(), `"q" uint8 [1 3]`) {
+		t.Errorf("scale NaN: %v, want ErrData naming the tensor", err)
 	}
 }
