@@ -149,3 +149,22 @@ func TestTensorDecodeSSDCountTooLarge(t *testing.T) {
 		t.Errorf("%d buffers went through", len(r.frames))
 	}
 }
+
+// A labels file in UTF-16 without its byte-order mark (valid UTF-8 byte
+// by byte) is refused at the state change too, the error saying why:
+// accepted, every label would reach C cut at its first NUL ("c" for
+// "cat").
+func TestTensorDecodeLabelsUTF16(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "utf16.txt")
+	if err := os.WriteFile(path, []byte("c\x00a\x00t\x00\n\x00d\x00o\x00g\x00\n\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"classify", "ctc"} {
+		ge := startError(t, "fakesrc num-buffers=1 ! tensordecode mode="+mode+" labels="+path+" ! fakesink")
+		for _, w := range []string{path, "line 1 holds a NUL byte", "UTF-16"} {
+			if !strings.Contains(ge.Message, w) {
+				t.Errorf("%s: error %q does not say %q", mode, ge.Message, w)
+			}
+		}
+	}
+}

@@ -22,4 +22,8 @@ var (
 	ErrTransform = errors.New("invalid transform")
 	// ErrLabels: a labels file that cannot be read.
 	ErrLabels = errors.New("cannot read labels")
+	// ErrLabelsEncoding: a labels file (or a dictionary) that is not
+	// UTF-8 text — a line that is not UTF-8, or holds a NUL byte (UTF-16);
+	// its errors wrap ErrLabels too.
+	ErrLabelsEncoding = errors.New("labels are not UTF-8 text")
 )
