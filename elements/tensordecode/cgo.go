@@ -11,6 +11,13 @@ package tensordecode
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 
+// tdec_name returns e's name (g_free it).
+static gchar *
+tdec_name (GstElement * e)
+{
+  return gst_object_get_name (GST_OBJECT (e));
+}
+
 static guint
 tdec_n_memory (GstBuffer * buf)
 {
@@ -50,6 +57,13 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
+
+// elementName returns elem's name.
+func elementName(elem gstglue.RawElement) string {
+	c := C.tdec_name((*C.GstElement)(elem.Unsafe()))
+	defer C.g_free(C.gpointer(c))
+	return C.GoString(c)
+}
 
 // numMemory is buf's number of memories (buf borrowed).
 func numMemory(buf gstglue.RawBuffer) int { return int(C.tdec_n_memory((*C.GstBuffer)(buf.Unsafe()))) }

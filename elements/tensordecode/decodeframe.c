@@ -208,17 +208,13 @@ post_objects (GstBaseTransform * t, GstBuffer * buf, const TdecMsgObj * objs,
       gst_message_new_element (GST_OBJECT (t), s));
 }
 
-/* The region type of o: its label, "class-N", "classification" or
- * "text"; num holds the formatted one. */
+/* The region type of o: its label, "class-N" or "classification" (a
+ * text's region is added apart); num holds the formatted one. */
 static const gchar *
 region_type (const TdecObj * o, gchar * num, gsize size)
 {
-  switch (o->type) {
-    case TDEC_TYPE_CLASSIFICATION:
-      return "classification";
-    case TDEC_TYPE_TEXT:
-      return "text";
-  }
+  if (o->type == TDEC_TYPE_CLASSIFICATION)
+    return "classification";
   if (o->label != NULL)
     return o->label;
   g_snprintf (num, size, "class-%d", o->class_id);
@@ -264,6 +260,20 @@ attach (GstBaseTransform * t, TdecFrame * st, GstBuffer * buf)
       o->y = rect[1];
       o->w = rect[2];
       o->h = rect[3];
+    } else if (o->type == TDEC_TYPE_TEXT) {
+      /* A whole-frame text: a "text" region carrying the text as a
+       * "classification", as a region's text does. */
+      gint id = gstc_roi_add_region (buf, "text", o->x, o->y, o->w, o->h,
+          o->region_id);
+
+      if (id < 0 || gstc_roi_add_classification (buf, id, o->label,
+              o->class_id, o->confidence, st->model, NULL) != GSTC_ROI_OK) {
+        GST_ELEMENT_ERROR (t, CORE, FAILED, ("tensordecode: adding a text "
+                "region: the buffer is not writable"), (NULL));
+        if (msg != small)
+          g_free (msg);
+        return FALSE;
+      }
     } else if (gstc_roi_add (buf, region_type (o, num, sizeof num), o->x,
             o->y, o->w, o->h, o->region_id, o->label, o->class_id,
             o->confidence) < 0) {

@@ -102,10 +102,12 @@ func (st *streamState) addObject(self *C.GstElement, kind C.gint, regionID int, 
 // transform_ip: whole-frame and tensors-mode objects as regions of their
 // own — the box rounded to whole pixels (edges to the nearest), roi_type
 // the label ("class-N" without one; classify's whole-frame regions
-// "classification", ctc's "text"), a "detection" structure with label,
-// class-id and confidence; region results (st.regionObjs, made by the
-// tensorinfer model) as a "classification" onto their region (classify,
-// ctc) or a region whose parent is theirs (the box modes). A label from
+// "classification"), a "detection" structure with label, class-id and
+// confidence; ctc's whole-frame texts as "text" regions with a
+// "classification" structure instead, as a region's text has (model:
+// model); region results (st.regionObjs, made by the tensorinfer model)
+// as a "classification" onto their region (classify, ctc) or a region
+// whose parent is theirs (the box modes). A label from
 // the labels file goes as the C string kept since start; others (ctc's
 // texts) are copied by C. Returns how many.
 func (e *element) give(st *streamState, objs []decode.Object, regions bool, model string) int {

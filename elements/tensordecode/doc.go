@@ -68,9 +68,13 @@
 // package tensor/decode for the layouts each reads and how. The tensors
 // are matched to their roles by their caps names where the mode uses
 // names (boxes-ssd), else by order. ctc reads a text recogniser's
-// per-step probabilities into one text: labels is then its dictionary
-// (line i the token of class i, lines not trimmed); on whole frames the
-// text is a "text" region's label (class-id -1).
+// per-step probabilities [N T C] into one text per line of the batch:
+// labels is then its dictionary (line i the token of class i, lines not
+// trimmed); on whole frames each text is a "text" region over the frame,
+// in line order, carrying a "classification" params structure as a
+// region's text does — label the text, confidence, model the
+// tensorinfer that ran (video mode) or this element's name (tensors
+// mode) — and no "detection".
 //
 // Region results: a tensorinfer inference-region=roi-list leaves one
 // GstTensorPinMeta per batch run, row i of its tensors the result of the
@@ -102,7 +106,9 @@
 //
 // Model outputs are hostile input: a NaN or an infinity never makes an
 // object nor moves another; such candidates are dropped and counted
-// (non-finite).
+// (non-finite). An SSD count of more detections than the tensors hold
+// is a stream error naming them; a labels file in UTF-16 (a NUL byte)
+// is refused as one that is not UTF-8.
 //
 // Coordinates. The objects are in the frame's pixels. In video mode the
 // transform is the meta's — model input ModelWidth × ModelHeight, frame

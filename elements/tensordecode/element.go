@@ -50,7 +50,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"How the tensors are read: \"classify\" (one tensor of class scores: the top-k classes as whole-frame regions), "+
 			"\"boxes-ssd\" (SSD post-processed boxes, classes, scores, count), \"boxes-yolo\" (YOLOv5 [1 N 5+C] or YOLOv8 [1 4+C N], "+
 			"thresholded and suppressed), \"map-boxes\" (a probability map [1 1 H W]: one box per connected region) or \"ctc\" "+
-			"(a text recogniser's [1 T C] per-step probabilities: greedy CTC into one text, its tokens the labels file's lines). "+
+			"(a text recogniser's [N T C] per-step probabilities: greedy CTC into one text per line, its tokens the labels file's "+
+			"lines; on whole frames each a \"text\" region with a \"classification\"). "+
 			"On region results (tensorinfer inference-region=roi-list) classify and ctc write a \"classification\" onto each region, "+
 			"the others boxes inside it.",
 		"boxes-yolo", proptable.WritableInReady, func(e *element) *string { return &e.settings.mode }, decode.ModeNames()...),

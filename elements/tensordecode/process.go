@@ -43,6 +43,9 @@ func (e *element) frame(buf gstglue.RawBuffer) int {
 		gstglue.PostErrorRaw(e.raw(), gstglue.CodeOf(err, gstglue.StreamFormat), "tensordecode: "+err.Error(), "")
 		return tdecError
 	}
+	if !regions && model == "" {
+		model = st.name // a whole-frame text's model: no tensorinfer says (tensors mode)
+	}
 	n := e.give(st, objs, regions, model)
 	e.stats.frames.Add(1)
 	e.stats.objects.Add(uint64(n))
@@ -104,7 +107,7 @@ func (e *element) decodeVideo(st *streamState, buf gstglue.RawBuffer) pending {
 	if err == nil {
 		p.objs, err = e.decodeTensors(st, m.Tensors, numMemory(m.Tensors), &rl.whole, tr)
 	}
-	p.err = err
+	p.err, p.model = err, m.Producer
 	return p
 }
 

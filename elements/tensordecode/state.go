@@ -24,6 +24,9 @@ type streamState struct {
 	dec     *decode.Decoder
 	cLabels cLabels
 	maps    maps
+	// name is the element's (read at start): the model a whole-frame
+	// text names when no tensorinfer does (tensors mode).
+	name string
 
 	// From the caps. Tensors mode: the tensors (names, types, shapes;
 	// Data set per frame, and cleared after) and the transform, fixed
@@ -66,8 +69,8 @@ type layout struct {
 type pending struct {
 	noMeta bool            // no GstTensorPinMeta (or one without tensors)
 	objs   []decode.Object // the decoder's, valid until the next Decode
-	// regions: the result is region results (st.regionObjs), made by
-	// the tensorinfer model names.
+	// regions: the result is region results (st.regionObjs). model:
+	// the tensorinfer that made the result (its name; "" unknown).
 	regions bool
 	model   string
 	err     error // the frame cannot be decoded
@@ -123,7 +126,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensordecode: "+err.Error(), "")
 		return false
 	}
-	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps()}
+	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps(), name: elementName(e.raw())}
 	setPost(e.self, set.postMessages)
 	e.stateMu.Lock()
 	e.state = st

@@ -100,12 +100,15 @@ func TestCTCSoftmax(t *testing.T) {
 	checkObjects(t, "softmax", got, []decode.Object{obj(0, 0, 10, 10, -1, "yx", (p(logits[:3], 2)+p(logits[3:], 1))/2)})
 }
 
-// Layouts ctc cannot read name what they want: a batch (decoded a row at
-// a time), a dictionary that does not fit the classes; no dictionary is
-// a configuration error.
+// Layouts ctc cannot read name what they want: a rank past [N T C], a
+// dictionary that does not fit the classes; no dictionary is a
+// configuration error. A batch [N T C] is read.
 func TestCTCBadLayouts(t *testing.T) {
 	d := ctcDecoder(t, []string{"a", "b", "c"})
-	layoutError(t, "batch of 2", d.Check([]decode.Tensor{f32("o", []int{2, 5, 4}, nil)}), "a batch of sequences", "[2 5 4]")
+	if err := d.Check([]decode.Tensor{f32("o", []int{2, 5, 4}, nil)}); err != nil {
+		t.Errorf("a batch of 2: %v", err)
+	}
+	layoutError(t, "rank 4", d.Check([]decode.Tensor{f32("o", []int{2, 2, 5, 4}, nil)}), "[N T C]", "[2 2 5 4]")
 	layoutError(t, "7 classes", d.Check([]decode.Tensor{f32("o", []int{1, 5, 7}, nil)}), "the model has 7 classes", "dictionary has 3 lines")
 	layoutError(t, "two tensors", d.Check([]decode.Tensor{f32("o", []int{1, 5, 4}, nil), f32("p", []int{1, 5, 4}, nil)}), "got 2 tensors")
 	if err := d.Check([]decode.Tensor{f32("o", []int{5, 5}, nil)}); err != nil {

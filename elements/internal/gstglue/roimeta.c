@@ -115,6 +115,25 @@ numbered (GstBuffer * buf, RoiNumbering * num, gint id)
 }
 
 gint
+gstc_roi_add_region (GstBuffer * buf, const gchar * type, guint x, guint y,
+    guint w, guint h, gint parent_id)
+{
+  GstVideoRegionOfInterestMeta *m;
+  RoiNumbering *num;
+  gint id;
+
+  if (!gst_buffer_is_writable (buf))
+    return -1;
+  num = numbering_of (buf);
+  id = next_region_id (buf, num);
+  m = gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+  m->id = id;
+  m->parent_id = parent_id;
+  numbered (buf, num, id);
+  return m->id;
+}
+
+gint
 gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
     guint w, guint h, gint parent_id, const gchar * label, gint class_id,
     gdouble confidence)

@@ -82,6 +82,21 @@ func AddROI(buf RawBuffer, r ROI) (int, error) {
 	return int(id), nil
 }
 
+// AddRegion adds a region of type typ at (x, y) w×h, parent parentID
+// (-1: none), to buf (borrowed, writable) as a
+// GstVideoRegionOfInterestMeta with no params structure — a model's
+// result is added to it by its id (AddClassification) — numbered as
+// AddROI numbers regions; returns its id. The metas belong to buf.
+func AddRegion(buf RawBuffer, typ string, x, y, w, h uint, parentID int) (int, error) {
+	t := C.CString(typ)
+	defer C.free(unsafe.Pointer(t))
+	id := C.gstc_roi_add_region(buf.p, t, C.guint(x), C.guint(y), C.guint(w), C.guint(h), C.gint(parentID))
+	if id < 0 {
+		return 0, ErrBufferNotWritable
+	}
+	return int(id), nil
+}
+
 // ErrNoRegion: a buffer has no region of interest of the id asked for.
 var ErrNoRegion = errors.New("gstc: no region of interest of that id")
 

@@ -52,6 +52,13 @@ gint gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
     guint w, guint h, gint parent_id, const gchar * label, gint class_id,
     gdouble confidence);
 
+/* Adds a region to buf (borrowed, writable) with no params structure —
+ * a model's result is added to it by id (gstc_roi_add_classification) —
+ * numbered as gstc_roi_add numbers them; returns the meta's id, or -1 if
+ * buf is not writable. */
+gint gstc_roi_add_region (GstBuffer * buf, const gchar * type, guint x,
+    guint y, guint w, guint h, gint parent_id);
+
 /* Fills out with buf's regions, in the order they were added, at most
  * max; returns how many buf has (which may be more than max). The
  * strings are borrowed from buf's metas: valid while buf is. Regions'
