@@ -74,7 +74,13 @@
 //     its last memory came back, on whatever thread dropped that memory.
 //     The ring's fds are its owner's (tensor.AllocFD), never closed here.
 //   - An open bracket is held by whoever entered it — a ring slot for a
-//     write, a frame for a read — and left exactly once by that holder.
+//     write, a frame for a read, a lent foreign memory's wrapper — and
+//     left exactly once by that holder.
+//   - A foreign memory's wrapper (foreignmem) is held by the foreign
+//     memory while idle and by the buffers downstream while lent; its
+//     last holder's unref leaves the bracket, then drops the camera's
+//     buffer it held, and resurrects it; it is freed with the foreign
+//     memory, and its tensor (fd, bracket record) closed by Go then.
 //   - The frames that use this package run on any streaming thread. They
 //     block only in the bounded waits (a free slot, a dma-buf's fences),
 //     which unlock, flush and stop end.
