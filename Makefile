@@ -9,12 +9,13 @@ SHELL := /bin/bash
 GO ?= go
 # Debian packages the project builds and tests against (gstreamer1.0-x
 # and fonts-dejavu-core: textoverlay renders the text lines the OCR test and
-# make ocr-demo read back).
+# make ocr-demo read back; strace: the DMA-BUF lane's
+# TestV4L2ResultsLineSyncs counts GStreamer's own SYNC ioctls with it).
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	meson ninja-build pkg-config gcc python3-gst-1.0 \
 	gstreamer1.0-x fonts-dejavu-core \
-	mosquitto mosquitto-clients
+	mosquitto mosquitto-clients strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps test vet staticcheck lint unit bench plugin smoke demo soak fuzz

@@ -107,6 +107,18 @@
 // the buffer, ended when the output memory comes back). See
 // docs/design-notes.md.
 //
+// A camera's dma-buf (memory of an allocator that is not the project's:
+// v4l2src io-mode=dmabuf) whose video goes on (output=video, the region
+// mode) is carried on in a wrapper of its memory (frameengine's
+// foreignmem): the element opens its bracket for read and write, the
+// wrapper joins it and holds the camera's buffer, and every element after
+// it — tensoroverlay's write, a converter, a second tensorinfer, each
+// tensorpinsink — joins; the wrapper's last holder ENDs it, then the
+// camera gets its buffer back. 2 DMA_BUF_IOCTL_SYNC a frame for the
+// camera's buffer whatever follows (stats frames-wrapped counts them). A
+// camera buffer another holder shares is carried on read-only (a writer
+// copies the frame); frames interval skips go on unwrapped.
+//
 // A benchmark aid: TENSORPIN_INFER_MODE=per-frame in the environment (read
 // at each start, logged at WARNING) runs every frame the upstream way —
 // GStreamer's onnxinference's: a new ONNX Runtime input value over the

@@ -132,6 +132,7 @@ const (
 	ctrRegionsSmall   = C.GSTC_INFER_REGIONS_SMALL
 	ctrRegionsDropped = C.GSTC_INFER_REGIONS_DROPPED
 	ctrRegionsReused  = C.GSTC_INFER_REGIONS_REUSED
+	ctrWrapped        = C.GSTC_INFER_WRAPPED
 	ctrEnd            = C.GSTC_INFER_COUNTERS_END
 )
 

@@ -20,6 +20,7 @@
 #include "cbracket.h"
 #include "inputread.h"
 #include "outring.h"
+#include "foreignmem.h"
 #include "pending.h"
 #include "wake.h"
 #include "counters.h"
@@ -54,6 +55,7 @@ enum
   GSTC_INFER_REGIONS_SMALL,     /* regions skipped: under min-region-size */
   GSTC_INFER_REGIONS_DROPPED,   /* regions over max-regions or with no slot */
   GSTC_INFER_REGIONS_REUSED,    /* regions not run: their track had a result */
+  GSTC_INFER_WRAPPED,           /* frames whose video went on in its memory's wrapper */
   GSTC_INFER_COUNTERS_END
 };
 
@@ -272,14 +274,16 @@ typedef struct
  * buf_offset), then its output from output slot slot of ring: the slot's
  * memories pushed (gstc_out_ring_push) into a frame buffer with in's PTS,
  * DTS and duration and offset seq, and either — output=video (the
- * element's GstcVideoOut on) — in's video with those tensors in a
- * GstTensorPinMeta, or that buffer itself, its begin (the slot's first
- * tensor, seqnum seq) pushed downstream from t's src pad first.
- * GstBaseTransform pushes the returned buffer next. in is borrowed. */
+ * element's GstcVideoOut on) — in's video (or wrapped's, in's video in
+ * its memory's wrapper: gstc_foreign_lend, the caller's reference taken
+ * over; NULL: none) with those tensors in a GstTensorPinMeta, or that
+ * buffer itself, its begin (the slot's first tensor, seqnum seq) pushed
+ * downstream from t's src pad first. GstBaseTransform pushes the
+ * returned buffer next. in is borrowed. */
 GstcFinishedFrame gstc_infer_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
     guint64 buf_offset, GstcOutRing * ring, int slot, GstBuffer * in,
-    guint64 seq);
+    GstBuffer * wrapped, guint64 seq);
 
 /* The frame's steps, shared by the whole-frame frame (inferframe.c) and
  * the region frame (regions.c); on the streaming thread, inside a frame. */
@@ -287,11 +291,20 @@ gint64 gstc_infer_clock_ns (clockid_t id);
 /* A free output slot, waiting while every slot is downstream; -1 when a
  * flush or a stop ended the wait. */
 int gstc_infer_take_slot (GstcInferFrame * s, GstBaseTransform * t);
-/* Joins or opens the input's read bracket after its fences: GST_FLOW_OK
- * (entered), else nothing held and an error posted (GST_FLOW_ERROR), or
- * FLUSHING, or DROPPED. */
+/* Joins or opens the input's bracket for access (GSTC_ACCESS_READ, or
+ * READWRITE when its video goes on in a wrapper: gstc_infer_wraps) after
+ * its fences: GST_FLOW_OK (entered), else nothing held and an error
+ * posted (GST_FLOW_ERROR), or FLUSHING, or DROPPED. */
 GstFlowReturn gstc_infer_enter_input (GstcInferFrame * s,
-    GstBaseTransform * t, GstcInferInput * rec);
+    GstBaseTransform * t, GstcInferInput * rec, int access);
+/* Whether in's video goes on in the wrapper of its memory (foreignmem.h:
+ * a camera's dma-buf, wrapped when Go first saw it): video goes on (video
+ * is output=video's or the region mode's) and in is one memory that has
+ * one. The input's bracket is then opened for read and write — the
+ * access the wrapper is lent on, which covers tensoroverlay's write —
+ * and the wrapper is lent before the frame leaves it. */
+gboolean gstc_infer_wraps (GstcInferInput * rec, GstBuffer * in,
+    gboolean video);
 void gstc_infer_leave_input (GstcInferFrame * s, GstBaseTransform * t,
     GstcInferInput * rec);
 /* The run of io, timed: TRUE when it ran; else the error is posted. */

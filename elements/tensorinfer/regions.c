@@ -275,9 +275,12 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
   int n, i, held = 0;
   gsize len;
   GstFlowReturn r;
+  gboolean wrap;
 
   init_debug ();
   *out = NULL;
+  /* The region mode's video always goes on. */
+  wrap = gstc_infer_wraps (rec, in, TRUE);
   n = collect (s, in);
   if (n == 0) {
     /* Nothing to read: no bracket, no run; the video goes on as it came
@@ -302,7 +305,8 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     gstc_count (s->counters, GSTC_INFER_COPIES, 1);
     gstc_count (s->counters, GSTC_INFER_BYTES_COPIED, len);
   } else {
-    r = gstc_infer_enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec,
+        wrap ? GSTC_ACCESS_READWRITE : GSTC_ACCESS_READ);
     if (r != GST_FLOW_OK) {
       *ret = r;
       return;
@@ -310,7 +314,14 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     gstc_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
     len = rec->in.mem_size;
   }
-  *out = gstc_video_out_buffer (vo, in);
+  /* The video goes on in its memory's wrapper when it has one (joining
+   * the bracket just opened: it stays open until the wrapper's last
+   * holder lets go), else as it came. */
+  *out = wrap ? gstc_foreign_lend (in) : NULL;
+  if (*out != NULL)
+    gstc_count (s->counters, GSTC_INFER_WRAPPED, 1);
+  else
+    *out = gstc_video_out_buffer (vo, in);
   memset (&from, 0, sizeof from);
   from.scale_x = from.scale_y = 1;
   from.run = s->seq;

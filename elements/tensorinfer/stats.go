@@ -149,6 +149,13 @@ type Stats struct {
 	// RegionsReused counts the regions not run because their track's
 	// result stands (reclassify-interval).
 	RegionsReused uint64
+	// FramesWrapped counts the frames whose video went on in the wrapper
+	// of its memory: a camera's dma-buf (memory of an allocator not the
+	// project's) carried downstream inside the one CPU-access bracket the
+	// element opened, which every element after it joins and whose END
+	// comes when the last of them lets go (output=video and
+	// inference-region=roi-list).
+	FramesWrapped uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -193,6 +200,7 @@ func (e *element) snapshot() Stats {
 		Regions: cc.Load(ctrRegions), RegionsTooSmall: cc.Load(ctrRegionsSmall), RegionsDropped: cc.Load(ctrRegionsDropped),
 		RegionsReused: cc.Load(ctrRegionsReused),
 		RegionShapes:  c.regionShapes.Load(),
+		FramesWrapped: cc.Load(ctrWrapped),
 	}
 }
 
@@ -245,6 +253,7 @@ func (e *element) statsStructure() *gst.Structure {
 		{"regions-dropped", s.RegionsDropped},
 		{"region-shapes", s.RegionShapes},
 		{"regions-reused", s.RegionsReused},
+		{"frames-wrapped", s.FramesWrapped},
 	} {
 		st.SetValue(f.k, f.v)
 	}
