@@ -123,6 +123,9 @@ gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring)
   }
   gstc_out_ring_unref (s->ring);
   s->ring = ring;
+  /* A new ring: its size is the new base of region frames' growth. */
+  s->ring_base = 0;
+  s->batches_max = 0;
 }
 
 void

@@ -202,6 +202,12 @@ typedef struct
    * every region runs, no table. */
   guint reclassify;
   GHashTable *tracks;
+  /* ring_base: the output ring's size before region frames grew it;
+   * batches_max: the most batches a frame has run. The ring may grow to
+   * ring_base x batches_max (the frames downstream may hold, each with
+   * its batches' slots, and one being made), so that a frame's first
+   * batch never waits for a slot only a later frame frees. */
+  int ring_base, batches_max;
   int n_var;
   GstcInferVariant var[GSTC_INFER_MAX_VARIANTS];
   guint64 seq;                  /* the next output frame's seqnum */

@@ -227,14 +227,27 @@ place (GstcInferFrame * s, const GstcInferRegion * r, int dst_w, int dst_h,
 /* A slot for a batch: the ring's next free one; when the frame already
  * holds slots and none is free, one more from Go (the ring grows) — a
  * frame never waits on itself — else -1 (the rest of the frame's
- * regions are dropped). */
+ * regions are dropped). A frame's first batch with none free grows the
+ * ring too while it is under ring_base x the batches a frame needs
+ * (batches: this frame's): downstream may hold ring_base - 1 frames
+ * (max-leases), each with as many slots as its batches — fakesink's last
+ * frame is one — and waiting on those would wait on a frame to come.
+ * Above that bound, it waits: downstream holds more than it said. */
 static int
-batch_slot (GstcInferFrame * s, GstBaseTransform * t, int held)
+batch_slot (GstcInferFrame * s, GstBaseTransform * t, int held, int batches)
 {
   int slot;
 
-  if (held == 0)
+  if (held == 0) {
+    slot = gstc_out_ring_take (s->ring);
+    if (slot >= 0)
+      return slot;
+    if (gstc_out_ring_size (s->ring) < s->ring_base * MAX (batches,
+            s->batches_max) && gstcGoInferGrow (t, gstc_instance_handle (t))
+        && (slot = gstc_out_ring_take (s->ring)) >= 0)
+      return slot;
     return gstc_infer_take_slot (s, t);
+  }
   slot = gstc_out_ring_take (s->ring);
   if (slot >= 0)
     return slot;
@@ -300,6 +313,8 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     return;
   }
   qsort (s->regions_scratch, n, sizeof (GstcInferRegion), by_aspect);
+  if (s->ring_base == 0)
+    s->ring_base = gstc_out_ring_size (s->ring);
   if (rec->in.copy) {
     len = gstc_input_copy_in (&rec->in, in);
     gstc_count (s->counters, GSTC_INFER_COPIES, 1);
@@ -355,7 +370,7 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     v = variant (s, t, rows, dst_w, dst_h, &r);
     if (v == NULL)
       break;
-    slot = batch_slot (s, t, held);
+    slot = batch_slot (s, t, held, (n + s->batch_max - 1) / s->batch_max);
     if (slot < 0) {
       if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t)))
         r = GST_FLOW_FLUSHING;
@@ -426,6 +441,7 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     held++;
     i += k;
   }
+  s->batches_max = MAX (s->batches_max, held);
   if (!rec->in.copy)
     gstc_infer_leave_input (s, t, rec);
   gstc_infer_end_input_read (s, t, rec, in);

@@ -452,3 +452,34 @@ func TestTensorInferReclassifyInterval(t *testing.T) {
 		})
 	}
 }
+
+// A frame whose regions need more batches than the output ring has slots
+// (batch-size=1, 8 regions, a ring of max-leases+1 = 3), into a fakesink
+// that keeps the last frame it rendered (GStreamer's default): the ring
+// grows so that the frames downstream may hold — max-leases of them,
+// each with its batches' slots — never leave the next frame without one.
+// Before, the next frame's first batch waited for a slot that only the
+// next frame could free: the stream stopped on its second frame.
+func TestTensorInferRegionsMoreBatchesThanSlots(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := writeModel(t, "echo.onnx", infertest.Echo{H: 8, W: 8}.ONNX())
+	caps := "video/x-raw,format=RGB,width=64,height=48,framerate=30/1"
+	const n, per = 20, 8
+	frames := make([][]byte, n)
+	rois := make([][]gstglue.ROI, n)
+	for k := range n {
+		frames[k] = make([]byte, 64*48*3)
+		for i := range per {
+			rois[k] = append(rois[k], gstglue.ROI{Type: "obj", X: uint(8 * i), Y: 8, W: 8, H: 8})
+		}
+	}
+	desc := fmt.Sprintf("appsrc name=src format=time caps=%s ! tensorinfer name=infer inference-region=roi-list batch-size=1 "+
+		"max-leases=2 ort-library=%s model=%s ! fakesink", caps, lib, model)
+	got, s := runRegions(t, desc, frames, rois)
+	if len(got) != n || s["regions"] != n*per || s["regions-dropped"] != 0 {
+		t.Errorf("%d frames out, stats %v: want %d frames, every region run", len(got), s, n)
+	}
+	if slots := s["ring-size"]; slots > (2+1)*per {
+		t.Errorf("stats %v: a ring of %d slots, want at most (max-leases+1) × a frame's batches = %d", s, slots, 3*per)
+	}
+}
