@@ -428,13 +428,14 @@ func (r report) regionMarkdown() string {
 		p("**Crop.** One 300×60 region at (811,503) on every frame. *Fused* is tensorinfer's own timer around its pre-processing pass, a region (`preprocess-ns-total` ÷ `preprocessed`, long run less short), into a float32 `[1 3 48 320]` model built in Go (a channel map: a run of a few µs, so the pass is measured without a recogniser's run between frames): the crop, the bilinear resize letterboxed into 320×48 (`resize=letterbox`: 240×48 of the region, centred, the rest `pad-value`, as `add-borders` does), NV12 → BGR, (x − 127.5) ÷ 127.5 and HWC → CHW, straight into the bound input. " +
 			"*GStreamer* is the CPU a frame of `videotestsrc ! NV12 1080p ! videocrop left=811 top=503 right=809 bottom=517 ! videoconvertscale add-borders=true ! video/x-raw,format=RGB,width=320,height=48 ! fakesink` less that of `videotestsrc ! NV12 1080p ! fakesink` (gst-launch-1.0; GStreamer 1.22 has `videoconvertscale`): the crop, the scale with borders and the conversion into RGB uint8 — no float, no normalisation, and a frame of its own, so less than the fused pass writes. " +
 			"The timer is wall time on the streaming thread: a preemption counts against the fused side.\n\n")
-		p("| case | CPU ms/frame | spread | runs/frame | regions/frame | model runs, CPU ms/frame | pre-processing µs/region | Go allocations/frame |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+		p("*Go allocations* are the process's a frame, long run less short: where a frame takes milliseconds the long run lasts seconds more, and the few allocations of the process's own now and then (its bus loop, the Go runtime) show as hundredths a frame; *no Go call* is tensorinfer's `steady-frames` of its `frames` (last round), the frames it made without calling into Go.\n\n")
+		p("| case | CPU ms/frame | spread | runs/frame | regions/frame | model runs, CPU ms/frame | pre-processing µs/region | Go allocations/frame | no Go call |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, id := range []string{batchCaseID("fakesink"), batchCaseID("tensorinfer batch-size=8"), batchCaseID("tensorinfer batch-size=1"), cropCaseID("fakesink"), cropCaseID("videocrop ! videoconvertscale"), cropCaseID("tensorinfer")} {
 			c := r.find(id)
 			if c == nil || len(c.runs) == 0 {
 				continue
 			}
-			cells := []string{"—", "—", "—", "—", "—"}
+			cells := []string{"—", "—", "—", "—", "—", "—"}
 			if x := positive(perFrameRounds(c, "infer", "runs", "frames")); len(x) > 0 {
 				cells[0] = fmt.Sprintf("%.1f", median(x))
 			}
@@ -449,6 +450,9 @@ func (r report) regionMarkdown() string {
 			}
 			if x := goAllocRounds(c); len(x) > 0 {
 				cells[4] = fmt.Sprintf("%.3f", median(x))
+			}
+			if c.ist != nil {
+				cells[5] = fmt.Sprintf("%d of %d", c.ist["steady-frames"], c.ist["frames"])
 			}
 			p("| `%s` | %.3f | %.0f%% | %s |\n", c.Line, c.msPerFrame(), c.spread(), strings.Join(cells, " | "))
 		}
