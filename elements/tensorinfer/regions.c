@@ -350,9 +350,16 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     size_t image;
     gint64 t0;
 
-    while (rows < k)
-      rows *= 2;
-    rows = MIN (rows, s->batch_max);
+    /* A full batch, else the largest power of two of the regions left:
+     * a few shapes serve every count (sessions and bindings reused), and
+     * no run computes a row no region fills (5 regions run as 4 and 1,
+     * not as 8 with 3 of padding: the model's time follows the rows). */
+    if (k < s->batch_max) {
+      while (rows * 2 <= k)
+        rows *= 2;
+      k = rows;
+    }
+    rows = k;
     dst_w = s->fixed_w;
     dst_h = s->fixed_h;
     if (s->fixed_w == 0 || s->fixed_h == 0) {
@@ -411,10 +418,6 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
       trs[4 * j + 2] = g.cx - g.x * trs[4 * j];
       trs[4 * j + 3] = g.cy - g.y * trs[4 * j + 1];
     }
-    /* Rows past the batch's regions: any finite values; their results
-     * are not read. */
-    if (r == GST_FLOW_OK && rows > k)
-      memset (s->batch_dst + k * image, 0, (rows - k) * image);
     gstc_count (s->counters, GSTC_INFER_PREPROCESS_NS,
         MAX (gstc_infer_clock_ns (CLOCK_MONOTONIC) - t0, 0));
     gstc_count (s->counters, GSTC_INFER_PREPROCESSED, k);
