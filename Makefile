@@ -34,7 +34,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@# npm fetches ONNX Runtime for its tests (examples/pinned-inference, tensor/infer;
-	@# scripts/fetch-onnxruntime);
+	@# scripts/fetch-onnxruntime) and PaddleOCR's models (scripts/fetch-ocr-models);
 	@# machines of this kind ship Node.js with npm, others get Debian's.
 	@command -v npm >/dev/null || { echo "deps: installing npm"; $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends npm; }
