@@ -9,12 +9,13 @@ SHELL := /bin/bash
 GO ?= go
 # Debian packages the project builds and tests against (gstreamer1.0-x
 # and fonts-dejavu-core: textoverlay renders the text lines the OCR test and
-# make ocr-demo read back).
+# make ocr-demo read back; strace: the DMA-BUF lane's
+# TestV4L2ResultsLineSyncs counts GStreamer's own SYNC ioctls with it).
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev \
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	meson ninja-build pkg-config gcc python3-gst-1.0 \
 	gstreamer1.0-x fonts-dejavu-core \
-	mosquitto mosquitto-clients
+	mosquitto mosquitto-clients strace
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps test vet staticcheck lint unit bench plugin smoke demo soak fuzz
@@ -33,7 +34,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@# npm fetches ONNX Runtime for its tests (examples/pinned-inference, tensor/infer;
-	@# scripts/fetch-onnxruntime);
+	@# scripts/fetch-onnxruntime) and PaddleOCR's models (scripts/fetch-ocr-models);
 	@# machines of this kind ship Node.js with npm, others get Debian's.
 	@command -v npm >/dev/null || { echo "deps: installing npm"; $(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends npm; }

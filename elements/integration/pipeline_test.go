@@ -11,7 +11,9 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsync"
@@ -20,7 +22,8 @@ import (
 
 func TestMain(m *testing.M) {
 	gsttest.Main(m, func() bool {
-		return tensorpinsink.Register(nil) && tensorsrc.Register(nil) && tensorinfer.Register(nil)
+		return tensorpinsink.Register(nil) && tensorsrc.Register(nil) && tensorinfer.Register(nil) &&
+			tensordecode.Register(nil) && tensoroverlay.Register(nil)
 	})
 }
 

@@ -1,4 +1,7 @@
-/* tap.c: C definitions of tap.go (see tap.h). */
+/* tap.c: a pad probe that hands each buffer passing a pad, with the pad's
+ * frame size, to Go. Each function's contract — what it owns, borrows and
+ * takes over, and who may call it — is its comment in tap.h; the Go side is
+ * tap.go. */
 #include "tap.h"
 #include "qdata.h"
 #include "schedtick.h"

@@ -119,3 +119,99 @@ func TestTensorDecodeVideoTwoModelsInALine(t *testing.T) {
 		})
 	}
 }
+
+// A second model on regions, and frames with no region: the frames
+// without text in front of a camera. The region-mode tensorinfer leaves
+// its empty result on such a frame, so the decoder after it decodes
+// nothing there — before, it fell back to the detector's map before it
+// and failed the stream ("the model has 64 classes", mode classify on a
+// probability map). Frames with the red rectangle get their region's
+// classification; the others pass with no region and no error.
+func TestTensorDecodeRegionsFramesWithoutRegions(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 6
+	det := channelMapModel(t, "red.onnx", 0, 64, 64)
+	cls := filepath.Join(t.TempDir(), "cls.onnx")
+	if err := os.WriteFile(cls, infertest.Means{NCHW: true, H: 16, W: 16, C: 3, Scale: 1, DynamicBatch: true}.ONNX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+		"tensorinfer name=det output=video resize=letterbox ort-library=%s model=%s ! tensordecode mode=map-boxes ! "+
+		"tensorinfer name=infer inference-region=roi-list resize=stretch ort-library=%s model=%s ! "+
+		"tensordecode name=dec mode=classify score-threshold=-1 ! identity name=probe ! fakesink sync=false", w, h, lib, det, lib, cls)
+	r := runVideoApp(t, desc, frames, h, func(k int, b []byte, stride int) {
+		if k%2 == 0 {
+			paintRect(b, stride, [4]int{20, 10, 40, 30}, 0)
+		}
+	}, func(b gstglue.RawBuffer) any { return gstglue.Regions(b) })
+	if len(r.probed) != frames {
+		t.Fatalf("%d frames decoded, want %d", len(r.probed), frames)
+	}
+	for k, v := range r.probed {
+		regions := v.([]gstglue.Region)
+		switch {
+		case k%2 == 1 && len(regions) != 0:
+			t.Errorf("frame %d (blank): regions %+v, want none", k, regions)
+		case k%2 == 0 && (len(regions) != 1 || len(regions[0].Classifications) == 0 || regions[0].Classifications[0].Model != "infer"):
+			t.Errorf("frame %d: regions %+v, want the rectangle's with the classifier's classification", k, regions)
+		}
+	}
+	if r.dec.Regions != frames/2 {
+		t.Errorf("decoder stats %+v: want %d region results", r.dec, frames/2)
+	}
+}
+
+// A second model once per object: the detector's boxes tracked
+// (tensortrack), the classifier run on each region with
+// reclassify-interval=0, its results decoded. The classifier runs once
+// per track — and on the regions not yet tracked (a track is confirmed
+// at its second detection), every frame they are not — and every
+// tracked region of every frame still carries its track's class, the
+// decoder writing the standing result on the frames it did not run.
+func TestTensorDecodeSecondModelOncePerTrack(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 128, 64, 30
+	det := channelMapModel(t, "red.onnx", 0, 64, 64)
+	cls := filepath.Join(t.TempDir(), "cls.onnx")
+	if err := os.WriteFile(cls, infertest.Means{NCHW: true, H: 16, W: 16, C: 3, Scale: 1, DynamicBatch: true}.ONNX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+		"tensorinfer name=det output=video resize=letterbox ort-library=%s model=%s ! tensordecode mode=map-boxes ! tensortrack ! "+
+		"tensorinfer name=infer inference-region=roi-list reclassify-interval=0 resize=stretch ort-library=%s model=%s ! "+
+		"tensordecode name=dec mode=classify score-threshold=-1 ! identity name=probe ! fakesink sync=false", w, h, lib, det, lib, cls)
+	r := runVideoApp(t, desc, frames, h, func(k int, b []byte, stride int) {
+		paintRect(b, stride, [4]int{4 + k, 8, 20, 16}, 0)
+		paintRect(b, stride, [4]int{90 - k, 36, 24, 20}, 0)
+	}, func(b gstglue.RawBuffer) any { return gstglue.Regions(b) })
+	if len(r.probed) != frames {
+		t.Fatalf("%d frames decoded, want %d", len(r.probed), frames)
+	}
+	seen := map[uint64]bool{}
+	runs, tracked := 0, 0
+	for k, v := range r.probed {
+		for _, g := range v.([]gstglue.Region) {
+			switch {
+			case !g.Tracked:
+				runs++
+			case !seen[g.TrackID]:
+				seen[g.TrackID] = true
+				runs++
+			}
+			if g.Tracked {
+				tracked++
+			}
+			if len(g.Classifications) != 1 || g.Classifications[0].Model != "infer" {
+				t.Errorf("frame %d region %d (track %d): classifications %+v, want the classifier's", k, g.ID, g.TrackID, g.Classifications)
+			}
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("%d tracks, want the 2 rectangles' (%v)", len(seen), seen)
+	}
+	if r.infer.Regions != uint64(runs) || r.infer.RegionsReused != uint64(tracked-len(seen)) {
+		t.Errorf("classifier stats: regions %d, regions-reused %d; want %d runs (one a track, and the untracked regions), %d reused",
+			r.infer.Regions, r.infer.RegionsReused, runs, tracked-len(seen))
+	}
+	t.Logf("%d tracks, %d runs of the classifier for %d tracked regions", len(seen), r.infer.Regions, tracked)
+}

@@ -2,6 +2,7 @@ package tensordecode_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,9 +130,11 @@ func TestTensorDecodeMapBoxes(t *testing.T) {
 }
 
 // ctc on whole-frame tensors ([1 T C]: a recogniser run on the whole
-// frame): one "text" region over the frame, the text its label, class
-// id -1; a labels file with a UTF-8 byte-order mark gives tokens without
-// it.
+// frame): one "text" region over the frame with a "classification"
+// structure, as a region's text has — the text its label, its
+// confidence, model the element's name (tensors mode: no tensorinfer
+// says) — and no "detection"; a labels file with a UTF-8 byte-order mark
+// gives tokens without it.
 func TestTensorDecodeCTCWholeFrame(t *testing.T) {
 	dict := filepath.Join(t.TempDir(), "dict.txt")
 	if err := os.WriteFile(dict, []byte("\ufeffO\nK\n"), 0o644); err != nil {
@@ -140,5 +143,71 @@ func TestTensorDecodeCTCWholeFrame(t *testing.T) {
 	caps := "other/tensors,format=static,num_tensors=1,dimensions=(string)3:4:1,types=(string)float32"
 	r := mustRun(t, caps, "tensordecode name=dec mode=ctc input-width=100 input-height=32 labels="+dict,
 		[][]byte{floats(0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.2, 0.7, 0.1, 0.1, 0.1, 0.9)})
-	checkROIs(t, "ctc", r.frames[0], []gstglue.ROI{roi("text", 0, 0, 100, 32, "OK", -1, (0.8+0.9)/2)})
+	checkTextRegions(t, "ctc", r.regions[0], []gstglue.Region{textRegion(100, 32, "OK", (0.8+0.9)/2, "dec")})
+}
+
+// textRegion is the region a whole-frame text makes: type "text", w×h,
+// a "classification" structure (class-id -1: none) from model.
+func textRegion(w, h uint, text string, conf float64, model string) gstglue.Region {
+	return gstglue.Region{ROI: gstglue.ROI{Type: "text", W: w, H: h, ParentID: -1},
+		Classifications: []gstglue.Classification{{Label: text, ClassID: -1, Confidence: conf, Model: model}}}
+}
+
+// checkTextRegions fails unless got equals want (ids aside; confidences
+// within float32's precision).
+func checkTextRegions(t *testing.T, what string, got, want []gstglue.Region) {
+	t.Helper()
+	ok := len(got) == len(want)
+	for i := 0; ok && i < len(got); i++ {
+		g, w := got[i], want[i]
+		g.ID, w.ID = 0, 0
+		ok = g.ROI == w.ROI && len(g.Classifications) == len(w.Classifications)
+		for j := 0; ok && j < len(g.Classifications); j++ {
+			gc, wc := g.Classifications[j], w.Classifications[j]
+			ok = math.Abs(gc.Confidence-wc.Confidence) <= 1e-6
+			gc.Confidence, wc.Confidence = 0, 0
+			ok = ok && gc == wc
+		}
+	}
+	if !ok {
+		t.Errorf("%s:\n got  %+v\n want %+v", what, got, want)
+	}
+}
+
+// A batch of lines [3 5 8] (a recogniser run on three crops, in tensors
+// mode): each line's text is a whole-frame "text" region, in line order —
+// Chinese and Latin tokens, the space class — and the line of blanks
+// makes none; the stats count the texts.
+func TestTensorDecodeCTCBatch(t *testing.T) {
+	dict := filepath.Join(t.TempDir(), "dict.txt")
+	if err := os.WriteFile(dict, []byte("中\n文\nO\nC\nR\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const c, space = 8, 7
+	lines := [][][2]float32{
+		{{1, 0.9}, {1, 0.5}, {0, 0.9}, {2, 0.7}, {0, 0.8}},
+		{{0, 0.9}, {0, 0.9}, {0, 0.9}, {0, 0.9}, {0, 0.9}},
+		{{3, 0.6}, {space, 0.8}, {4, 0.7}, {4, 0.9}, {5, 0.5}},
+	}
+	var v []float32
+	for _, line := range lines {
+		for _, s := range line {
+			for k := range c {
+				if k == int(s[0]) {
+					v = append(v, s[1])
+				} else {
+					v = append(v, (1-s[1])/(c-1))
+				}
+			}
+		}
+	}
+	caps := "other/tensors,format=static,num_tensors=1,dimensions=(string)8:5:3,types=(string)float32,names=(string)softmax_0"
+	r := mustRun(t, caps, "tensordecode name=dec mode=ctc score-threshold=0 input-width=320 input-height=48 labels="+dict,
+		[][]byte{floats(v...)})
+	checkTextRegions(t, "batch", r.regions[0], []gstglue.Region{
+		textRegion(320, 48, "中文", (0.9+0.7)/2, "dec"), textRegion(320, 48, "O CR", (0.6+0.8+0.7+0.5)/4, "dec"),
+	})
+	if r.stats.Objects != 2 {
+		t.Errorf("stats %+v, want 2 objects", r.stats)
+	}
 }

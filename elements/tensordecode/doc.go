@@ -27,6 +27,15 @@
 // tensoroverlay ! ..., or mode=map-boxes with a probability-map model,
 // the boxes land on the objects in the frame).
 //
+// The frame is C's (decodeframe.c): before_transform and transform_ip
+// are installed over go-gst's, which allocate wrappers every call.
+// before_transform calls Go once a frame — it reads the metas, maps and
+// decodes the tensors and hands the objects to C, allocating nothing in
+// Go once the stream's layouts are known — and makes the buffer
+// passthrough when nothing is to be added; transform_ip, on the buffer
+// GstBaseTransform made writable, adds the regions and classifications
+// and posts the message, in C.
+//
 // It is an in-place GstBaseTransform. Both pads take two kinds of caps,
 // the src pad's the sink pad's. Tensors mode: static other/tensors —
 // what tensorinfer pushes: one memory per tensor (fd or system memory),
@@ -59,9 +68,13 @@
 // package tensor/decode for the layouts each reads and how. The tensors
 // are matched to their roles by their caps names where the mode uses
 // names (boxes-ssd), else by order. ctc reads a text recogniser's
-// per-step probabilities into one text: labels is then its dictionary
-// (line i the token of class i, lines not trimmed); on whole frames the
-// text is a "text" region's label (class-id -1).
+// per-step probabilities [N T C] into one text per line of the batch:
+// labels is then its dictionary (line i the token of class i, lines not
+// trimmed); on whole frames each text is a "text" region over the frame,
+// in line order, carrying a "classification" params structure as a
+// region's text does — label the text, confidence, model the
+// tensorinfer that ran (video mode) or this element's name (tensors
+// mode) — and no "detection".
 //
 // Region results: a tensorinfer inference-region=roi-list leaves one
 // GstTensorPinMeta per batch run, row i of its tensors the result of the
@@ -84,9 +97,18 @@
 //	    ! tensorinfer model=rec.onnx inference-region=roi-list mean=0.5 std=0.5 channel-order=bgr
 //	    ! tensordecode mode=ctc labels=ppocr_keys_v1.txt ! tensoroverlay ! ...
 //
+// A tracked region (tensortrack's "tracking" structure) keeps its
+// track's last classify or ctc result: on a frame where its tensorinfer
+// did not run it (reclassify-interval), the result is written onto the
+// region again (results-carried); a track not on a frame is forgotten.
+// A frame where the tensorinfer ran on no region carries its empty result
+// (a GstTensorPinMeta without tensors): nothing is decoded there.
+//
 // Model outputs are hostile input: a NaN or an infinity never makes an
 // object nor moves another; such candidates are dropped and counted
-// (non-finite).
+// (non-finite). An SSD count of more detections than the tensors hold
+// is a stream error naming them; a labels file in UTF-16 (a NUL byte)
+// is refused as one that is not UTF-8.
 //
 // Coordinates. The objects are in the frame's pixels. In video mode the
 // transform is the meta's — model input ModelWidth × ModelHeight, frame
@@ -134,5 +156,6 @@
 // decode-ns-total: the wall time spent decoding, mapping the tensors
 // and adding the regions included; frames-without-tensors: video
 // buffers that came without a GstTensorPinMeta; regions: region results
-// decoded; non-finite: candidates dropped for a NaN or an infinity).
+// decoded; non-finite: candidates dropped for a NaN or an infinity;
+// results-carried: standing track results written again).
 package tensordecode

@@ -3,7 +3,6 @@ package tensordecode
 import (
 	"fmt"
 	"math"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -51,7 +50,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"How the tensors are read: \"classify\" (one tensor of class scores: the top-k classes as whole-frame regions), "+
 			"\"boxes-ssd\" (SSD post-processed boxes, classes, scores, count), \"boxes-yolo\" (YOLOv5 [1 N 5+C] or YOLOv8 [1 4+C N], "+
 			"thresholded and suppressed), \"map-boxes\" (a probability map [1 1 H W]: one box per connected region) or \"ctc\" "+
-			"(a text recogniser's [1 T C] per-step probabilities: greedy CTC into one text, its tokens the labels file's lines). "+
+			"(a text recogniser's [N T C] per-step probabilities: greedy CTC into one text per line, its tokens the labels file's "+
+			"lines; on whole frames each a \"text\" region with a \"classification\"). "+
 			"On region results (tensorinfer inference-region=roi-list) classify and ctc write a \"classification\" onto each region, "+
 			"the others boxes inside it.",
 		"boxes-yolo", proptable.WritableInReady, func(e *element) *string { return &e.settings.mode }, decode.ModeNames()...),
@@ -109,20 +109,19 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"In video mode, the name of the tensorinfer whose results are decoded, when a frame carries several "+
 			"(each tensorinfer output=video in a line adds its own); empty: the latest, the tensorinfer just before this element.",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+
-				"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through), regions (region results decoded), "+
-				"non-finite (candidates dropped for a NaN or an infinity in the model's outputs).",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(e.statsStructure())
-	}),
+	proptable.Stats("Counters since start: frames decoded, objects found, decode-ns-total (wall time spent decoding), "+
+		"frames-without-tensors (video buffers without a GstTensorPinMeta, passed through), regions (region results decoded), "+
+		"results-carried (a tracked region's standing result written again on a frame its tensorinfer did not run it), "+
+		"non-finite (candidates dropped for a NaN or an infinity in the model's outputs).",
+		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
 
 // element is the Go side of one tensordecode instance. Settings and
 // streaming state are separate, each behind its own lock.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -140,21 +139,9 @@ type element struct {
 // raw returns the element as a borrowed RawElement.
 func (e *element) raw() gstglue.RawElement { return gstglue.RawElementOf(e.self) }
 
-// guard stops a panic in a vfunc go-gst calls (their self is nil, see
-// element.self): it becomes onPanic's result and an error message from
-// the element, never an unwinding into C.
-func (e *element) guard(what string, onPanic func()) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	onPanic()
-	gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
-}
-
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{}
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -169,6 +156,7 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
 	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
 	klass.InstallProperties(props.ParamSpecs())
+	installFrame(klass)
 }
 
 // padCaps are both pads' caps: what tensorinfer pushes — other/tensors
@@ -189,17 +177,11 @@ func padCaps() *gst.Caps {
 // shared is used as it is.
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
+	gstglue.BindInstance(e.self, e)
+	attachFrame(e.self)
 	t := base.ToGstBaseTransform(obj)
 	t.SetInPlace(true)
 	t.SetQoSEnabled(false)
-}
-
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
 }
 
 func (e *element) readSettings() settings {

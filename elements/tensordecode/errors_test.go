@@ -134,3 +134,37 @@ func TestTensorDecodeLabelsNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// An SSD count of more detections than the tensors hold is a stream
+// error naming every tensor (it was taken as all of them): the tensors
+// are not what boxes-ssd reads.
+func TestTensorDecodeSSDCountTooLarge(t *testing.T) {
+	caps := "other/tensors,format=static,num_tensors=4,dimensions=(string)\"4:2:1,2:1,2:1,1\",types=(string)\"float32,float32,float32,float32\"," +
+		"names=(string)\"boxes,classes,scores,count\""
+	r := runTensors(t, caps, "tensordecode name=dec mode=boxes-ssd input-width=64 input-height=64",
+		[][]byte{floats(0.1, 0.1, 0.5, 0.5, 0.2, 0.2, 0.4, 0.4), floats(1, 2), floats(0.9, 0.8), floats(100)})
+	wantError(t, "count 100 of 2", r, gstglue.StreamFormat, `"count" float32 [1] counts 100 detections`, "hold 2 detections",
+		`"boxes" float32 [1 2 4]`)
+	if len(r.frames) != 0 {
+		t.Errorf("%d buffers went through", len(r.frames))
+	}
+}
+
+// A labels file in UTF-16 without its byte-order mark (valid UTF-8 byte
+// by byte) is refused at the state change too, the error saying why:
+// accepted, every label would reach C cut at its first NUL ("c" for
+// "cat").
+func TestTensorDecodeLabelsUTF16(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "utf16.txt")
+	if err := os.WriteFile(path, []byte("c\x00a\x00t\x00\n\x00d\x00o\x00g\x00\n\x00"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"classify", "ctc"} {
+		ge := startError(t, "fakesrc num-buffers=1 ! tensordecode mode="+mode+" labels="+path+" ! fakesink")
+		for _, w := range []string{path, "line 1 holds a NUL byte", "UTF-16"} {
+			if !strings.Contains(ge.Message, w) {
+				t.Errorf("%s: error %q does not say %q", mode, ge.Message, w)
+			}
+		}
+	}
+}

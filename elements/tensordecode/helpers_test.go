@@ -45,9 +45,10 @@ func tensorBuffer(t testing.TB, pts time.Duration, tensors ...[]byte) *gst.Buffe
 
 // run is what a pipeline run ended with.
 type run struct {
-	err      *gstglue.GError // the first bus error, if any
-	frames   [][]gstglue.ROI // the regions of each buffer leaving "dec", in order
-	messages []string        // the tensordecode-objects messages, as gst-launch -m prints them
+	err      *gstglue.GError    // the first bus error, if any
+	frames   [][]gstglue.ROI    // the regions of each buffer leaving "dec", in order
+	regions  [][]gstglue.Region // the same with their classifications
+	messages []string           // the tensordecode-objects messages, as gst-launch -m prints them
 	stats    tensordecode.Stats
 	shared   []*gst.Buffer // the buffers pushed, still held by the test
 }
@@ -79,8 +80,10 @@ func runTensors(t *testing.T, caps, desc string, frames ...[][]byte) run {
 	pad := dec.GetStaticPad("src")
 	defer pad.RemoveProbe(pad.AddProbe(gst.PadProbeTypeBuffer, func(_ *gst.Pad, info *gst.PadProbeInfo) gst.PadProbeReturn {
 		rois := gstglue.ROIs(gstglue.BorrowBuffer(info.GetBuffer()))
+		regions := gstglue.Regions(gstglue.BorrowBuffer(info.GetBuffer()))
 		mu.Lock()
 		r.frames = append(r.frames, rois)
+		r.regions = append(r.regions, regions)
 		mu.Unlock()
 		return gst.PadProbeOK
 	}))

@@ -1,9 +1,8 @@
 package tensordecode
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
+	"slices"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
@@ -19,9 +18,8 @@ import (
 // regionObject is an object decoded from a region's row: the region's id
 // and the object, in frame coordinates.
 type regionObject struct {
-	id      int
-	obj     decode.Object
-	written bool // attachRegions wrote it onto the buffer
+	id  int
+	obj decode.Object
 }
 
 // resultLayout is a meta's tensors as their caps string describes them,
@@ -92,12 +90,72 @@ func (rl *resultLayout) splitRows(dec *decode.Decoder, lay layout) error {
 	return nil
 }
 
+// trackResult is a tracked region's last result (reclassify-interval):
+// its objects, and the frame it was last on.
+type trackResult struct {
+	objs []decode.Object
+	seen uint64
+}
+
+// carryTracks keeps each tracked region's result (its "tracking"
+// structure's id, tensortrack's) and carries it onto the region on the
+// frames where its tensorinfer did not run it — the track's result
+// stands (tensorinfer reclassify-interval): st.regionObjs gets the
+// track's last objects for it. A track not on the frame is forgotten.
+// Classify and ctc only (a result on the region itself).
+func (e *element) carryTracks(st *streamState, buf gstglue.RawBuffer) {
+	st.frameSeq++
+	n := gstglue.TrackedRegions(buf, st.trackIDs, st.trackOf)
+	if n > len(st.trackIDs) {
+		st.trackIDs, st.trackOf = make([]int32, n), make([]uint64, n)
+		n = gstglue.TrackedRegions(buf, st.trackIDs, st.trackOf)
+	}
+	decoded := len(st.regionObjs)
+	carried := 0
+	for i := range n {
+		id, track := int(st.trackIDs[i]), st.trackOf[i]
+		c := st.tracks[track]
+		if slices.Contains(st.decodedIDs, id) {
+			if c == nil {
+				if st.tracks == nil {
+					st.tracks = make(map[uint64]*trackResult)
+				}
+				c = &trackResult{}
+				st.tracks[track] = c
+			}
+			c.objs = c.objs[:0]
+			for _, r := range st.regionObjs[:decoded] {
+				if r.id == id {
+					c.objs = append(c.objs, r.obj)
+				}
+			}
+			c.seen = st.frameSeq
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		for _, o := range c.objs {
+			st.regionObjs = append(st.regionObjs, regionObject{id: id, obj: o})
+			carried++
+		}
+		c.seen = st.frameSeq
+	}
+	for k, c := range st.tracks {
+		if c.seen != st.frameSeq {
+			delete(st.tracks, k)
+		}
+	}
+	e.stats.carried.Add(uint64(carried))
+}
+
 // decodeRegions decodes every region result producer made on buf (its
 // GstTensorPinMetas with regions, in the order they were added) into
 // st.regionObjs, each object in frame coordinates through its region's
 // transform.
 func (e *element) decodeRegions(st *streamState, buf gstglue.RawBuffer, producer string) error {
 	st.regionObjs = st.regionObjs[:0]
+	st.decodedIDs = st.decodedIDs[:0]
 	var err error
 	st.metaRead.Each(buf, producer, func(m tensormeta.Raw) bool {
 		if !m.Tensors.IsNil() {
@@ -152,54 +210,11 @@ func (e *element) decodeRegionBatch(st *streamState, m tensormeta.Raw) error {
 			return fmt.Errorf("region %d: %w (caps %s)", g.ID, err, rl.whole.dims)
 		}
 		e.stats.nonFinite.Add(uint64(st.dec.NonFinite()))
+		st.decodedIDs = append(st.decodedIDs, g.ID)
 		for _, o := range objs {
 			st.regionObjs = append(st.regionObjs, regionObject{id: g.ID, obj: o})
 		}
 	}
 	e.stats.regions.Add(uint64(len(m.Regions)))
-	return nil
-}
-
-// attachRegions writes each region's objects onto buf (writable):
-// classify's classes and ctc's text as "classification" structures on
-// the region itself (label, class-id — none for a text —, confidence,
-// model: the tensorinfer that ran), other modes' boxes as regions of
-// their own whose parent is the region. A region no longer on the
-// buffer (an element between removed it) is skipped with a warning.
-// The message's objects are what was written, a classification with its
-// region's rectangle.
-func (e *element) attachRegions(st *streamState, buf gstglue.RawBuffer, model string) error {
-	onRegion := st.mode == decode.Classify || st.mode == decode.CTC
-	for i := range st.regionObjs {
-		r := &st.regionObjs[i]
-		o := &r.obj
-		if onRegion {
-			x, y, w, h, err := gstglue.AddClassification(buf, r.id, gstglue.Classification{Label: o.Label, ClassID: o.ClassID,
-				Confidence: o.Confidence, Model: model})
-			if errors.Is(err, gstglue.ErrNoRegion) {
-				if !st.warnedMissing {
-					st.warnedMissing = true
-					cat.LogWarning(fmt.Sprintf("a result of region %d cannot be written: %v (logged once a stream)", r.id, err))
-				}
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("adding a classification to region %d: %w", r.id, err)
-			}
-			o.Box = decode.Box{X: float64(x), Y: float64(y), W: float64(w), H: float64(h)}
-			r.written = true
-			continue
-		}
-		x, y, w, h := o.Box.Pixels()
-		typ := o.Label
-		if typ == "" {
-			typ = "class-" + strconv.Itoa(o.ClassID)
-		}
-		if _, err := gstglue.AddROI(buf, gstglue.ROI{Type: typ, X: uint(x), Y: uint(y), W: uint(w), H: uint(h), ParentID: r.id,
-			Detection: true, Label: o.Label, ClassID: o.ClassID, Confidence: o.Confidence}); err != nil {
-			return fmt.Errorf("adding a region of interest in region %d: %w", r.id, err)
-		}
-		r.written = true
-	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/results/resultstest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 )
@@ -24,6 +26,7 @@ import (
 // of the region ids[i].
 type regionFrame struct {
 	rects   [][4]uint
+	tracks  []uint64 // region i's track id, as tensortrack adds it (0 or missing: none)
 	batches []regionBatch
 }
 
@@ -74,13 +77,27 @@ func runRegionFrames(t *testing.T, w, h int, desc string, frames ...regionFrame)
 		buf := gst.NewBufferWithSize(int64(w * h * 3))
 		buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * time.Second / 30))
 		raw := gstglue.BorrowBuffer(buf)
-		for _, rc := range f.rects {
+		for i, rc := range f.rects {
 			if _, err := gstglue.AddROI(raw, gstglue.ROI{Type: "text", X: rc[0], Y: rc[1], W: rc[2], H: rc[3], ParentID: -1,
 				Detection: true, ClassID: 0, Confidence: 0.9}); err != nil {
 				t.Fatal(err)
 			}
+			if i < len(f.tracks) && f.tracks[i] != 0 {
+				st := gst.NewStructure("tracking")
+				if err := st.SetValue("id", f.tracks[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := resultstest.AddParam(buf, i, st); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		for _, b := range f.batches {
+			if b.tensors == nil {
+				// The empty result of a tensorinfer that ran on no region.
+				tensormeta.AddResult(raw, gstglue.RawBuffer{}, nil, tensormeta.Raw{Producer: b.producer})
+				continue
+			}
 			caps := gst.NewCapsFromString(b.caps)
 			if caps == nil {
 				t.Fatalf("caps %q", b.caps)
@@ -285,5 +302,72 @@ func TestTensorDecodeRegionsShortTensors(t *testing.T) {
 	r := runRegionFrames(t, 64, 48, fmt.Sprintf("tensordecode name=dec mode=ctc labels=%s", dict), frame)
 	if r.err == nil || !strings.Contains(r.err.Message, "names 2 regions, but its tensors have 1 rows") {
 		t.Errorf("error %+v, want one saying the result names 2 regions for 1 row", r.err)
+	}
+}
+
+// A tracked region's result stands on the frames its tensorinfer did not
+// run it (reclassify-interval): the decoder writes the track's last text
+// onto the region again — on a frame with other regions' rows, and on a
+// frame where the tensorinfer ran on nothing (its empty result) — and a
+// new text for the track replaces it; a track that left the frame is
+// forgotten (its region back later gets nothing until it runs again).
+func TestTensorDecodeCarriesTrackResults(t *testing.T) {
+	dict := labelsFile(t, "a", "b", "c")
+	const T, C = 4, 5 // blank, a, b, c, space
+	caps := tensorsCaps(2, T, C)
+	rows := func(seqs ...[]int) [][]byte {
+		var v []float32
+		for _, q := range seqs {
+			v = append(v, ctcSteps(C, q...)...)
+		}
+		for len(v) < 2*T*C {
+			v = append(v, ctcSteps(C, 0, 0, 0, 0)...)
+		}
+		return [][]byte{floats(v...)}
+	}
+	rects := [][4]uint{{0, 0, 10, 10}, {10, 0, 10, 10}, {20, 0, 10, 10}}
+	empty := regionBatch{producer: "rec"}
+	frames := []regionFrame{
+		// 0: tracks 7 and 8 run: "ab", "c"; the untracked region runs too.
+		{rects: rects, tracks: []uint64{7, 8, 0}, batches: []regionBatch{
+			{producer: "rec", caps: caps, tensors: rows([]int{1, 2, 0, 0}, []int{3, 0, 0, 0}), ids: []int{0, 1}},
+			{producer: "rec", caps: caps, tensors: rows([]int{1, 0, 0, 0}), ids: []int{2}}}},
+		// 1: only the untracked region runs: 7 and 8 keep "ab", "c".
+		{rects: rects, tracks: []uint64{7, 8, 0}, batches: []regionBatch{
+			{producer: "rec", caps: caps, tensors: rows([]int{2, 0, 0, 0}), ids: []int{2}}}},
+		// 2: nothing runs (no untracked region): the empty result.
+		{rects: rects[:2], tracks: []uint64{7, 8}, batches: []regionBatch{empty}},
+		// 3: track 8 runs again and reads "cc"; track 7 is gone.
+		{rects: rects[1:2], tracks: []uint64{8}, batches: []regionBatch{
+			{producer: "rec", caps: caps, tensors: rows([]int{3, 0, 3, 0}), ids: []int{0}}}},
+		// 4: track 7 is back: forgotten, nothing until it runs; 8 keeps "cc".
+		{rects: rects[:2], tracks: []uint64{7, 8}, batches: []regionBatch{empty}},
+	}
+	r := runRegionFrames(t, 64, 48, fmt.Sprintf("tensordecode name=dec mode=ctc labels=%s", dict), frames...)
+	if r.err != nil {
+		t.Fatalf("pipeline error: %s (%s)", r.err.Message, r.err.Debug)
+	}
+	want := [][]string{{"ab", "c", "a"}, {"ab", "c", "b"}, {"ab", "c"}, {"cc"}, {"", "cc"}}
+	if len(r.frames) != len(want) {
+		t.Fatalf("%d frames, want %d", len(r.frames), len(want))
+	}
+	for k, regions := range r.frames {
+		var got []string
+		for _, g := range regions {
+			text := ""
+			for _, c := range g.Classifications {
+				text += c.Label
+				if c.Model != "rec" {
+					t.Errorf("frame %d region %d: model %q, want rec", k, g.ID, c.Model)
+				}
+			}
+			got = append(got, text)
+		}
+		if !slices.Equal(got, want[k]) {
+			t.Errorf("frame %d: texts %q, want %q", k, got, want[k])
+		}
+	}
+	if r.stats.ResultsCarried != 5 {
+		t.Errorf("stats %+v: want 5 results carried (2 on frame 1, 2 on frame 2, 1 on frame 4)", r.stats)
 	}
 }

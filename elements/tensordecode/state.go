@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"time"
 
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
@@ -25,7 +24,9 @@ type streamState struct {
 	dec     *decode.Decoder
 	cLabels cLabels
 	maps    maps
-	msg     message
+	// name is the element's (read at start): the model a whole-frame
+	// text names when no tensorinfer does (tensors mode).
+	name string
 
 	// From the caps. Tensors mode: the tensors (names, types, shapes;
 	// Data set per frame, and cleared after) and the transform, fixed
@@ -45,17 +46,17 @@ type streamState struct {
 	// every frame.
 	layouts map[string]*resultLayout
 	// regionObjs are the objects of the frame's region results (video
-	// mode), reused from frame to frame; warnedMissing: a result whose
-	// region was gone has been logged this stream.
-	regionObjs    []regionObject
-	warnedMissing bool
-
-	// pend is video mode's result for the buffer in hand, made in
-	// BeforeTransform (from the buffer as it came: the passthrough is
-	// decided before GstBaseTransform makes it writable) and consumed by
-	// TransformIP. passthrough mirrors GstBaseTransform's.
-	pend        pending
-	passthrough bool
+	// mode), reused from frame to frame.
+	regionObjs []regionObject
+	// decodedIDs: the regions whose rows this frame decoded. tracks: the
+	// last result of each tracked region, carried onto it on frames its
+	// tensorinfer did not run it (carryTracks); frameSeq counts the
+	// frames for it; trackIDs, trackOf: the frame's tracked regions.
+	decodedIDs []int
+	tracks     map[uint64]*trackResult
+	frameSeq   uint64
+	trackIDs   []int32
+	trackOf    []uint64
 }
 
 // layout is the tensors a buffer carries, as caps describe them.
@@ -64,26 +65,15 @@ type layout struct {
 	dims    string // the caps' dimensions and types, for error texts
 }
 
-// pending is a video buffer's decoding, between BeforeTransform and
-// TransformIP.
+// pending is a video buffer's decoding.
 type pending struct {
-	valid  bool
 	noMeta bool            // no GstTensorPinMeta (or one without tensors)
 	objs   []decode.Object // the decoder's, valid until the next Decode
-	// regions: the result is region results (st.regionObjs), made by
-	// the tensorinfer model names.
+	// regions: the result is region results (st.regionObjs). model:
+	// the tensorinfer that made the result (its name; "" unknown).
 	regions bool
 	model   string
-	err     error         // the frame cannot be decoded
-	ns      time.Duration // time spent so far
-}
-
-// empty reports whether the frame has nothing to add.
-func (p *pending) empty(st *streamState) bool {
-	if p.regions {
-		return len(st.regionObjs) == 0
-	}
-	return len(p.objs) == 0
+	err     error // the frame cannot be decoded
 }
 
 // config is the decoder's configuration the settings ask for, with the
@@ -108,7 +98,7 @@ func (s settings) config(labels []string) (decode.Config, error) {
 // be read, or settings the decoder refuses, are an error naming them and
 // a refused state change.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("start", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "start", &ret, false)
 	set := e.readSettings()
 	e.stats.reset()
 	var labels []string
@@ -136,7 +126,8 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 		gstglue.PostErrorRaw(e.raw(), gstglue.ResourceSettings, "tensordecode: "+err.Error(), "")
 		return false
 	}
-	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps()}
+	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps(), name: elementName(e.raw())}
+	setPost(e.self, set.postMessages)
 	e.stateMu.Lock()
 	e.state = st
 	e.stateMu.Unlock()
@@ -145,13 +136,12 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 }
 
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("stop", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "stop", &ret, false)
 	e.stateMu.Lock()
 	st := e.state
 	e.state = nil
 	e.stateMu.Unlock()
 	if st != nil {
-		st.msg.reset()
 		st.maps.free()
 		st.cLabels.free()
 		st.metaRead.Close()
@@ -167,17 +157,12 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 // input-height. video/x-raw (video mode): the frame's size, which each
 // frame's transform maps back into.
 func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps) (ret bool) {
-	defer e.guard("set-caps", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "set-caps", &ret, false)
 	st := e.current()
 	if st == nil {
 		return false
 	}
 	st.haveCaps = false
-	st.pend = pending{}
-	if st.passthrough {
-		setPassthrough(e.raw(), false)
-		st.passthrough = false
-	}
 	if incaps.GetSize() == 1 && incaps.GetStructureAt(0).Name() == capslayout.MediaVideo {
 		w, h, err := videoSize(incaps)
 		if err != nil {

@@ -12,6 +12,7 @@ type counters struct {
 	frames, objects, decodeNs atomic.Uint64
 	noTensors                 atomic.Uint64
 	regions, nonFinite        atomic.Uint64
+	carried                   atomic.Uint64
 }
 
 func (c *counters) reset() {
@@ -21,6 +22,7 @@ func (c *counters) reset() {
 	c.noTensors.Store(0)
 	c.regions.Store(0)
 	c.nonFinite.Store(0)
+	c.carried.Store(0)
 }
 
 // Stats is a snapshot of the counters (for Go tests and programs).
@@ -41,12 +43,19 @@ type Stats struct {
 	// where a number judges or places them (decode.Decoder.NonFinite):
 	// hostile model outputs, never objects.
 	NonFinite uint64
+	// ResultsCarried counts the results written again onto a tracked
+	// region from its track's last result, on frames its tensorinfer did
+	// not run it (tensorinfer reclassify-interval).
+	ResultsCarried uint64
 }
 
 func (e *element) snapshot() Stats {
 	c := &e.stats
+	// The time the C frame spent adding the objects is decoding too.
+	c.decodeNs.Add(takeAttachNs(e.self))
 	return Stats{Frames: c.frames.Load(), Objects: c.objects.Load(), DecodeNsTotal: c.decodeNs.Load(),
-		FramesWithoutTensors: c.noTensors.Load(), Regions: c.regions.Load(), NonFinite: c.nonFinite.Load()}
+		FramesWithoutTensors: c.noTensors.Load(), Regions: c.regions.Load(), NonFinite: c.nonFinite.Load(),
+		ResultsCarried: c.carried.Load()}
 }
 
 // statsStructure returns the counters as a new "tensordecode-stats"
@@ -60,5 +69,6 @@ func (e *element) statsStructure() *gst.Structure {
 	st.SetValue("frames-without-tensors", s.FramesWithoutTensors)
 	st.SetValue("regions", s.Regions)
 	st.SetValue("non-finite", s.NonFinite)
+	st.SetValue("results-carried", s.ResultsCarried)
 	return st
 }

@@ -443,3 +443,52 @@ func TestTensorDecodeVideoOverlayLine(t *testing.T) {
 		}
 	}
 }
+
+// Video mode, ctc on a whole frame's batch: a model that gives its input
+// back (infertest.Echo, [1 3 8 8]) makes each colour channel of an 8×8
+// frame a line of 8 steps of 8 classes — a pixel of value v at column k
+// of row t is class k's probability v/255 at step t (scale=1/255), an
+// unlit row the blank. From the GstTensorPinMeta each line's text is a
+// region the frame's size with a "classification" structure naming the
+// tensorinfer that ran: red reads "中文", green "O C", blue nothing.
+func TestTensorDecodeCTCVideo(t *testing.T) {
+	lib := infertest.Lib(t)
+	const w, h, frames = 8, 8, 3
+	model := filepath.Join(t.TempDir(), "echo.onnx")
+	if err := os.WriteFile(model, infertest.Echo{Batch: 1, H: h, W: w}.ONNX(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dict := filepath.Join(t.TempDir(), "dict.txt")
+	if err := os.WriteFile(dict, []byte("中\n文\nO\nC\nR\n5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Per channel, per row: the lit column and its value (0: none).
+	lines := [3][h][2]int{
+		{{1, 204}, {1, 255}, {0, 0}, {2, 153}},            // 中 中 - 文
+		{{3, 255}, {7, 102}, {7, 255}, {4, 204}, {4, 51}}, // O ␠ ␠ C C
+	}
+	desc := fmt.Sprintf("tensorsrc name=src pattern=app ! video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1 ! "+
+		"tensorinfer name=infer output=video scale=0.00392156862745098 ort-library=%s model=%s ! "+
+		"tensordecode name=dec mode=ctc score-threshold=0 labels=%s ! identity name=probe ! fakesink sync=false", w, h, lib, model, dict)
+	r := runVideoApp(t, desc, frames, h, func(_ int, b []byte, stride int) {
+		for c, rows := range lines {
+			for y, px := range rows {
+				if px[1] > 0 {
+					b[y*stride+3*px[0]+c] = byte(px[1])
+				}
+			}
+		}
+	}, func(b gstglue.RawBuffer) any { return gstglue.Regions(b) })
+	if len(r.probed) != frames {
+		t.Fatalf("%d buffers, want %d", len(r.probed), frames)
+	}
+	for k, got := range r.probed {
+		checkTextRegions(t, fmt.Sprintf("frame %d", k), got.([]gstglue.Region), []gstglue.Region{
+			textRegion(w, h, "中文", (204.0/255+153.0/255)/2, "infer"),
+			textRegion(w, h, "O C", (255.0/255+102.0/255+204.0/255)/3, "infer"),
+		})
+	}
+	if s := r.dec; s.Frames != frames || s.Objects != 2*frames {
+		t.Errorf("tensordecode stats %+v", s)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // input, posted once, and no caps); src to sink, what the model takes
 // (modelSinkCaps) ahead of the sink template.
 func (e *element) TransformCaps(self *base.GstBaseTransform, dir gst.PadDirection, caps, filter *gst.Caps) (ret *gst.Caps) {
-	defer e.guard("transform-caps", func() { ret = nil })
+	defer gstglue.RecoverTrampoline(e.raw(), "transform-caps", &ret, nil)
 	var out *gst.Caps
 	video := e.readSettings().output == outputVideo
 	switch {

@@ -75,6 +75,29 @@
 // is neither is an error at the change to PAUSED naming the property and
 // the value.
 //
+// A model with free input sides on whole frames (a detector's
+// [? 3 ? ?]) takes the frame's size, or input-width × input-height with
+// the frame resized into them (DBNet wants multiples of 32).
+//
+// Regions — inference-region=roi-list: a second model on what a first
+// found. Each GstVideoRegionOfInterestMeta of the frame (of object-class,
+// clipped to the frame, at least min-region-size) is cropped from the
+// pinned frame by the same fused pass, straight into the batch input, a
+// batch of up to batch-size regions a run when the model's batch is free;
+// a free side of the model's image (a text recogniser's width) follows
+// each batch's widest region at the fixed side, up to max-region-side,
+// rounded so a few shapes serve (each a reshaped session, bound once per
+// output slot). Each batch's outputs are held by a GstTensorPinMeta on
+// the video naming its regions row by row; a frame with no region gets
+// the element's empty result (a meta without tensors). The video passes
+// on unchanged. With reclassify-interval, a tracked region (tensortrack's
+// "tracking" structure) whose track ran fewer than that many frames ago
+// (0: ever) is not run (regions-reused): its track's result stands, and
+// tensordecode writes it onto the region again.
+//
+//	... ! tensordecode mode=boxes-yolo ! tensortrack ! tensorinfer model=cls.onnx inference-region=roi-list \
+//	    object-class=car reclassify-interval=0 ! tensordecode mode=classify labels=colours.txt ! ...
+//
 // Sync: a reader of its input (it joins the input's bracket — tensorsrc's,
 // announced by a GstTensorSync begin event, which is consumed — or opens
 // its own, after a bounded wait for the dma-buf's fences, sync-timeout;
@@ -83,6 +106,18 @@
 // the run, announced downstream with a GstTensorSync begin event before
 // the buffer, ended when the output memory comes back). See
 // docs/design-notes.md.
+//
+// A camera's dma-buf (memory of an allocator that is not the project's:
+// v4l2src io-mode=dmabuf) whose video goes on (output=video, the region
+// mode) is carried on in a wrapper of its memory (frameengine's
+// foreignmem): the element opens its bracket for read and write, the
+// wrapper joins it and holds the camera's buffer, and every element after
+// it — tensoroverlay's write, a converter, a second tensorinfer, each
+// tensorpinsink — joins; the wrapper's last holder ENDs it, then the
+// camera gets its buffer back. 2 DMA_BUF_IOCTL_SYNC a frame for the
+// camera's buffer whatever follows (stats frames-wrapped counts them). A
+// camera buffer another holder shares is carried on read-only (a writer
+// copies the frame); frames interval skips go on unwrapped.
 //
 // A benchmark aid: TENSORPIN_INFER_MODE=per-frame in the environment (read
 // at each start, logged at WARNING) runs every frame the upstream way —

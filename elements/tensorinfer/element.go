@@ -2,7 +2,6 @@ package tensorinfer
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -62,6 +61,8 @@ type settings struct {
 	regionHeight    uint
 	inputWidth      uint
 	inputHeight     uint
+	// reclassifyInterval: region mode's runs per track (1 every frame).
+	reclassifyInterval uint
 }
 
 // Inference-region choices.
@@ -179,6 +180,11 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 			"(0: the model's, or free when the model leaves it free). A model that leaves both free, as PaddleOCR's direction "+
 			"classifier [? 3 ? ?], needs one fixed (region-height=48: the width then follows each region up to max-region-side).",
 		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.regionHeight }),
+	proptable.Uint("reclassify-interval", "Reclassify interval",
+		"With inference-region=roi-list, how often a tracked object is run again: a region whose \"tracking\" structure "+
+			"(tensortrack's) names a track run fewer than this many frames ago is skipped and counted in regions-reused, its "+
+			"track's last result standing (tensordecode writes it onto the region again). 0: once per track; 1: every frame.",
+		0, 1000000, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.reclassifyInterval }),
 	proptable.Uint("input-width", "Input width",
 		"On whole frames, with a model whose input width is free (a detector's [? 3 ? ?]), fix it: frames are resized into "+
 			"this width by resize (stretch or letterbox; with resize=none they must be this wide). 0: the frame's width. "+
@@ -187,23 +193,24 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("input-height", "Input height",
 		"On whole frames, with a model whose input height is free, fix it (see input-width). 0: the frame's height.",
 		0, 8192, 0, proptable.WritableInReady, func(e *element) *uint { return &e.settings.inputHeight }),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
-				"run-cpu-ns-sampled and run-wall-ns-sampled over runs-cpu-sampled (the run's CPU and wall time on a sample of the runs), "+
-				"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
-				"end events sent, drops, fence waits and timeouts, the frames done in C with no call into Go (steady-frames), "+
-				"input bindings destroyed (input-unbinds) and live (inputs-bound), "+
-				"and pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused).",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(e.statsStructure())
-	}),
+	proptable.Stats("Counters since start: frames, runs, input-binds, output-binds, copies, bytes-copied, conversions, run-ns-total (wall), "+
+		"run-cpu-ns-sampled and run-wall-ns-sampled over runs-cpu-sampled (the run's CPU and wall time on a sample of the runs), "+
+		"pin-cache hits and misses, mmaps, output ring size, waits for a free output slot, begin events matched and expired, "+
+		"end events sent, drops, fence waits and timeouts, the frames done in C with no call into Go (steady-frames), "+
+		"input bindings destroyed (input-unbinds) and live (inputs-bound), "+
+		"pools proposed upstream (pools-proposed) and proposals that reused one (pools-reused), frames given an earlier "+
+		"run's result (frames-reused), frames pre-processed (preprocessed, preprocess-ns-total), and in region mode the "+
+		"regions run, too small, dropped and reused (regions, regions-too-small, regions-dropped, regions-reused) and the "+
+		"batch shapes made (region-shapes).",
+		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
 
 // element is the Go side of one tensorinfer instance. Settings and
 // streaming state are separate, each behind its own lock.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -228,21 +235,9 @@ func (e *element) raw() gstglue.RawElement {
 	return gstglue.RawElementOf(e.self)
 }
 
-// guard is gstglue.Guard for the vfuncs go-gst calls (their self is nil, see
-// element.self): a panic becomes onPanic's result and an error message
-// from the element, never an unwinding into C.
-func (e *element) guard(what string, onPanic func()) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	onPanic()
-	gstglue.PostErrorRaw(e.raw(), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
-}
-
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{slots: pincache.NewSlots()}
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -298,14 +293,6 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	gstglue.BindInstance(e.self, e)
 	t := base.ToGstBaseTransform(obj)
 	t.SetQoSEnabled(false)
-}
-
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
 }
 
 // readSettings returns the settings the element works with: region

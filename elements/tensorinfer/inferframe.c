@@ -60,6 +60,7 @@ gstc_infer_frame_new (GstElement * element, GstcCounters * c)
   }
   s->pair_ns = MAX (s->pair_ns, 0);
   s->until_sample = 1;
+  s->reclassify = 1;
   return s;
 }
 
@@ -72,6 +73,8 @@ gstc_infer_frame_free (GstcInferFrame * s)
   gstc_counters_unref (s->counters);
   gstc_wake_unref (s->wake);
   gstc_infer_frame_clear_variants (s);
+  if (s->tracks != NULL)
+    g_hash_table_destroy (s->tracks);
   g_free (s->regions_scratch);
   g_free (s->model);
   g_free (s);
@@ -86,6 +89,18 @@ gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions)
   s->max_regions = MAX (max_regions, 0);
   if (s->regions)
     s->regions_scratch = g_new0 (GstcInferRegion, max_regions);
+}
+
+void
+gstc_infer_frame_set_reclassify (GstcInferFrame * s, guint interval)
+{
+  s->reclassify = interval;
+  if (interval == 1 && s->tracks != NULL) {
+    g_hash_table_destroy (s->tracks);
+    s->tracks = NULL;
+  } else if (interval != 1 && s->tracks == NULL)
+    s->tracks = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL,
+        g_free);
 }
 
 void
@@ -108,6 +123,9 @@ gstc_infer_frame_set_ring (GstcInferFrame * s, GstcOutRing * ring)
   }
   gstc_out_ring_unref (s->ring);
   s->ring = ring;
+  /* A new ring: its size is the new base of region frames' growth. */
+  s->ring_base = 0;
+  s->batches_max = 0;
 }
 
 void
@@ -254,10 +272,11 @@ gstc_infer_take_slot (GstcInferFrame * s, GstBaseTransform * t)
  * bounded by sync-timeout). GST_FLOW_OK: entered; else nothing held and
  * an error posted (GST_FLOW_ERROR), or FLUSHING, or DROPPED. */
 GstFlowReturn
-gstc_infer_enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput * rec)
+gstc_infer_enter_input (GstcInferFrame * s, GstBaseTransform * t,
+    GstcInferInput * rec, int access)
 {
   GstcInputEnter e;
-  GstcInputResult r = gstc_input_enter (&rec->in, GSTC_ACCESS_READ, s->wake,
+  GstcInputResult r = gstc_input_enter (&rec->in, access, s->wake,
       s->sync_timeout_ms, &e);
 
   if (e.waited)
@@ -277,8 +296,9 @@ gstc_infer_enter_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput
       }
       GSTC_POST_ERROR (t, GSTC_DOMAIN_RESOURCE, GST_RESOURCE_ERROR_SYNC,
           "tensorinfer: input: the fences of dma-buf %" G_GUINT64_FORMAT ":%"
-          G_GUINT64_FORMAT " (read access) not signalled after %d ms "
+          G_GUINT64_FORMAT " (%s access) not signalled after %d ms "
           "(sync-timeout %d ms)", rec->in.dev, rec->in.ino,
+          access == GSTC_ACCESS_READ ? "read" : "read-write",
           (int) (e.waited_ns / 1000000), s->sync_timeout_ms);
       return GST_FLOW_ERROR;
     case GSTC_INPUT_POLL_FAILED:
@@ -305,6 +325,28 @@ gstc_infer_leave_input (GstcInferFrame * s, GstBaseTransform * t, GstcInferInput
     GST_WARNING_OBJECT (t, "ending CPU access to the input: %s",
         g_strerror (err));
   gstc_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
+}
+
+gboolean
+gstc_infer_wraps (GstcInferInput * rec, GstBuffer * in, gboolean video)
+{
+  return video && !rec->in.copy && gst_buffer_n_memory (in) == 1
+      && gstc_foreign_wrapper_of (gst_buffer_peek_memory (in, 0)) != NULL;
+}
+
+/* Whether output=video is on for t. */
+static gboolean
+video_on (GstBaseTransform * t)
+{
+  GstcVideoOut *vo = gstc_video_out_of (t);
+  gboolean video = FALSE;
+
+  if (vo != NULL) {
+    g_mutex_lock (&vo->lock);
+    video = vo->on;
+    g_mutex_unlock (&vo->lock);
+  }
+  return video;
 }
 
 /* The run, timed as runclock.go's timeRun: TRUE when it ran; else the
@@ -438,13 +480,14 @@ gstc_infer_end_input (GstBaseTransform * t, GstcPending * p,
 GstcFinishedFrame
 gstc_infer_finish_frame (GstBaseTransform * t, GstcPending * p,
     guint64 dev, guint64 ino, guint64 offset, guint64 buf_offset,
-    GstcOutRing * ring, int slot, GstBuffer * in, guint64 seq)
+    GstcOutRing * ring, int slot, GstBuffer * in, GstBuffer * wrapped,
+    guint64 seq)
 {
   GstcFinishedFrame f;
   GstMemory *first, *rest[GSTC_OUT_MAX_TENSORS];
   GstcOutTensor *t0 = &ring->slots[slot].t[0];
   GstcVideoOut *vo = gstc_video_out_of (t);
-  gboolean video = FALSE;
+  gboolean video;
   int n, k;
   GstTensorSyncInfo ts = { GST_TENSOR_SYNC_BEGIN, GST_TENSOR_SYNC_READWRITE,
     t0->dev, t0->ino, t0->offset, GST_BUFFER_PTS (in), (guint) seq
@@ -457,18 +500,18 @@ gstc_infer_finish_frame (GstBaseTransform * t, GstcPending * p,
   GST_BUFFER_DTS (f.buf) = GST_BUFFER_DTS (in);
   for (k = 1; k < n; k++)
     gst_buffer_append_memory (f.buf, rest[k - 1]);
-  if (vo != NULL) {
-    g_mutex_lock (&vo->lock);
-    video = vo->on;
-    g_mutex_unlock (&vo->lock);
-  }
+  video = video_on (t);
   if (video) {
     /* The input goes on with the tensors in its meta; their write
      * bracket ends when the meta's last holder drops them. Nobody reads
-     * them as the buffer: no announcement. */
-    f.buf = gstc_video_out_frame (vo, in, f.buf, seq);
+     * them as the buffer: no announcement. A wrapped input goes on in
+     * its wrapper (the new buffer is writable: the meta goes on it). */
+    f.buf = gstc_video_out_frame (vo, wrapped != NULL ? wrapped : in, f.buf,
+        seq);
     return f;
   }
+  if (wrapped != NULL)
+    gst_buffer_unref (wrapped);
   /* The frame's announcement, right before its buffer: GstBaseTransform
    * pushes the buffer prepare_output_buffer returns as soon as the
    * (empty) transform is done — its QoS drop comes before prepare — and a
@@ -504,7 +547,7 @@ per_frame (GstcInferFrame * s, GstBaseTransform * t, GstBuffer * in,
   if (rec->in.copy) {
     copy_in (s, rec, in);
   } else {
-    r = gstc_infer_enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec, GSTC_ACCESS_READ);
     if (r != GST_FLOW_OK) {
       *ret = r;
       return TRUE;
@@ -557,7 +600,8 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
   GstcInferInput *rec;
   GstcFinishedFrame f;
   GstFlowReturn r;
-  gboolean went_go = FALSE;
+  GstBuffer *wrapped;
+  gboolean went_go = FALSE, wrap;
   gsize copied = 0;
   int slot, in_slot;
   void *io;
@@ -605,10 +649,12 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
   }
+  wrap = gstc_infer_wraps (rec, in, video_on (t));
   if (rec->in.copy) {
     copied = copy_in (s, rec, in);
   } else {
-    r = gstc_infer_enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec,
+        wrap ? GSTC_ACCESS_READWRITE : GSTC_ACCESS_READ);
     if (r != GST_FLOW_OK) {
       gstc_out_ring_give (s->ring, slot);
       *ret = r;
@@ -648,11 +694,17 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     *ret = r;
     return TRUE;
   }
+  /* The video goes on in its wrapper, which joins the bracket before
+   * the frame leaves it: it stays open until the wrapper's last holder
+   * downstream lets go. */
+  wrapped = wrap ? gstc_foreign_lend (in) : NULL;
+  if (wrapped != NULL)
+    gstc_count (s->counters, GSTC_INFER_WRAPPED, 1);
   /* The run no longer needs the input. */
   gstc_infer_leave_input (s, t, rec);
   f = gstc_infer_finish_frame (t, s->begins, rec->in.dev, rec->in.ino,
       gstc_infer_input_end_offset (s, rec), GST_BUFFER_OFFSET (in), s->ring, slot, in,
-      s->seq);
+      wrapped, s->seq);
   s->seq++;
   rec->used = ++s->uses;
   gstc_count (s->counters, GSTC_INFER_FRAMES, 1);

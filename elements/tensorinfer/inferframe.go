@@ -131,6 +131,8 @@ const (
 	ctrRegions        = C.GSTC_INFER_REGIONS
 	ctrRegionsSmall   = C.GSTC_INFER_REGIONS_SMALL
 	ctrRegionsDropped = C.GSTC_INFER_REGIONS_DROPPED
+	ctrRegionsReused  = C.GSTC_INFER_REGIONS_REUSED
+	ctrWrapped        = C.GSTC_INFER_WRAPPED
 	ctrEnd            = C.GSTC_INFER_COUNTERS_END
 )
 
@@ -228,6 +230,7 @@ func (s inferEngine) InputUsed(i int) uint64 { return uint64(s.p.in[i].used) }
 // caller keeps it while it is set).
 func (s inferEngine) SetRegions(set settings, g regionGeometry, frameW, frameH int, dst unsafe.Pointer, dstLen int) {
 	C.gstc_infer_frame_set_regions(s.p, C.int(set.maxRegions))
+	C.gstc_infer_frame_set_reclassify(s.p, C.guint(set.reclassifyInterval))
 	s.p.pre_region = C.GstppRegionFunc(preprocess.CRegionFunc())
 	s.p.batch_dst, s.p.batch_dst_len = (*C.guint8)(dst), C.size_t(dstLen)
 	s.p.elem_size = C.size_t(g.dtype.Size())

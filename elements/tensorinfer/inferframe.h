@@ -20,6 +20,7 @@
 #include "cbracket.h"
 #include "inputread.h"
 #include "outring.h"
+#include "foreignmem.h"
 #include "pending.h"
 #include "wake.h"
 #include "counters.h"
@@ -53,6 +54,8 @@ enum
   GSTC_INFER_REGIONS,           /* regions run (inference-region=roi-list) */
   GSTC_INFER_REGIONS_SMALL,     /* regions skipped: under min-region-size */
   GSTC_INFER_REGIONS_DROPPED,   /* regions over max-regions or with no slot */
+  GSTC_INFER_REGIONS_REUSED,    /* regions not run: their track had a result */
+  GSTC_INFER_WRAPPED,           /* frames whose video went on in its memory's wrapper */
   GSTC_INFER_COUNTERS_END
 };
 
@@ -114,6 +117,14 @@ typedef const char *(*GstcErrorMessageFunc) (void *status);
 typedef int (*GstcPreRunFunc) (const void *plan, const guint8 * src,
     size_t src_len, void *dst, size_t dst_len);
 
+
+/* A track region mode has seen (reclassify-interval): its id, the frame
+ * it last ran on and the last frame it was on (GstcInferFrame.seq's). */
+typedef struct
+{
+  guint64 id;
+  guint64 ran, seen;
+} GstcInferTrack;
 
 /* The engine of one element, from start to stop: Go makes it at start
  * and frees it at stop (after the streaming thread stopped), and changes
@@ -183,6 +194,20 @@ typedef struct
   int n_classes;
   GQuark classes[GSTC_INFER_MAX_CLASSES];
   GstcInferRegion *regions_scratch;
+  /* reclassify (reclassify-interval): a region whose "tracking"
+   * structure names a track run on fewer than reclassify frames ago (0:
+   * ever) is not run: its track's result stands. tracks: each track
+   * seen, by id (a GstcInferTrack, its id the key: g_int64_hash); a
+   * track not on a frame is forgotten (it ended, or left the frame). 1:
+   * every region runs, no table. */
+  guint reclassify;
+  GHashTable *tracks;
+  /* ring_base: the output ring's size before region frames grew it;
+   * batches_max: the most batches a frame has run. The ring may grow to
+   * ring_base x batches_max (the frames downstream may hold, each with
+   * its batches' slots, and one being made), so that a frame's first
+   * batch never waits for a slot only a later frame frees. */
+  int ring_base, batches_max;
   int n_var;
   GstcInferVariant var[GSTC_INFER_MAX_VARIANTS];
   guint64 seq;                  /* the next output frame's seqnum */
@@ -218,6 +243,10 @@ void gstc_infer_frame_clear_variants (GstcInferFrame * s);
  * frame runs. */
 void gstc_infer_frame_set_regions (GstcInferFrame * s, int max_regions);
 
+/* Sets reclassify-interval (1: every region runs, the track table
+ * dropped; 0: a track runs once; N: every N frames of a track). */
+void gstc_infer_frame_set_reclassify (GstcInferFrame * s, guint interval);
+
 /* The frame of in (borrowed): TRUE with *ret GST_FLOW_OK and *out the output buffer
  * (the caller's), or with *ret a flow error (posted),
  * GST_FLOW_FLUSHING or GST_BASE_TRANSFORM_FLOW_DROPPED and nothing
@@ -251,14 +280,16 @@ typedef struct
  * buf_offset), then its output from output slot slot of ring: the slot's
  * memories pushed (gstc_out_ring_push) into a frame buffer with in's PTS,
  * DTS and duration and offset seq, and either — output=video (the
- * element's GstcVideoOut on) — in's video with those tensors in a
- * GstTensorPinMeta, or that buffer itself, its begin (the slot's first
- * tensor, seqnum seq) pushed downstream from t's src pad first.
- * GstBaseTransform pushes the returned buffer next. in is borrowed. */
+ * element's GstcVideoOut on) — in's video (or wrapped's, in's video in
+ * its memory's wrapper: gstc_foreign_lend, the caller's reference taken
+ * over; NULL: none) with those tensors in a GstTensorPinMeta, or that
+ * buffer itself, its begin (the slot's first tensor, seqnum seq) pushed
+ * downstream from t's src pad first. GstBaseTransform pushes the
+ * returned buffer next. in is borrowed. */
 GstcFinishedFrame gstc_infer_finish_frame (GstBaseTransform * t,
     GstcPending * p, guint64 dev, guint64 ino, guint64 offset,
     guint64 buf_offset, GstcOutRing * ring, int slot, GstBuffer * in,
-    guint64 seq);
+    GstBuffer * wrapped, guint64 seq);
 
 /* The frame's steps, shared by the whole-frame frame (inferframe.c) and
  * the region frame (regions.c); on the streaming thread, inside a frame. */
@@ -266,11 +297,20 @@ gint64 gstc_infer_clock_ns (clockid_t id);
 /* A free output slot, waiting while every slot is downstream; -1 when a
  * flush or a stop ended the wait. */
 int gstc_infer_take_slot (GstcInferFrame * s, GstBaseTransform * t);
-/* Joins or opens the input's read bracket after its fences: GST_FLOW_OK
- * (entered), else nothing held and an error posted (GST_FLOW_ERROR), or
- * FLUSHING, or DROPPED. */
+/* Joins or opens the input's bracket for access (GSTC_ACCESS_READ, or
+ * READWRITE when its video goes on in a wrapper: gstc_infer_wraps) after
+ * its fences: GST_FLOW_OK (entered), else nothing held and an error
+ * posted (GST_FLOW_ERROR), or FLUSHING, or DROPPED. */
 GstFlowReturn gstc_infer_enter_input (GstcInferFrame * s,
-    GstBaseTransform * t, GstcInferInput * rec);
+    GstBaseTransform * t, GstcInferInput * rec, int access);
+/* Whether in's video goes on in the wrapper of its memory (foreignmem.h:
+ * a camera's dma-buf, wrapped when Go first saw it): video goes on (video
+ * is output=video's or the region mode's) and in is one memory that has
+ * one. The input's bracket is then opened for read and write — the
+ * access the wrapper is lent on, which covers tensoroverlay's write —
+ * and the wrapper is lent before the frame leaves it. */
+gboolean gstc_infer_wraps (GstcInferInput * rec, GstBuffer * in,
+    gboolean video);
 void gstc_infer_leave_input (GstcInferFrame * s, GstBaseTransform * t,
     GstcInferInput * rec);
 /* The run of io, timed: TRUE when it ran; else the error is posted. */

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pincache"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/pinread"
@@ -81,6 +82,15 @@ func (e *element) engineInputFor(st *streamState, in gstglue.RawBuffer) (int, er
 	}
 	// The lookup's reference; the table takes its own.
 	defer ent.Release()
+	if fd && (st.set.output == outputVideo || st.set.regions()) {
+		// A camera's dma-buf whose video goes on: its wrapper, made once
+		// per memory, carries the frame downstream inside one bracket
+		// (frameengine's foreignmem). Without one the frame goes on as it
+		// came, each element bracketing its own access.
+		if _, err := frameengine.WrapForeign(v.Memory(0)); err != nil {
+			cat.LogWarning("the input goes on unwrapped: " + err.Error())
+		}
+	}
 	kOff, kStride := l.Offset, l.RowStride
 	if st.pre != nil {
 		kOff, kStride = 0, 0 // the engine reads the memory whole

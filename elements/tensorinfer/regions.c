@@ -54,16 +54,58 @@ wanted (GstcInferFrame * s, GstVideoRegionOfInterestMeta * m)
   return FALSE;
 }
 
+/* Whether m's track (its "tracking" structure's id) has a result that
+ * stands on this frame (reclassify-interval): it ran fewer than
+ * reclassify frames ago (0: ever). The track is marked seen; *run is set
+ * to it when it is to run (the caller marks it run once the region is
+ * taken), NULL when the region has no track. */
+static gboolean
+track_result_stands (GstcInferFrame * s, GstVideoRegionOfInterestMeta * m,
+    GstcInferTrack ** run)
+{
+  GstStructure *ts;
+  GstcInferTrack *tr;
+  guint64 id;
+
+  *run = NULL;
+  if (s->tracks == NULL)
+    return FALSE;
+  ts = gst_video_region_of_interest_meta_get_param (m, "tracking");
+  if (ts == NULL || !gst_structure_get_uint64 (ts, "id", &id))
+    return FALSE;
+  tr = g_hash_table_lookup (s->tracks, &id);
+  if (tr == NULL) {
+    tr = g_new0 (GstcInferTrack, 1);
+    tr->id = id;
+    tr->ran = G_MAXUINT64;
+    g_hash_table_insert (s->tracks, &tr->id, tr);
+  }
+  tr->seen = s->seq;
+  if (tr->ran != G_MAXUINT64 && (s->reclassify == 0
+          || s->seq - tr->ran < s->reclassify))
+    return TRUE;
+  *run = tr;
+  return FALSE;
+}
+
+/* A track not on this frame: it ended, or left the frame. */
+static gboolean
+track_gone (gpointer key, gpointer value, gpointer seq)
+{
+  return ((GstcInferTrack *) value)->seen != *(guint64 *) seq;
+}
+
 /* Fills s's scratch with in's wanted regions, clipped to the frame
  * (regions outside it, or under min_size on a side after clipping, are
- * skipped and counted), at most max_regions (the rest counted); returns
- * how many. */
+ * skipped and counted), but those whose track's result stands
+ * (reclassify-interval: counted), at most max_regions (the rest
+ * counted); returns how many. */
 static int
 collect (GstcInferFrame * s, GstBuffer * in)
 {
   gpointer state = NULL;
   GstMeta *meta;
-  int n = 0, over = 0, small = 0;
+  int n = 0, over = 0, small = 0, reused = 0;
 
   while ((meta = gst_buffer_iterate_meta_filtered (in, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
@@ -71,6 +113,7 @@ collect (GstcInferFrame * s, GstBuffer * in)
     gint64 x0 = m->x, y0 = m->y, x1 = (gint64) m->x + m->w,
         y1 = (gint64) m->y + m->h;
     GstcInferRegion *r;
+    GstcInferTrack *track;
 
     if (!wanted (s, m))
       continue;
@@ -80,10 +123,16 @@ collect (GstcInferFrame * s, GstBuffer * in)
       small++;
       continue;
     }
+    if (track_result_stands (s, m, &track)) {
+      reused++;
+      continue;
+    }
     if (n >= s->max_regions) {
       over++;
       continue;
     }
+    if (track != NULL)
+      track->ran = s->seq;
     r = &s->regions_scratch[n++];
     r->id = m->id;
     r->x = (gint) x0;
@@ -95,6 +144,10 @@ collect (GstcInferFrame * s, GstBuffer * in)
     gstc_count (s->counters, GSTC_INFER_REGIONS_SMALL, small);
   if (over)
     gstc_count (s->counters, GSTC_INFER_REGIONS_DROPPED, over);
+  if (reused)
+    gstc_count (s->counters, GSTC_INFER_REGIONS_REUSED, reused);
+  if (s->tracks != NULL)
+    g_hash_table_foreach_remove (s->tracks, track_gone, &s->seq);
   return n;
 }
 
@@ -174,14 +227,27 @@ place (GstcInferFrame * s, const GstcInferRegion * r, int dst_w, int dst_h,
 /* A slot for a batch: the ring's next free one; when the frame already
  * holds slots and none is free, one more from Go (the ring grows) — a
  * frame never waits on itself — else -1 (the rest of the frame's
- * regions are dropped). */
+ * regions are dropped). A frame's first batch with none free grows the
+ * ring too while it is under ring_base x the batches a frame needs
+ * (batches: this frame's): downstream may hold ring_base - 1 frames
+ * (max-leases), each with as many slots as its batches — fakesink's last
+ * frame is one — and waiting on those would wait on a frame to come.
+ * Above that bound, it waits: downstream holds more than it said. */
 static int
-batch_slot (GstcInferFrame * s, GstBaseTransform * t, int held)
+batch_slot (GstcInferFrame * s, GstBaseTransform * t, int held, int batches)
 {
   int slot;
 
-  if (held == 0)
+  if (held == 0) {
+    slot = gstc_out_ring_take (s->ring);
+    if (slot >= 0)
+      return slot;
+    if (gstc_out_ring_size (s->ring) < s->ring_base * MAX (batches,
+            s->batches_max) && gstcGoInferGrow (t, gstc_instance_handle (t))
+        && (slot = gstc_out_ring_take (s->ring)) >= 0)
+      return slot;
     return gstc_infer_take_slot (s, t);
+  }
   slot = gstc_out_ring_take (s->ring);
   if (slot >= 0)
     return slot;
@@ -222,26 +288,40 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
   int n, i, held = 0;
   gsize len;
   GstFlowReturn r;
+  gboolean wrap;
 
   init_debug ();
   *out = NULL;
+  /* The region mode's video always goes on. */
+  wrap = gstc_infer_wraps (rec, in, TRUE);
   n = collect (s, in);
   if (n == 0) {
     /* Nothing to read: no bracket, no run; the video goes on as it came
-     * (its begin answered as a run's would be). */
+     * (its begin answered as a run's would be), with this element's
+     * empty result — no tensors, no region — so that a decoder after it
+     * decodes nothing on this frame rather than the result of an element
+     * before it. */
     gstc_infer_end_input_read (s, t, rec, in);
     *out = gstc_video_out_buffer (vo, in);
+    memset (&from, 0, sizeof from);
+    from.scale_x = from.scale_y = 1;
+    from.run = s->seq++;
+    from.producer = gstc_video_out_producer (vo);
+    gst_tensor_pin_meta_add (*out, &from, NULL);
     gstc_count (s->counters, GSTC_INFER_FRAMES, 1);
     *ret = GST_FLOW_OK;
     return;
   }
   qsort (s->regions_scratch, n, sizeof (GstcInferRegion), by_aspect);
+  if (s->ring_base == 0)
+    s->ring_base = gstc_out_ring_size (s->ring);
   if (rec->in.copy) {
     len = gstc_input_copy_in (&rec->in, in);
     gstc_count (s->counters, GSTC_INFER_COPIES, 1);
     gstc_count (s->counters, GSTC_INFER_BYTES_COPIED, len);
   } else {
-    r = gstc_infer_enter_input (s, t, rec);
+    r = gstc_infer_enter_input (s, t, rec,
+        wrap ? GSTC_ACCESS_READWRITE : GSTC_ACCESS_READ);
     if (r != GST_FLOW_OK) {
       *ret = r;
       return;
@@ -249,7 +329,14 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     gstc_count (s->counters, GSTC_INFER_IN_SYNCS, 1);
     len = rec->in.mem_size;
   }
-  *out = gstc_video_out_buffer (vo, in);
+  /* The video goes on in its memory's wrapper when it has one (joining
+   * the bracket just opened: it stays open until the wrapper's last
+   * holder lets go), else as it came. */
+  *out = wrap ? gstc_foreign_lend (in) : NULL;
+  if (*out != NULL)
+    gstc_count (s->counters, GSTC_INFER_WRAPPED, 1);
+  else
+    *out = gstc_video_out_buffer (vo, in);
   memset (&from, 0, sizeof from);
   from.scale_x = from.scale_y = 1;
   from.run = s->seq;
@@ -263,9 +350,16 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     size_t image;
     gint64 t0;
 
-    while (rows < k)
-      rows *= 2;
-    rows = MIN (rows, s->batch_max);
+    /* A full batch, else the largest power of two of the regions left:
+     * a few shapes serve every count (sessions and bindings reused), and
+     * no run computes a row no region fills (5 regions run as 4 and 1,
+     * not as 8 with 3 of padding: the model's time follows the rows). */
+    if (k < s->batch_max) {
+      while (rows * 2 <= k)
+        rows *= 2;
+      k = rows;
+    }
+    rows = k;
     dst_w = s->fixed_w;
     dst_h = s->fixed_h;
     if (s->fixed_w == 0 || s->fixed_h == 0) {
@@ -283,7 +377,7 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     v = variant (s, t, rows, dst_w, dst_h, &r);
     if (v == NULL)
       break;
-    slot = batch_slot (s, t, held);
+    slot = batch_slot (s, t, held, (n + s->batch_max - 1) / s->batch_max);
     if (slot < 0) {
       if (GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (t)))
         r = GST_FLOW_FLUSHING;
@@ -324,10 +418,6 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
       trs[4 * j + 2] = g.cx - g.x * trs[4 * j];
       trs[4 * j + 3] = g.cy - g.y * trs[4 * j + 1];
     }
-    /* Rows past the batch's regions: any finite values; their results
-     * are not read. */
-    if (r == GST_FLOW_OK && rows > k)
-      memset (s->batch_dst + k * image, 0, (rows - k) * image);
     gstc_count (s->counters, GSTC_INFER_PREPROCESS_NS,
         MAX (gstc_infer_clock_ns (CLOCK_MONOTONIC) - t0, 0));
     gstc_count (s->counters, GSTC_INFER_PREPROCESSED, k);
@@ -354,6 +444,7 @@ gstc_infer_region_frame (GstcInferFrame * s, GstBaseTransform * t,
     held++;
     i += k;
   }
+  s->batches_max = MAX (s->batches_max, held);
   if (!rec->in.copy)
     gstc_infer_leave_input (s, t, rec);
   gstc_infer_end_input_read (s, t, rec, in);

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/capslayout"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/results/resultstest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
@@ -97,9 +98,19 @@ func runRegions(t *testing.T, desc string, frames [][]byte, rois [][]gstglue.ROI
 		for k, data := range frames {
 			buf := gst.NewBufferFromBytes(slices.Clone(data))
 			raw := gstglue.BorrowBuffer(buf)
-			for _, r := range rois[k] {
+			for i, r := range rois[k] {
 				if _, err := gstglue.AddROI(raw, r); err != nil {
 					t.Error(err)
+				}
+				if r.Tracked {
+					// As tensortrack adds it.
+					st := gst.NewStructure("tracking")
+					if err := st.SetValue("id", r.TrackID); err != nil {
+						t.Error(err)
+					}
+					if err := resultstest.AddParam(buf, i, st); err != nil {
+						t.Error(err)
+					}
 				}
 			}
 			buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(k) * time.Second / 30))
@@ -344,5 +355,131 @@ func TestTensorInferRegionsBounded(t *testing.T) {
 	slots := s["ring-size"]
 	if s["region-shapes"] > 4 || slots > 8 || s["output-binds"] > 4*slots || s["input-binds"] > 4 {
 		t.Errorf("stats %v: want at most 4 shapes, 8 output slots, each shape bound once to each slot and once to the batch input", s)
+	}
+}
+
+// reclassifyRuns is what reclassify-interval documents, computed apart
+// from the element: tracks[k] are frame k's tracks; a track runs when it
+// is new (or came back after a frame without it), or when it ran
+// interval or more frames ago (interval 0: never again). It returns each
+// frame's tracks that run, in the frame's order.
+func reclassifyRuns(tracks [][]uint64, interval int) [][]uint64 {
+	ran := map[uint64]int{}
+	out := make([][]uint64, len(tracks))
+	for k, ts := range tracks {
+		next := map[uint64]int{}
+		for _, tr := range ts {
+			last, known := ran[tr]
+			run := !known || (interval > 0 && k-last >= interval)
+			if run {
+				out[k] = append(out[k], tr)
+				last = k
+			}
+			next[tr] = last
+		}
+		ran = next // a track not on the frame is forgotten
+	}
+	return out
+}
+
+// reclassify-interval over 12 frames of tracked regions — tracks 1 and
+// 2 all along, 3 from frame 4, 2 gone on frame 7 and back on frame 8 (a
+// new object for the element: it runs again) — and an untracked region
+// that runs every frame: the regions each frame runs (the ids its
+// results name) are the ones the rule says, the rest counted in
+// regions-reused; a frame where no region runs carries the element's
+// empty result. Interval 1 runs everything, 0 each track once, 3 every
+// third frame of a track.
+func TestTensorInferReclassifyInterval(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := writeModel(t, "cls.onnx", infertest.Means{NCHW: true, H: 16, W: 16, C: 3, Scale: 1, DynamicBatch: true}.ONNX())
+	const w, h, n = 64, 48, 12
+	caps := fmt.Sprintf("video/x-raw,format=RGB,width=%d,height=%d,framerate=30/1", w, h)
+	var frames [][]byte
+	var rois [][]gstglue.ROI
+	var tracks [][]uint64
+	for k := range n {
+		frames = append(frames, make([]byte, w*h*3))
+		var rs []gstglue.ROI
+		var ts []uint64
+		add := func(x uint, track uint64) {
+			r := gstglue.ROI{Type: "car", X: x, Y: 4, W: 12, H: 12, ParentID: -1, Detection: true, Label: "car"}
+			if track != 0 {
+				r.Tracked, r.TrackID = true, track
+				ts = append(ts, track)
+			}
+			rs = append(rs, r)
+		}
+		add(0, 1)
+		if k != 7 {
+			add(14, 2)
+		}
+		if k >= 4 {
+			add(28, 3)
+		}
+		add(42, 0) // untracked: always runs
+		rois, tracks = append(rois, rs), append(tracks, ts)
+	}
+	for _, interval := range []int{1, 0, 3} {
+		t.Run(fmt.Sprintf("interval-%d", interval), func(t *testing.T) {
+			desc := fmt.Sprintf("appsrc name=src format=time caps=%s ! tensorinfer name=infer inference-region=roi-list "+
+				"reclassify-interval=%d resize=stretch ort-library=%s model=%s ! fakesink", caps, interval, lib, model)
+			out, stats := runRegions(t, desc, frames, rois)
+			want := reclassifyRuns(tracks, interval)
+			runs, reused := 0, 0
+			for k := range n {
+				// The region ids of the tracks that run, and the untracked one.
+				var wantIDs []int
+				for i, r := range rois[k] {
+					if !r.Tracked || slices.Contains(want[k], r.TrackID) {
+						wantIDs = append(wantIDs, i)
+					}
+				}
+				var gotIDs []int
+				for _, res := range out[k].results {
+					gotIDs = append(gotIDs, res.ids...)
+				}
+				sort.Ints(gotIDs)
+				if !slices.Equal(gotIDs, wantIDs) {
+					t.Errorf("frame %d: regions run %v, want %v (tracks %v, running %v)", k, gotIDs, wantIDs, tracks[k], want[k])
+				}
+				runs += len(wantIDs)
+				reused += len(rois[k]) - len(wantIDs)
+			}
+			if stats["regions"] != uint64(runs) || stats["regions-reused"] != uint64(reused) {
+				t.Errorf("stats regions %d, regions-reused %d; want %d, %d", stats["regions"], stats["regions-reused"], runs, reused)
+			}
+		})
+	}
+}
+
+// A frame whose regions need more batches than the output ring has slots
+// (batch-size=1, 8 regions, a ring of max-leases+1 = 3), into a fakesink
+// that keeps the last frame it rendered (GStreamer's default): the ring
+// grows so that the frames downstream may hold — max-leases of them,
+// each with its batches' slots — never leave the next frame without one.
+// Before, the next frame's first batch waited for a slot that only the
+// next frame could free: the stream stopped on its second frame.
+func TestTensorInferRegionsMoreBatchesThanSlots(t *testing.T) {
+	lib := infertest.Lib(t)
+	model := writeModel(t, "echo.onnx", infertest.Echo{H: 8, W: 8}.ONNX())
+	caps := "video/x-raw,format=RGB,width=64,height=48,framerate=30/1"
+	const n, per = 20, 8
+	frames := make([][]byte, n)
+	rois := make([][]gstglue.ROI, n)
+	for k := range n {
+		frames[k] = make([]byte, 64*48*3)
+		for i := range per {
+			rois[k] = append(rois[k], gstglue.ROI{Type: "obj", X: uint(8 * i), Y: 8, W: 8, H: 8})
+		}
+	}
+	desc := fmt.Sprintf("appsrc name=src format=time caps=%s ! tensorinfer name=infer inference-region=roi-list batch-size=1 "+
+		"max-leases=2 ort-library=%s model=%s ! fakesink", caps, lib, model)
+	got, s := runRegions(t, desc, frames, rois)
+	if len(got) != n || s["regions"] != n*per || s["regions-dropped"] != 0 {
+		t.Errorf("%d frames out, stats %v: want %d frames, every region run", len(got), s, n)
+	}
+	if slots := s["ring-size"]; slots > (2+1)*per {
+		t.Errorf("stats %v: a ring of %d slots, want at most (max-leases+1) × a frame's batches = %d", s, slots, 3*per)
 	}
 }

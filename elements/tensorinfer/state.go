@@ -151,7 +151,7 @@ func (s settings) options(shapes map[string][]int64) infer.Options {
 // the caps fix them. Every failure is an error naming the library or the
 // file, and a refused state change, with nothing left behind.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("start", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "start", &ret, false)
 	set := e.readSettings()
 	e.stats.reset()
 	frameengine.CountersOf(e.raw()).Reset()
@@ -427,7 +427,7 @@ func (st *streamState) close() {
 }
 
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("stop", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "stop", &ret, false)
 	e.stateMu.Lock()
 	st := e.state
 	e.state = nil
@@ -476,7 +476,7 @@ func inputLayout(st *streamState, f capslayout.Format) (tensor.Layout, error) {
 // cannot take is an error naming the input, what the model takes and
 // what the caps give. A conversion the engine will do is logged.
 func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps) (ret bool) {
-	defer e.guard("set-caps", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "set-caps", &ret, false)
 	st := e.current()
 	if st == nil {
 		return false
@@ -578,7 +578,7 @@ func (e *element) setVideoOut(st *streamState, f capslayout.Format, l tensor.Lay
 // ProposeAllocation offers upstream the pinned pool (as tensorpinsink
 // does) and says the element reads GstVideoMeta.
 func (e *element) ProposeAllocation(self *base.GstBaseTransform, decide, query *gst.Query) (ret bool) {
-	defer e.guard("propose-allocation", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "propose-allocation", &ret, false)
 	set := e.readSettings()
 	prop, ok := pinread.ReadProposal(query, set.proposePool)
 	f, mem := prop.Format, prop.Memory
@@ -632,7 +632,7 @@ const maxRing = 64
 // tensorpinsink asks max-leases+1), so that the element does not wait for
 // a slot while downstream waits for a frame.
 func (e *element) DecideAllocation(self *base.GstBaseTransform, query *gst.Query) (ret bool) {
-	defer e.guard("decide-allocation", func() { ret = false })
+	defer gstglue.RecoverTrampoline(e.raw(), "decide-allocation", &ret, false)
 	ans := gstglue.DeclineAllocation(query)
 	e.stats.downstreamMin.Store(uint64(ans.MinBuffers))
 	st := e.current()

@@ -146,6 +146,16 @@ type Stats struct {
 	// no output slot for their batch), and the shapes made (batch rows ×
 	// image size, each a session bound once).
 	Regions, RegionsTooSmall, RegionsDropped, RegionShapes uint64
+	// RegionsReused counts the regions not run because their track's
+	// result stands (reclassify-interval).
+	RegionsReused uint64
+	// FramesWrapped counts the frames whose video went on in the wrapper
+	// of its memory: a camera's dma-buf (memory of an allocator not the
+	// project's) carried downstream inside the one CPU-access bracket the
+	// element opened, which every element after it joins and whose END
+	// comes when the last of them lets go (output=video and
+	// inference-region=roi-list).
+	FramesWrapped uint64
 }
 
 func (e *element) snapshot() Stats {
@@ -188,7 +198,9 @@ func (e *element) snapshot() Stats {
 		PoolsProposed: c.poolsProposed.Load(), PoolsReused: c.poolsReused.Load(), FramesReused: reused,
 		Preprocessed: cc.Load(ctrPreprocessed), PreprocessNsTotal: cc.Load(ctrPreprocessNs),
 		Regions: cc.Load(ctrRegions), RegionsTooSmall: cc.Load(ctrRegionsSmall), RegionsDropped: cc.Load(ctrRegionsDropped),
-		RegionShapes: c.regionShapes.Load(),
+		RegionsReused: cc.Load(ctrRegionsReused),
+		RegionShapes:  c.regionShapes.Load(),
+		FramesWrapped: cc.Load(ctrWrapped),
 	}
 }
 
@@ -240,6 +252,8 @@ func (e *element) statsStructure() *gst.Structure {
 		{"regions-too-small", s.RegionsTooSmall},
 		{"regions-dropped", s.RegionsDropped},
 		{"region-shapes", s.RegionShapes},
+		{"regions-reused", s.RegionsReused},
+		{"frames-wrapped", s.FramesWrapped},
 	} {
 		st.SetValue(f.k, f.v)
 	}

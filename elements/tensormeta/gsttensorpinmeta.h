@@ -36,7 +36,10 @@ typedef struct
   /* The output tensors of the run that saw this frame, one memory each,
    * in the order of caps; a reference the meta holds (the output ring's
    * slot returns when the last holder drops it). Read it as any buffer:
-   * gst_buffer_peek_memory and gst_memory_map. */
+   * gst_buffer_peek_memory and gst_memory_map. NULL (and caps NULL) when
+   * the element ran on nothing of this frame — in region mode, a frame
+   * with no region it runs on: its result is empty, and a reader of the
+   * latest result reads nothing, not an earlier element's. */
   GstBuffer *tensors;
   /* other/tensors caps describing tensors: num_tensors, dimensions
    * (innermost first, comma between tensors), types, names; a reference. */

@@ -178,6 +178,18 @@ type Reader struct {
 	// Close), so that a stream's frames compare without allocating.
 	producer  string
 	producerC *C.gchar
+	// names: the producers' names read, by their interned C string (the
+	// meta's producer is g_intern_string's: one address a name), so a
+	// name is made once, not every frame.
+	names [readerCaps]readName
+	// iter is Each's iteration state: a field, so that handing its
+	// address to C does not move it to the heap every call.
+	iter C.gpointer
+}
+
+type readName struct {
+	c *C.gchar
+	s string
 }
 
 // readerCaps is how many caps a Reader remembers.
@@ -216,9 +228,9 @@ func (r *Reader) Each(buf gstglue.RawBuffer, producer string, f func(Raw) bool) 
 	}
 	var metas [64]*C.GstTensorPinMeta
 	all := metas[:0]
-	var state C.gpointer
+	r.iter = nil
 	for {
-		m := C.gst_buffer_iterate_meta_filtered((*C.GstBuffer)(buf.Unsafe()), &state, C.gst_tensor_pin_meta_api_get_type())
+		m := C.gst_buffer_iterate_meta_filtered((*C.GstBuffer)(buf.Unsafe()), &r.iter, C.gst_tensor_pin_meta_api_get_type())
 		if m == nil {
 			break
 		}
@@ -247,7 +259,7 @@ func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
 		Run: uint64(m.run), Index: int(m.index),
 	}
 	if m.producer != nil {
-		out.Producer = C.GoString(m.producer)
+		out.Producer = r.name(m.producer)
 	}
 	if n := int(m.n_regions); n > 0 && m.region_ids != nil && m.region_transforms != nil {
 		ids := unsafe.Slice(m.region_ids, n)
@@ -268,6 +280,20 @@ func (r *Reader) read(m *C.GstTensorPinMeta) (Raw, bool) {
 		out.Caps = r.capsString(m.caps)
 	}
 	return out, true
+}
+
+// name returns the interned C string c as a Go string: remembered, or
+// made and remembered in place of another (names are a line's few
+// elements).
+func (r *Reader) name(c *C.gchar) string {
+	for i := range r.names {
+		if r.names[i].c == c {
+			return r.names[i].s
+		}
+	}
+	e := &r.names[int(uintptr(unsafe.Pointer(c))>>4)%readerCaps]
+	*e = readName{c: c, s: C.GoString(c)}
+	return e.s
 }
 
 // capsString returns caps as a string: remembered, or made and

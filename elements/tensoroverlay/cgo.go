@@ -5,7 +5,8 @@ package tensoroverlay
 // back, and the font's glyphs (for the tests).
 
 /*
-#cgo pkg-config: gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0
+#cgo pkg-config: gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 gstreamer-allocators-1.0
+#cgo CFLAGS: -I${SRCDIR}/../internal/gstglue
 #include "overlay.h"
 #include "draw.h"
 */

@@ -9,7 +9,6 @@ import (
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/proptable"
 )
 
@@ -55,18 +54,16 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"Size of the label text: each pixel of the 5x7 font is font-scale by font-scale pixels.",
 		1, 16, 2, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.fontScale }).
 		Then(pushSettings),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, boxes drawn, and copies (frames whose memory was copied to draw on them: a buffer shared by a tee or a holder upstream, or read-only memory).",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(e.statsStructure())
-	}),
+	proptable.Stats("Counters since start: frames, boxes drawn, and copies (frames whose memory was copied to draw on them: a buffer shared by a tee or a holder upstream, or read-only memory).",
+		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
 
 // element is the Go side of one tensoroverlay instance: its settings, and
 // the pointer to the instance whose C state draws the frames.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -78,7 +75,7 @@ type element struct {
 
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{}
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -109,14 +106,6 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	attachState(e.self, e.readSettings())
 	base.ToGstBaseTransform(obj).SetInPlace(true)
-}
-
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
 }
 
 // push hands the settings to the C state. Under the settings lock, so

@@ -1,6 +1,7 @@
 /* overlay.c: tensoroverlay's GstBaseTransform vfuncs and instance state
  * (see overlay.h). */
 #include <string.h>
+#include "cgo.h"
 #include "overlay.h"
 #include "draw.h"
 
@@ -49,21 +50,7 @@ static GstFlowReturn (*parent_prepare) (GstBaseTransform *, GstBuffer *,
     GstBuffer **);
 static gboolean (*parent_start) (GstBaseTransform *);
 
-static GQuark
-state_quark (void)
-{
-  static gsize q;
-
-  if (g_once_init_enter (&q))
-    g_once_init_leave (&q, g_quark_from_static_string ("tensor-overlay-state"));
-  return (GQuark) q;
-}
-
-static TensorOverlayState *
-state_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), state_quark ());
-}
+GSTC_INSTANCE_STATE (TensorOverlayState, "tensor-overlay-state")
 
 static void
 state_free (gpointer p)

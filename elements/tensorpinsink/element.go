@@ -90,13 +90,8 @@ var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
 	proptable.String("on-sync-timeout", "On sync timeout",
 		"What a frame whose fences did not signal within sync-timeout becomes: \"drop\" (dropped and counted, streaming goes on) or \"error\" (an error naming the dma-buf, the access and the time waited).",
 		onTimeoutError, proptable.WritableInReady, func(s *sink) *string { return &s.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched, expired and rejected (out of band), cache capacity, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(s *sink) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(s.stats.structure("tensorpinsink-stats"))
-	}),
+	proptable.Stats("Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched, expired and rejected (out of band), cache capacity, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
+		func(s *sink) *gst.Structure { return s.stats.structure("tensorpinsink-stats") }),
 )
 
 // newFrame is the new-frame signal: its contract lives here, once (its

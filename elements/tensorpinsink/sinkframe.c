@@ -1,4 +1,8 @@
-/* sinkframe.c: C definitions of sinkframe.go (see sinkframe.h). */
+/* sinkframe.c: tensorpinsink's frame, every frame: the lease, the
+ * memories found by their qdata, the fence poll and the bracket, begin
+ * matching, new-frame and the release. Each function's contract — what
+ * it owns, borrows and takes over, and who may call it — is its comment
+ * in sinkframe.h; the Go side is sinkframe.go. */
 #include "sinkframe.h"
 #include "message.h"
 #include "element.h"

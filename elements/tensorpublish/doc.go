@@ -54,8 +54,11 @@
 // sent again until the broker acknowledges it: those on the way when a
 // connection drops go back to the queue's head, so a broker restart
 // loses nothing beyond what max-queued dropped (a message may then
-// arrive twice); at QoS 0 what is on the way when it drops is lost
-// unseen. A broker that cannot be reached at start is a warning and a
+// arrive twice; and one the broker got but had not acknowledged when
+// the connection dropped, then dropped from the queue, is counted
+// dropped though it arrived — dropped counts what was given up, never
+// less than what was lost); at QoS 0 what is on the way when it drops
+// is lost unseen. A broker that cannot be reached at start is a warning and a
 // retry (on-unreachable=warn, the default) or the pipeline's error
 // (on-unreachable=error). A file that cannot be opened is an error at
 // start; a write that fails is an error, and the lines after it are

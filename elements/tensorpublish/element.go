@@ -1,9 +1,7 @@
 package tensorpublish
 
 import (
-	"fmt"
 	"math"
-	"runtime/debug"
 	"sync"
 	"time"
 	"unsafe"
@@ -90,21 +88,19 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.String("source", "Source",
 		"Name written in each line's source field (e.g. the camera's); empty: \"\".",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.source }),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, objects (regions read), messages (lines made), published (written or acknowledged, "+
-				"summed over the destinations), dropped (the oldest beyond max-queued, and what a stop or a write error lost), "+
-				"queued (held now), reconnects (connections to the broker after a failure or a loss), frame-ns-total "+
-				"(time spent on the streaming thread).",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(e.statsStructure())
-	}),
+	proptable.Stats("Counters since start: frames, objects (regions read), messages (lines made), published (written or acknowledged, "+
+		"summed over the destinations), dropped (the oldest beyond max-queued, and what a stop or a write error lost), "+
+		"queued (held now), reconnects (connections to the broker after a failure or a loss), frame-ns-total "+
+		"(time spent on the streaming thread).",
+		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
 
 // element is the Go side of one tensorpublish instance. Settings and
 // streaming state are separate, each behind its own lock.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -120,7 +116,7 @@ type element struct {
 
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{}
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -149,14 +145,6 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	t.SetQoSEnabled(false)
 }
 
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
-}
-
 func (e *element) readSettings() settings {
 	e.settingsMu.Lock()
 	defer e.settingsMu.Unlock()
@@ -168,7 +156,7 @@ func (e *element) readSettings() settings {
 // the background: a broker that cannot be reached is its warning, or
 // its error with on-unreachable=error, never a wait here).
 func (e *element) Start(self *base.GstBaseTransform) (ok bool) {
-	defer e.guard("start", func() { ok = false })
+	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "start", &ok, false)
 	s := e.readSettings()
 	if s.location == "" && s.mqttAddress == "" {
 		e.fail(gstglue.Fail(gstglue.ResourceSettings,
@@ -209,7 +197,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ok bool) {
 // closes, the client disconnects; what was still queued is dropped,
 // counted. Not under the state lock: closing waits.
 func (e *element) Stop(self *base.GstBaseTransform) (ok bool) {
-	defer e.guard("stop", func() { ok = false })
+	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "stop", &ok, false)
 	setHandle(e.self, 0, false)
 	e.stateMu.Lock()
 	p, h := e.pub, e.handle
@@ -230,17 +218,6 @@ func (e *element) Stop(self *base.GstBaseTransform) (ok bool) {
 // fail posts err (a gstglue.CodedError carries its code) from the element.
 func (e *element) fail(err error) {
 	gstglue.PostErrorRaw(gstglue.RawElementOf(e.self), gstglue.CodeOf(err, gstglue.ResourceSettings), err.Error(), "")
-}
-
-// guard stops a panic in a vfunc go-gst calls: it becomes onPanic's
-// result and an error message, never an unwinding into C.
-func (e *element) guard(what string, onPanic func()) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	onPanic()
-	gstglue.PostErrorRaw(gstglue.RawElementOf(e.self), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
 }
 
 // name is the element's name.

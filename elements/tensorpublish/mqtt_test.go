@@ -215,9 +215,10 @@ func countText(msgs []*gstglue.GError, s string) int {
 // frames/s, the sink on the clock, a goroutine pushing all along): the
 // stream goes on at its pace; the element keeps the newest max-queued
 // messages and drops the oldest, counted; after the restart the
-// messages come again — lost (frames never received) equals dropped, a
-// run of consecutive messages of the outage, and every frame made after
-// the reconnection arrives.
+// messages come again — every message lost (never received) is counted
+// dropped (a dropped one the broker had got unacknowledged may have
+// arrived), the lost are a run of consecutive messages of the outage,
+// and every frame made after the reconnection arrives.
 func TestTensorPublishBrokerRestart(t *testing.T) {
 	b := brokertest.New(t, brokertest.Options{})
 	sessionFor(t, b, "test/restart", "sub-restart")
@@ -308,7 +309,11 @@ func TestTensorPublishBrokerRestart(t *testing.T) {
 	}
 	t.Logf("%d messages made, %d published, %d dropped, %d lost, %d reconnects, max-queued %d", s.Messages, s.Published,
 		s.Dropped, lost, s.Reconnects, maxQueued)
-	if uint64(lost) != s.Dropped {
+	// Every loss is counted. A message the broker got but had not yet
+	// acknowledged when it stopped goes back to the queue, and may then
+	// be dropped though it arrived: dropped may exceed lost by the
+	// messages in flight at the loss (64 at most), never fall short.
+	if uint64(lost) > s.Dropped || s.Dropped-uint64(lost) > 64 {
 		t.Errorf("%d messages lost, %d dropped: the counter must account for every loss", lost, s.Dropped)
 	}
 	if lost > 0 && lastLost-firstLost+1 != lost {

@@ -41,21 +41,7 @@ now_ns (void)
 
 static gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *);
 
-static GQuark
-state_quark (void)
-{
-  static gsize q;
-
-  if (g_once_init_enter (&q))
-    g_once_init_leave (&q, g_quark_from_static_string ("tensor-publish-state"));
-  return (GQuark) q;
-}
-
-static TensorPublishState *
-state_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), state_quark ());
-}
+GSTC_INSTANCE_STATE (TensorPublishState, "tensor-publish-state")
 
 static void
 state_free (gpointer p)

@@ -83,16 +83,13 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("sync-timeout", "Sync timeout",
 		"Milliseconds to wait at most for a slot's dma-buf fences (a device's write fence attached with the Go API's SetWriteFence, or a reader's, not yet signalled when the slot comes round) before opening its bracket for writing; 0: no limit (a flush or a stop still ends the wait). A timeout is an error.",
 		0, 3600000, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.syncTimeout }),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters of the current or last run (frames, mmaps, sync brackets opened, closed and ended here, reader end events, waits for a free slot, fence waits and timeouts, write fences attached)",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		e.mu.Lock()
-		rs := e.stats
-		e.mu.Unlock()
-		return gstglue.TakeStructureValue(rs.structure())
-	}),
+	proptable.Stats("Counters of the current or last run (frames, mmaps, sync brackets opened, closed and ended here, reader end events, waits for a free slot, fence waits and timeouts, write fences attached)",
+		func(e *element) *gst.Structure {
+			e.mu.Lock()
+			rs := e.stats
+			e.mu.Unlock()
+			return rs.structure()
+		}),
 )
 
 // seekSignal is the seek signal, declared once: its GTypes, what Emit
@@ -115,6 +112,9 @@ var signals = []proptable.Signal{seekSignal}
 
 // element is the Go side of a tensorsrc instance.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -146,7 +146,7 @@ type element struct {
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{stats: newRunStats(0, 0, ""), appWake: frameengine.NewWake()}
 	runtime.AddCleanup(e, frameengine.Wake.Unref, e.appWake)
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -195,14 +195,4 @@ func (e *element) snapshot() settings {
 	e.settingsMu.Lock()
 	defer e.settingsMu.Unlock()
 	return e.settings
-}
-
-// SetProperty implements glib.GoObject (id is the table index).
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-// GetProperty implements glib.GoObject.
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
 }

@@ -1,5 +1,7 @@
-/* livepacer.c: C definitions of livepacer.go (see there for why a live
- * source paces itself). */
+/* livepacer.c: a live source's clock wait, kept in the subclass instead of
+ * GstBaseSrc's do_sync. Each function's contract — what it owns, borrows
+ * and takes over, and who may call it — is its comment in livepacer.h; the
+ * Go side is livepacer.go. */
 #include "livepacer.h"
 
 GstcLivePacer *

@@ -2,7 +2,6 @@ package tensortrack
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -65,13 +64,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 		"The name of the tensorinfer whose GstTensorPinMeta tells which frames repeat its last run (interval), when a frame carries several: "+
 			"the one whose results tensordecode decoded (its results-from); empty: the latest, the tensorinfer just before.",
 		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
-	proptable.Live("stats", func() *glib.ParamSpec {
-		return glib.NewBoxedParam("stats", "Statistics",
-			"Counters since start: frames, tracks-started (given an id), tracks-ended, tracks-alive (now), predicted-regions (regions written at a track's predicted place: moved or added).",
-			gst.TypeStructure, glib.ParameterReadable)
-	}, func(e *element) (*glib.Value, error) {
-		return gstglue.TakeStructureValue(e.statsStructure())
-	}),
+	proptable.Stats("Counters since start: frames, tracks-started (given an id), tracks-ended, tracks-alive (now), predicted-regions (regions written at a track's predicted place: moved or added).",
+		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
 
 // streamState exists between Start and Stop, behind stateMu: the
@@ -93,6 +87,9 @@ type streamState struct {
 // element is the Go side of one tensortrack instance. Settings and
 // streaming state are separate, each behind its own lock.
 type element struct {
+	// Props: the GObject property vfuncs, through props (Bind in New).
+	proptable.Props[element]
+
 	settingsMu sync.Mutex
 	settings   settings
 
@@ -108,7 +105,7 @@ type element struct {
 
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{nextID: 1}
-	props.SetDefaults(e)
+	e.Props = props.Bind(e, cat)
 	return e
 }
 
@@ -139,36 +136,17 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	t.SetQoSEnabled(false)
 }
 
-func (e *element) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
-	props.SetProperty(obj, e, id, value, cat)
-}
-
-func (e *element) GetProperty(obj *glib.Object, id uint) *glib.Value {
-	return props.GetProperty(obj, e, id)
-}
-
 func (e *element) readSettings() settings {
 	e.settingsMu.Lock()
 	defer e.settingsMu.Unlock()
 	return e.settings
 }
 
-// guard stops a panic in a vfunc go-gst calls: it becomes onPanic's
-// result and an error message from the element.
-func (e *element) guard(what string, onPanic func()) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	onPanic()
-	gstglue.PostErrorRaw(gstglue.RawElementOf(e.self), gstglue.CoreFailed, fmt.Sprintf("internal error in %s: %v", what, r), string(debug.Stack()))
-}
-
 // Start makes the tracker from the settings: thresholds the tracker
 // refuses (low-threshold above high-threshold) are a settings error and a
 // refused state change. Ids go on from the last run's.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("start", func() { ret = false })
+	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "start", &ret, false)
 	s := e.readSettings()
 	cfg := track.DefaultConfig()
 	cfg.MaxLost = int(s.maxLost)
@@ -198,7 +176,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 // Stop ends the tracks still alive (their messages posted: a stream
 // stopped without EOS ends nothing silently) and drops the tracker.
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
-	defer e.guard("stop", func() { ret = false })
+	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "stop", &ret, false)
 	endAll(e.self) // outside stateMu: it calls back into Go, and posts
 	e.stateMu.Lock()
 	defer e.stateMu.Unlock()

@@ -71,21 +71,7 @@ static gboolean (*parent_sink_event) (GstBaseTransform *, GstEvent *);
 static GQuark q_detection, q_tracking, q_id, q_age, q_state, q_class_id,
     q_confidence, q_label;
 
-static GQuark
-state_quark (void)
-{
-  static gsize q;
-
-  if (g_once_init_enter (&q))
-    g_once_init_leave (&q, g_quark_from_static_string ("tensor-track-state"));
-  return (GQuark) q;
-}
-
-static TensorTrackState *
-state_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), state_quark ());
-}
+GSTC_INSTANCE_STATE (TensorTrackState, "tensor-track-state")
 
 static void
 frame_clear (TensorTrackFrame * f)

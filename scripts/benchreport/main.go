@@ -60,7 +60,13 @@ type Case struct {
 	// istRounds are the tensorinfer-stats of each round's short and long
 	// runs (the run's time in the same processes as the CPU measured).
 	istRounds [][2]map[string]uint64
-	sc        map[string]float64
+	// elemRounds are each round's short and long runs' stats by element
+	// name (every "…-stats" structure the run printed: gst-launch -m's
+	// element messages, goapp -launch's too); launchRounds the counts of
+	// goapp -launch's last line.
+	elemRounds   [][2]elementStats
+	launchRounds [][2]map[string]uint64
+	sc           map[string]float64
 }
 
 // A run is one process: CPU (user+sys), wall time and peak RSS.
@@ -89,9 +95,11 @@ var (
 	guest    = flag.Bool("guest", true, "boot the QEMU guest (scripts/vmtest/bench) for the real dma-buf figures")
 	only     = flag.String("only", "", "run only the cases whose ID matches this regexp (a look at a few cases; the report then lacks the others)")
 	profiles = flag.Bool("profiles", true, "profile the pairs of missed targets with perf (docs/profiles)")
-	sections = flag.String("sections", "ort,sink,infer,preprocess,videoout,decode,sinkframe", "the sections to run besides the cases (comma-separated: ort, sink, infer, issue 33's preprocess (which adds its cases), videoout, decode, and issue 34's sinkframe (which adds its 4K cases); the guest has -guest); with -only, a short look at a few rows: "+
+	sections = flag.String("sections", "ort,sink,infer,preprocess,videoout,decode,sinkframe,regions,ocr,track,publish", "the sections to run besides the cases (comma-separated: ort, sink, infer, issue 33's preprocess (which adds its cases), videoout, decode, issue 34's sinkframe (which adds its 4K cases), "+
+		"issue 40's regions and ocr (cases), issue 41's track and issue 43's publish (cases too); the guest has -guest); with -only, a short look at a few rows: "+
 		"-sections preprocess,videoout,decode -only '^pre/' -guest=false -profiles=false runs issue 33's rows alone, "+
-		"-sections sinkframe -only 'pattern=black' -guest=false -profiles=false issue 34's")
+		"-sections sinkframe -only 'pattern=black' -guest=false -profiles=false issue 34's, "+
+		"-sections regions,ocr,track,publish -only '^(reg|ocr|pub)/' -guest=false -profiles=false issues 40, 41 and 43's")
 )
 
 // section reports whether -sections names s.
@@ -126,6 +134,11 @@ func main() {
 		if model640, model160, err = measuredModels(filepath.Dir(*goapp)); err != nil {
 			log.Fatal(err)
 		}
+	}
+	// Issues 40 and 41's models: PaddleOCR's (scripts/fetch-ocr-models),
+	// and a map model and labels built here.
+	if section("regions") || section("ocr") || section("track") {
+		prepareRegionModels(filepath.Dir(*goapp))
 	}
 	cases := buildCases()
 	if *only != "" {
@@ -166,6 +179,8 @@ func main() {
 				c.ist = st
 				c.istRounds = append(c.istRounds, [2]map[string]uint64{parseInferStats(shortOut), st})
 			}
+			c.elemRounds = append(c.elemRounds, [2]elementStats{parseElementStats(shortOut), parseElementStats(stdout)})
+			c.launchRounds = append(c.launchRounds, [2]map[string]uint64{parseLaunch(shortOut), parseLaunch(stdout)})
 		}
 	}
 	if !*nostrac {
@@ -209,6 +224,9 @@ func main() {
 	}
 	mf := runMeasured("go", model160)
 	sf := runSinkFrame()
+	rf := runRegions("go")
+	tf := runTracking("go")
+	pf := runPublish("go")
 	var gf *guestFigures
 	var guestErr error
 	if *guest {
@@ -229,7 +247,7 @@ func main() {
 		guestErr = fmt.Errorf("not run (-guest=false)")
 	}
 	load1 := loadavg()
-	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, measured: mf, sinkFrame: sf, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
+	rep := report{sinkBench: sb, sinkBenchErr: sbErr, inferBench: ib, inferErr: ibErr, guest: gf, guestErr: guestErr, measured: mf, sinkFrame: sf, regions: rf, tracking: tf, publish: pf, ortRows: ortRows, ortErr: ortErr, cases: cases, started: started, took: time.Since(started), load0: load0, load1: load1, missed: new([]missPair)}
 	rep.markdown() // finds the missed targets
 	if *profiles {
 		rep.profileMisses(filepath.Join(filepath.Dir(*out), "profiles"))
@@ -354,6 +372,17 @@ func buildCases() []*Case {
 	// (the 1080p pair is the default-settings cases above).
 	if section("sinkframe") {
 		cs = append(cs, sinkFrameCases()...)
+	}
+	// Issue 40: regions and the OCR line; issue 43: tensorpublish in a
+	// pipeline.
+	if section("regions") {
+		cs = append(cs, regionCases()...)
+	}
+	if section("ocr") {
+		cs = append(cs, ocrCases()...)
+	}
+	if section("publish") {
+		cs = append(cs, publishCases()...)
 	}
 	return cs
 }

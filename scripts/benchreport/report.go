@@ -27,6 +27,9 @@ type report struct {
 	inferErr     error
 	measured     *measuredFigures  // issue 33's sections; nil when none ran
 	sinkFrame    *sinkFrameFigures // issue 34's section; nil when it did not run
+	regions      *regionFigures    // issue 40's sections; nil when neither ran
+	tracking     *trackFigures     // issue 41's section; nil when it did not run
+	publish      *publishFigures   // issue 43's section; nil when it did not run
 	guest        *guestFigures     // nil when the guest did not run or gave nothing
 	guestErr     error
 }
@@ -140,6 +143,9 @@ func (r report) markdown() string {
 	}
 	p("%s", r.measuredMarkdown())
 	p("%s", r.sinkFrameMarkdown())
+	p("%s", r.regionMarkdown())
+	p("%s", r.trackMarkdown())
+	p("%s", r.publishMarkdown())
 	for _, x := range r.extra {
 		p("%s\n", x)
 	}
@@ -280,6 +286,9 @@ func (r report) headline(b *strings.Builder) {
 	r.inferTargets(b)
 	r.measuredTargets(b)
 	r.sinkFrameTargets(b)
+	r.regionTargets(b)
+	r.trackTargets(b)
+	r.publishTargets(b)
 	p("\n")
 	p("Copy-path rows are expected to copy (that is the fallback, counted); the target of 0 applies to the pool and fd paths.\n\n")
 }

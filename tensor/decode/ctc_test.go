@@ -53,6 +53,10 @@ func TestCTCKnownSequences(t *testing.T) {
 		got := decodeOK(t, d, decode.Identity(320, 48), steps(c, tc.seq, tc.p))
 		checkObjects(t, tc.want, got, []decode.Object{obj(0, 0, 320, 48, -1, tc.want, tc.conf)})
 	}
+	// A region's row comes with the region's transform, and whole-frame
+	// tensors with no frame size: ctc needs none (a 0×0 box).
+	checkObjects(t, "no transform", decodeOK(t, d, decode.Transform{}, steps(c, []int{1, 2}, nil)),
+		[]decode.Object{obj(0, 0, 0, 0, -1, "ab", 0.9)})
 	// Only blanks: nothing read, no object.
 	if got := decodeOK(t, d, decode.Identity(320, 48), steps(c, []int{0, 0, 0}, nil)); len(got) != 0 {
 		t.Errorf("only blanks: %s, want nothing", fmtObjects(got))
@@ -96,12 +100,15 @@ func TestCTCSoftmax(t *testing.T) {
 	checkObjects(t, "softmax", got, []decode.Object{obj(0, 0, 10, 10, -1, "yx", (p(logits[:3], 2)+p(logits[3:], 1))/2)})
 }
 
-// Layouts ctc cannot read name what they want: a batch (decoded a row at
-// a time), a dictionary that does not fit the classes; no dictionary is
-// a configuration error.
+// Layouts ctc cannot read name what they want: a rank past [N T C], a
+// dictionary that does not fit the classes; no dictionary is a
+// configuration error. A batch [N T C] is read.
 func TestCTCBadLayouts(t *testing.T) {
 	d := ctcDecoder(t, []string{"a", "b", "c"})
-	layoutError(t, "batch of 2", d.Check([]decode.Tensor{f32("o", []int{2, 5, 4}, nil)}), "a batch of sequences", "[2 5 4]")
+	if err := d.Check([]decode.Tensor{f32("o", []int{2, 5, 4}, nil)}); err != nil {
+		t.Errorf("a batch of 2: %v", err)
+	}
+	layoutError(t, "rank 4", d.Check([]decode.Tensor{f32("o", []int{2, 2, 5, 4}, nil)}), "[N T C]", "[2 2 5 4]")
 	layoutError(t, "7 classes", d.Check([]decode.Tensor{f32("o", []int{1, 5, 7}, nil)}), "the model has 7 classes", "dictionary has 3 lines")
 	layoutError(t, "two tensors", d.Check([]decode.Tensor{f32("o", []int{1, 5, 4}, nil), f32("p", []int{1, 5, 4}, nil)}), "got 2 tensors")
 	if err := d.Check([]decode.Tensor{f32("o", []int{5, 5}, nil)}); err != nil {

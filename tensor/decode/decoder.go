@@ -23,10 +23,11 @@ const (
 	// MapBoxes: one probability map [1 1 H W]; one box per connected
 	// component over the map threshold (text detectors, segmenters).
 	MapBoxes
-	// CTC: one tensor of per-step class probabilities [1 T C] (a text
-	// recogniser's); greedy CTC decoding into one text, whose tokens
-	// are Config.Labels (ReadTokens): class 0 the blank, class i the
-	// dictionary's line i.
+	// CTC: one tensor of per-step class probabilities [N T C] (a text
+	// recogniser's, a batch of N lines; [1 T C], [T C]: one); greedy CTC
+	// decoding into one text per item, whose tokens are Config.Labels
+	// (ReadTokens): class 0 the blank, class i the dictionary's line i.
+	// DecodeTexts writes the texts into the caller's buffer.
 	CTC
 )
 
@@ -201,7 +202,8 @@ type Decoder struct {
 	runs    [2][]run          // map-boxes: the previous row's runs and this one's
 	parent  []int32           // map-boxes: each label's parent (union-find)
 	comps   []component       // map-boxes: each label's cells
-	text    []byte            // ctc: the text being read
+	text    []byte            // ctc: Decode's texts' bytes
+	items   []Text            // ctc: each item's text (DecodeTexts)
 	texts   map[string]string // ctc: the texts read lately (intern)
 
 	// nonFinite counts what the last Decode dropped for a NaN or an
@@ -244,8 +246,8 @@ func (d *Decoder) Check(ts []Tensor) error {
 }
 
 // Decode decodes one frame's tensors into objects in the frame's
-// coordinates (tr: how the frame became the model's input; classify
-// reads only its frame size, and gives a 0×0 box without one). The
+// coordinates (tr: how the frame became the model's input; classify and
+// ctc read only its frame size, and give a 0×0 box without one). The
 // slice returned is the decoder's, valid until the next Decode. Errors
 // wrap ErrLayout, ErrData or ErrTransform.
 func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
@@ -253,7 +255,7 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.cfg.Mode != Classify {
+	if d.cfg.Mode != Classify && d.cfg.Mode != CTC {
 		if err := tr.Validate(); err != nil {
 			return nil, err
 		}
@@ -271,13 +273,19 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 	case Classify:
 		d.classify(ts, &p, tr)
 	case BoxesSSD:
-		d.ssd(ts, &p, tr)
+		if err := d.ssd(ts, &p, tr); err != nil {
+			d.objs, d.nonFinite = d.objs[:0], 0
+			return nil, err
+		}
 	case BoxesYOLO:
 		d.yolo(ts, &p, tr)
 	case MapBoxes:
 		d.mapBoxes(ts, &p, tr)
 	case CTC:
-		d.ctc(ts, &p, tr)
+		if err := d.ctc(ts, tr); err != nil {
+			d.objs, d.nonFinite = d.objs[:0], 0
+			return nil, err
+		}
 	}
 	return d.objs, nil
 }
@@ -287,7 +295,9 @@ func (d *Decoder) Decode(ts []Tensor, tr Transform) ([]Object, error) {
 // model outputs are hostile input, and such a value is never an object
 // nor changes another: a score of +Inf (a NaN score is over no
 // threshold, and -Inf under every one: not counted), a coordinate of a
-// candidate over the threshold, a class id that is not a number (SSD),
+// candidate over the threshold (or a corner that overflows float32 once
+// computed or scaled to the input's pixels), a class id or a count that
+// is not a number (SSD; such a count leaves the frame without objects),
 // a map cell of +Inf (map-boxes), a ctc sequence with a NaN or an
 // infinity in any step. Classify counts each such score (with
 // softmax, NaN and infinite logits are left out of it).
@@ -392,10 +402,11 @@ type plan struct {
 	// elems[r] the elements read of it.
 	tensor [4]int
 	elems  [4]int
-	n      int // candidates (SSD's boxes, YOLO's), classes (classify), steps (ctc)
+	n      int // candidates (SSD's boxes, YOLO's), classes (classify), items (ctc)
 	c      int // YOLO, ctc: classes
 	v8     bool
 	h, w   int // map-boxes: the map's size
+	t      int // ctc: steps
 }
 
 // Roles of the tensors in a plan.

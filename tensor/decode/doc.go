@@ -39,14 +39,16 @@
 //     each, optionally expanded as DBNet's "unclip" does;
 //     the map may be smaller than the input: its cells are scaled by
 //     input size / map size.
-//   - ctc: a text recogniser's per-step class probabilities [1 T C]
-//     (CRNN, PaddleOCR's recognisers): greedy CTC — each step's best
-//     class, repeats merged, the blank (class 0) dropped — into one
-//     text of the dictionary's tokens (ReadTokens: class i is line i;
-//     a model with one class more than the dictionary has lines plus
-//     the blank has a space last), its confidence the mean probability
-//     of the kept steps; one whole-frame object of class id -1. A batch
-//     of sequences (one per region) is decoded a row at a time.
+//   - ctc: a text recogniser's per-step class probabilities [N T C]
+//     (CRNN, PaddleOCR's recognisers; a batch of N lines, [1 T C] or
+//     [T C] one): greedy CTC — each step's best class, repeats merged,
+//     the blank (class 0) dropped — into one text per item of the
+//     dictionary's tokens (ReadTokens: class i is line i; a model with
+//     one class more than the dictionary has lines plus the blank has a
+//     space last), its confidence the mean probability of the kept
+//     steps; one whole-frame object of class id -1 per item with a text.
+//     DecodeTexts gives item n's text and confidence as texts[n], its
+//     bytes appended to the caller's buffer, allocating nothing.
 //
 // Model outputs are hostile input: a NaN or an infinity never makes an
 // object nor moves another one — the candidate it belongs to is dropped
@@ -58,7 +60,9 @@
 //
 // A layout the mode does not read — a rank, a dimension, a number of
 // tensors — is an error wrapping ErrLayout whose text quotes every
-// tensor's name, type and dims; short data wraps ErrData; a transform
+// tensor's name, type and dims; short data, a quantization scale that is
+// not a number, or an SSD count of more detections than the tensors hold
+// (or fewer than none) wraps ErrData; a transform
 // that maps nothing ErrTransform; a bad Config ErrConfig.
 //
 // Labels come from a file with one label per line (ReadLabels), line i

@@ -15,8 +15,9 @@ import (
 // the line numbers stay the class ids (a model whose class 0 is
 // "background" or unused may leave that line blank): objects of such a
 // class carry no label. A final line end adds no label. The file is
-// UTF-8 (a byte-order mark at its start is dropped); a line that is not
-// is an error naming it. An error wraps ErrLabels and the file's error
+// UTF-8 (a byte-order mark at its start is dropped); a line that is not,
+// or holds a NUL byte (UTF-16), is an error naming it that wraps
+// ErrLabelsEncoding too. An error wraps ErrLabels and the file's error
 // (errors.Is(err, fs.ErrNotExist) for a missing file) and names the
 // path.
 func ReadLabels(path string) ([]string, error) {
@@ -55,8 +56,8 @@ func readFile(path string, parse func(io.Reader) ([]string, error)) ([]string, e
 	return lines, nil
 }
 
-// parseLines splits r into lines, each through clean: UTF-8 checked,
-// the byte-order mark of the first dropped.
+// parseLines splits r into lines, each through clean: UTF-8 checked
+// (checkText), the byte-order mark of the first dropped.
 func parseLines(r io.Reader, clean func(string) string) ([]string, error) {
 	var lines []string
 	sc := bufio.NewScanner(r)
@@ -66,8 +67,8 @@ func parseLines(r io.Reader, clean func(string) string) ([]string, error) {
 		if len(lines) == 0 {
 			line = strings.TrimPrefix(line, "\ufeff")
 		}
-		if !utf8.ValidString(line) {
-			return nil, fmt.Errorf("line %d is not UTF-8 (%q): %w", len(lines)+1, line, ErrLabels)
+		if err := checkText(line, len(lines)+1); err != nil {
+			return nil, err
 		}
 		lines = append(lines, clean(line))
 	}
@@ -75,4 +76,23 @@ func parseLines(r io.Reader, clean func(string) string) ([]string, error) {
 		return nil, fmt.Errorf("%w: %w", ErrLabels, err)
 	}
 	return lines, nil
+}
+
+// checkText returns an error wrapping ErrLabels and ErrLabelsEncoding
+// when line n is not UTF-8, or holds a NUL byte: UTF-16 text without its
+// byte-order mark is valid UTF-8 (an ASCII character and a NUL each),
+// and a label read so would reach C, which ends a string at its NUL, as
+// its first character ("c" for "cat").
+func checkText(line string, n int) error {
+	if !utf8.ValidString(line) {
+		hint := ""
+		if n == 1 && (strings.HasPrefix(line, "\xff\xfe") || strings.HasPrefix(line, "\xfe\xff")) {
+			hint = ": a UTF-16 byte-order mark; save the file as UTF-8"
+		}
+		return fmt.Errorf("line %d is not UTF-8 (%q)%s: %w: %w", n, line, hint, ErrLabels, ErrLabelsEncoding)
+	}
+	if strings.IndexByte(line, 0) >= 0 {
+		return fmt.Errorf("line %d holds a NUL byte (%q): UTF-16 text? save the file as UTF-8: %w: %w", n, line, ErrLabels, ErrLabelsEncoding)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package decode_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -140,28 +141,51 @@ func refComponents(h, w int, v []float32, thr float32, eight bool) [][4]int {
 }
 
 // Random masks: the boxes are those the union-find reference finds, with
-// 4- and 8-connectivity.
+// 4- and 8-connectivity, for thresholds above, at and below zero (and
+// -0); the background holds values at and under the threshold, negative
+// ones of a larger magnitude, NaNs and infinities — background too, +Inf
+// counted — at every place of the eight-cell blocks the scan skips.
 func TestMapBoxesMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 100 {
+	inf := float32(math.Inf(1))
+	specials := []float32{0, float32(math.Copysign(0, -1)), 0.5, -0.9, -5, float32(math.NaN()), -float32(math.NaN()), inf, -inf, 0.25}
+	for i := range 400 {
 		h, w := 1+rng.IntN(40), 1+rng.IntN(40)
+		thr := []float32{0.5, 0, -0.5, float32(math.Copysign(0, -1))}[i/2%4]
 		v := make([]float32, h*w)
 		density := rng.Float32()
+		infs := 0
 		for k := range v {
-			if rng.Float32() < density {
+			switch {
+			case rng.Float32() < density:
 				v[k] = 1
+			case i%2 == 1 && rng.IntN(4) == 0:
+				v[k] = specials[rng.IntN(len(specials))]
+			}
+			if math.IsInf(float64(v[k]), 1) {
+				infs++
+			}
+		}
+		// The reference's foreground: over the threshold and finite.
+		mask := make([]float32, len(v))
+		for k, c := range v {
+			if c > thr && !math.IsInf(float64(c), 0) {
+				mask[k] = 1
 			}
 		}
 		for _, conn := range []int{4, 8} {
-			d := newDecoder(t, decode.Config{Mode: decode.MapBoxes, MapThreshold: 0.5, Connectivity: conn})
+			d := newDecoder(t, decode.Config{Mode: decode.MapBoxes, MapThreshold: float64(thr), ScoreThreshold: -10, Connectivity: conn})
 			var got [][4]int
 			for _, o := range decodeOK(t, d, decode.Identity(w, h), f32("m", []int{1, 1, h, w}, v)) {
 				x, y, bw, bh := o.Box.Pixels()
 				got = append(got, [4]int{x, y, x + bw, y + bh})
 			}
 			slices.SortFunc(got, func(a, b [4]int) int { return slices.Compare(a[:], b[:]) })
-			if want := refComponents(h, w, v, 0.5, conn == 8); !slices.Equal(got, want) {
-				t.Fatalf("map %d (%d×%d), %d-connected: boxes %v, want %v", i, w, h, conn, got, want)
+			if want := refComponents(h, w, mask, 0.5, conn == 8); !slices.Equal(got, want) {
+				t.Fatalf("map %d (%d×%d), threshold %v, %d-connected: boxes %v, want %v", i, w, h, thr, conn, got, want)
+			}
+			if d.NonFinite() != infs {
+				t.Errorf("map %d: %d cells counted non-finite, want the %d of +Inf", i, d.NonFinite(), infs)
 			}
 		}
 	}

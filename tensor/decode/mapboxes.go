@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // mapLayout is what map-boxes' error texts say it takes.
@@ -59,12 +60,20 @@ func (d *Decoder) mapBoxes(ts []Tensor, p *plan, tr Transform) {
 		}
 		return a
 	}
+	// t: thr's bits when thr ≥ 0 (skipBackground), else -1: no skipping.
+	t := int32(-1)
+	if thr >= 0 {
+		t = int32(math.Float32bits(thr))
+	}
 	prev, cur := d.runs[0][:0], d.runs[1][:0]
 	for y := range h {
 		row := v[y*w : (y+1)*w : (y+1)*w]
 		cur = cur[:0]
 		j := 0 // the first run of prev that may touch the runs to come
 		for x := 0; x < w; {
+			if x = skipBackground(row, x, t); x == w {
+				break
+			}
 			if !(row[x] > thr) || row[x] > math.MaxFloat32 {
 				if row[x] > thr {
 					d.nonFinite++ // +Inf: background, counted
@@ -129,6 +138,33 @@ func (d *Decoder) mapBoxes(ts []Tensor, p *plan, tr Transform) {
 	if m := d.cfg.MaxDetections; m > 0 && len(d.objs) > m {
 		d.objs = d.objs[:m]
 	}
+}
+
+// skipBackground returns the first index from x on of a cell of row
+// whose magnitude is over the threshold whose bits are t (≥ 0): a
+// float32's magnitude orders as its bits without the sign do, so every
+// cell it skips is a number, not infinite, and at most the threshold —
+// background, nothing to count. What it stops at may be foreground, a
+// NaN or an infinity, or a negative cell of a larger magnitude: the
+// caller's exact test decides. t < 0 skips nothing. Eight cells are
+// tested at once, as scanRow does (a map is mostly background): eight
+// loads, masks, subtractions and ORs and one branch.
+func skipBackground(row []float32, x int, t int32) int {
+	if t < 0 || x >= len(row) {
+		return x
+	}
+	const m = 0x7fffffff // all but the sign
+	bits := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(row))), len(row))
+	for ; x+8 <= len(bits); x += 8 {
+		b := bits[x : x+8 : x+8]
+		if (t-b[0]&m)|(t-b[1]&m)|(t-b[2]&m)|(t-b[3]&m)|(t-b[4]&m)|(t-b[5]&m)|(t-b[6]&m)|(t-b[7]&m) < 0 {
+			break
+		}
+	}
+	for x < len(bits) && bits[x]&m <= t {
+		x++
+	}
+	return x
 }
 
 // run is a row's run of foreground cells, [x0, x1), and a label of its

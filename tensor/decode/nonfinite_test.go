@@ -1,9 +1,12 @@
 package decode_test
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/gst-tensorpin/gst-tensorpin/tensor"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/decode"
 )
 
@@ -115,4 +118,83 @@ func TestInfinityIsNoObject(t *testing.T) {
 			t.Errorf("the next frame: %s, NonFinite %d; want \"ab\", 0", fmtObjects(got), d.NonFinite())
 		}
 	})
+}
+
+// Finite values whose box overflows float32 — SSD's normalized edge
+// times the input's size, a normalized YOLO box scaled to pixels — are
+// no box reaching the frame's edge: the candidate is dropped and
+// counted, the others decoded as without it. A YOLO box whose edge
+// overflows (a centre and width of 3e38) is counted too.
+func TestOverflowIsNoBox(t *testing.T) {
+	good := anchor{cx: 320, cy: 320, w: 100, h: 100, obj: 1, cls: []float32{0.9}}
+	bad := anchor{cx: 3e38, cy: 100, w: 3e38, h: 10, obj: 1, cls: []float32{0.8}}
+	for name, tensor := range map[string]decode.Tensor{"v5": yoloV5(1, []anchor{bad, good}), "v8": yoloV8(1, []anchor{bad, good})} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+		got := decodeOK(t, d, decode.Identity(640, 640), tensor)
+		checkObjects(t, name, got, []decode.Object{obj(270, 270, 100, 100, 0, "", 0.9)})
+		if d.NonFinite() != 1 {
+			t.Errorf("%s: NonFinite %d, want 1", name, d.NonFinite())
+		}
+	}
+	// Forced normalized: ±2e36 × 640 is past float32.
+	d := newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45, YOLOCoords: decode.CoordsNormalized})
+	got := decodeOK(t, d, decode.Identity(640, 640), yoloV8(1, []anchor{
+		{cx: 0.5, cy: 0.5, w: 0.25, h: 0.25, cls: []float32{0.9}}, {cx: 0, cy: 0.5, w: 4e36, h: 0.1, cls: []float32{0.8}}}))
+	checkObjects(t, "normalized", got, []decode.Object{obj(240, 240, 160, 160, 0, "", 0.9)})
+	if d.NonFinite() != 1 {
+		t.Errorf("normalized: NonFinite %d, want 1", d.NonFinite())
+	}
+	d = newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+	got = decodeOK(t, d, decode.Identity(1000, 1000),
+		f32("boxes", []int{1, 2, 4}, []float32{0.1, 0.2, 0.5, 3e38, 0.1, 0.2, 0.5, 0.6}),
+		f32("classes", []int{1, 2}, []float32{2, 1}), f32("scores", []int{1, 2}, []float32{0.9, 0.75}))
+	checkObjects(t, "ssd", got, []decode.Object{obj(200, 100, 400, 400, 1, "", 0.75)})
+	if d.NonFinite() != 1 {
+		t.Errorf("ssd: NonFinite %d, want 1", d.NonFinite())
+	}
+	// A transform whose scale is so small that a box's edges map past
+	// float64 gives no frame-wide box.
+	tr := decode.Identity(640, 640)
+	tr.ScaleX = 1e-320
+	d = newDecoder(t, decode.Config{Mode: decode.BoxesYOLO, ScoreThreshold: 0.25, IoUThreshold: 0.45})
+	across := anchor{cx: 10, cy: 320, w: 100, h: 100, cls: []float32{0.9}} // x from -40 to 60: -Inf to +Inf once mapped
+	if got := decodeOK(t, d, tr, yoloV8(1, []anchor{across})); len(got) != 0 {
+		t.Errorf("a box mapped past float64: %s, want none", fmtObjects(got))
+	}
+}
+
+// An SSD count the tensors cannot hold — more detections than the
+// boxes, or fewer than none — is an error naming every tensor's dims
+// (the tensors are not what the mode reads: the count was taken as all
+// of them, or none); a count that is not a number gives nothing,
+// counted. A quantization scale that is not a number is ErrData.
+func TestSSDCountOutOfRange(t *testing.T) {
+	ssd := func(count float32) []decode.Tensor {
+		return []decode.Tensor{f32("boxes", []int{1, 4, 4}, ssdBoxes), f32("classes", []int{1, 4}, ssdClasses),
+			f32("scores", []int{1, 4}, ssdScores), f32("count", []int{1}, []float32{count})}
+	}
+	for _, count := range []float32{5, 1e9, -1} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+		_, err := d.Decode(ssd(count), decode.Identity(100, 100))
+		if !errors.Is(err, decode.ErrData) {
+			t.Errorf("count %v of 4 boxes: %v, want ErrData", count, err)
+			continue
+		}
+		for _, w := range []string{`"count" float32 [1]`, `"boxes" float32 [1 4 4]`, "4 detections"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("count %v: error %q does not say %q", count, err, w)
+			}
+		}
+	}
+	for _, count := range []float32{nan, pinf} {
+		d := newDecoder(t, decode.Config{Mode: decode.BoxesSSD, ScoreThreshold: 0.5})
+		if got := decodeOK(t, d, decode.Identity(100, 100), ssd(count)...); len(got) != 0 || d.NonFinite() != 1 {
+			t.Errorf("count %v: %s, NonFinite %d; want nothing, 1", count, fmtObjects(got), d.NonFinite())
+		}
+	}
+	d := newDecoder(t, decode.Config{Mode: decode.Classify})
+	q := decode.Tensor{Name: "q", DType: tensor.U8, Shape: []int{1, 3}, Data: []byte{10, 200, 138}, Scale: math.NaN()}
+	if _, err := d.Decode([]decode.Tensor{q}, decode.Identity(8, 8)); !errors.Is(err, decode.ErrData) || !strings.Contains(err.Error(), `"q" uint8 [1 3]`) {
+		t.Errorf("scale NaN: %v, want ErrData naming the tensor", err)
+	}
 }

@@ -81,19 +81,26 @@ func planSSD(ts []Tensor) (plan, error) {
 // classes' values rounded (TensorFlow writes them as floats); whether
 // they count from 0 or from 1 is the model's, and the labels file
 // follows it (a blank or "???" line 0 for a model counting from 1).
-func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) {
+// A count that is NaN or infinite gives nothing, counted in nonFinite;
+// one that rounds below 0 or above the detections the tensors hold is an
+// ErrData error: the tensors are not what the mode reads.
+func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) error {
 	boxes := floats(&ts[p.tensor[roleMain]], p.elems[roleMain], &d.scratch[roleMain])
 	classes := floats(&ts[p.tensor[roleClasses]], p.n, &d.scratch[roleClasses])
 	scores := floats(&ts[p.tensor[roleScores]], p.n, &d.scratch[roleScores])
 	count := p.n
 	if i := p.tensor[roleCount]; i >= 0 {
-		c := float64(floats(&ts[i], 1, &d.scratch[roleCount])[0])
-		// NaN and negative counts are 0 detections.
-		if !(c > 0) {
-			count = 0
-		} else if c < float64(p.n) {
-			count = int(c + 0.5)
+		c := floats(&ts[i], 1, &d.scratch[roleCount])[0]
+		if c-c != 0 {
+			d.nonFinite++
+			return nil
 		}
+		r := math.Round(float64(c))
+		if r < 0 || r > float64(p.n) {
+			return fmt.Errorf("decode: boxes-ssd: tensor %v counts %v detections, but the tensors hold %d detections: %s: %w",
+				ts[i], c, p.n, describe(ts), ErrData)
+		}
+		count = int(r)
 	}
 	thr := d.cfg.ScoreThreshold
 	w, h := float64(tr.InputWidth), float64(tr.InputHeight)
@@ -109,7 +116,9 @@ func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) {
 			d.nonFinite++
 			continue
 		}
-		d.cands = append(d.cands, candidate{
+		// In input pixels: a normalized edge past float32 once scaled is
+		// counted (candidate).
+		d.candidate(candidate{
 			x0: b[1] * float32(w), y0: b[0] * float32(h), x1: b[3] * float32(w), y1: b[2] * float32(h),
 			score: s, class: int32(math.Round(cls)), index: int32(i),
 		})
@@ -126,6 +135,7 @@ func (d *Decoder) ssd(ts []Tensor, p *plan, tr Transform) {
 			break
 		}
 	}
+	return nil
 }
 
 // candidate is a box over the score threshold, in model-input pixels.
@@ -135,6 +145,9 @@ type candidate struct {
 	class          int32
 	index          int32 // its place in the model's output: the tie-break
 }
+
+// finite reports whether every corner is a number and not infinite.
+func (c *candidate) finite() bool { return finite4(c.x0, c.y0, c.x1, c.y1) }
 
 // byScore orders candidates best first, ties in the model's order.
 func byScore(a, b candidate) int {

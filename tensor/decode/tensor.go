@@ -86,6 +86,9 @@ func checkData(t *Tensor, n int) error {
 		return fmt.Errorf("decode: tensor %v: element type %v is not one the decoders read (float32, float16, float64, "+
 			"uint8, int8, uint16, int16, uint32, int32): %w", t, t.DType, ErrData)
 	}
+	if math.IsNaN(t.Scale) || math.IsInf(t.Scale, 0) {
+		return fmt.Errorf("decode: tensor %v: quantization scale %v is not a number: %w", t, t.Scale, ErrData)
+	}
 	if want := n * t.DType.Size(); len(t.Data) < want {
 		return fmt.Errorf("decode: tensor %v holds %d bytes, want %d: %w", t, len(t.Data), want, ErrData)
 	}

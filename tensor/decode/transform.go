@@ -72,10 +72,16 @@ func (t Transform) ToFrame(x, y float64) (float64, float64) {
 
 // box maps the model-input rectangle [x0, x1) × [y0, y1) to the frame
 // and clips it there; ok is false when nothing of it is left (it lies in
-// the padding, or outside the input) or a coordinate is not a number.
+// the padding, or outside the input) or a coordinate is not a number or
+// is infinite once mapped.
 func (t Transform) box(x0, y0, x1, y1 float64) (b Box, ok bool) {
 	fx0, fy0 := t.ToFrame(x0, y0)
 	fx1, fy1 := t.ToFrame(x1, y1)
+	// An edge mapped past float64 (a scale near 0) would clip to the
+	// frame's: no box of a value that is none (a NaN fails below).
+	if math.IsInf(fx0, 0) || math.IsInf(fy0, 0) || math.IsInf(fx1, 0) || math.IsInf(fy1, 0) {
+		return Box{}, false
+	}
 	fx0, fx1 = max(fx0, 0), min(fx1, float64(t.FrameWidth))
 	fy0, fy1 = max(fy0, 0), min(fy1, float64(t.FrameHeight))
 	// Written so that NaN fails: every comparison with NaN is false.

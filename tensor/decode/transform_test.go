@@ -168,3 +168,39 @@ func f64bytes(v ...float64) []byte {
 	}
 	return b
 }
+
+// UTF-16 text passes UTF-8's check when it has no byte-order mark (each
+// ASCII character a byte and a NUL), and its labels would reach C as
+// "c" for "cat": a NUL byte is refused too, the error naming the line
+// and saying UTF-16; with its mark the error says so. Every encoding
+// error wraps ErrLabelsEncoding as well as ErrLabels.
+func TestLabelsUTF16(t *testing.T) {
+	for _, c := range []struct {
+		what string
+		data string
+		want []string
+	}{
+		{"UTF-16LE", "c\x00a\x00t\x00\n\x00d\x00o\x00g\x00\n\x00", []string{"line 1", "NUL", "UTF-16"}},
+		{"UTF-16BE", "\x00c\x00a\x00t\x00\n", []string{"line 1", "NUL", "UTF-16"}},
+		{"UTF-16LE with its mark", "\xff\xfec\x00a\x00t\x00\n\x00", []string{"line 1 is not UTF-8", "UTF-16 byte-order mark"}},
+		{"a NUL on line 2", "cat\ndo\x00g\n", []string{"line 2", "NUL"}},
+		{"Latin-1", "cat\nb\xe9b\xe9\n", []string{"line 2 is not UTF-8"}},
+	} {
+		path := filepath.Join(t.TempDir(), "labels.txt")
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for name, read := range map[string]func(string) ([]string, error){"ReadLabels": decode.ReadLabels, "ReadTokens": decode.ReadTokens} {
+			got, err := read(path)
+			if !errors.Is(err, decode.ErrLabelsEncoding) || !errors.Is(err, decode.ErrLabels) {
+				t.Errorf("%s, %s: %q %v, want ErrLabelsEncoding", c.what, name, got, err)
+				continue
+			}
+			for _, w := range append([]string{path}, c.want...) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s, %s: error %q does not say %q", c.what, name, err, w)
+				}
+			}
+		}
+	}
+}

@@ -105,10 +105,15 @@ func abs32(v float32) float32 {
 
 // floor32 returns the largest float32 at most v: for a float32 s,
 // s > floor32(v) exactly when s > v, so the scans compare in float32.
+// Zero is +0, never -0: scanRow's bit test reads a threshold's bits, and
+// -0's (the sign bit alone) would pass no score.
 func floor32(v float64) float32 {
 	f := float32(v)
 	if float64(f) > v {
 		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	if f == 0 {
+		f = 0
 	}
 	return f
 }
@@ -137,7 +142,7 @@ func (d *Decoder) yoloV5(v []float32, n, c int) {
 				d.nonFinite++
 				continue
 			}
-			d.cands = append(d.cands, centred(row[0], row[1], row[2], row[3], score, cls, i))
+			d.candidate(centred(row[0], row[1], row[2], row[3], score, cls, i))
 		}
 	}
 }
@@ -165,7 +170,7 @@ func (d *Decoder) yoloV8(v []float32, n, c int) {
 				d.nonFinite++
 				continue
 			}
-			d.cands = append(d.cands, centred(xs[i], ys[i], ws[i], hs[i], best[i], int(k), i))
+			d.candidate(centred(xs[i], ys[i], ws[i], hs[i], best[i], int(k), i))
 		}
 	}
 }
@@ -212,6 +217,17 @@ func centred(cx, cy, w, h, score float32, class, index int) candidate {
 	return candidate{x0: cx - w/2, y0: cy - h/2, x1: cx + w/2, y1: cy + h/2, score: score, class: int32(class), index: int32(index)}
 }
 
+// candidate appends c, or counts it in nonFinite when a corner is
+// infinite: finite values whose sum overflows float32 (a centre of 1e38
+// and a width of 3.4e38) would clip to an edge of the frame.
+func (d *Decoder) candidate(c candidate) {
+	if !c.finite() {
+		d.nonFinite++
+		return
+	}
+	d.cands = append(d.cands, c)
+}
+
 // nms is class-wise greedy non-maximum suppression: candidates best
 // first, each kept unless its IoU with a box already kept of its class
 // exceeds the IoU threshold. A candidate that lies outside the frame
@@ -226,7 +242,12 @@ func (d *Decoder) nms(tr Transform, sx, sy float32) {
 	d.kept = d.kept[:0]
 	for i := range d.cands {
 		c := &d.cands[i]
-		b, ok := tr.box(float64(c.x0*sx), float64(c.y0*sy), float64(c.x1*sx), float64(c.y1*sy))
+		x0, y0, x1, y1 := c.x0*sx, c.y0*sy, c.x1*sx, c.y1*sy
+		if !finite4(x0, y0, x1, y1) {
+			d.nonFinite++ // normalized coordinates past float32 once in pixels
+			continue
+		}
+		b, ok := tr.box(float64(x0), float64(y0), float64(x1), float64(y1))
 		if !ok {
 			continue
 		}

@@ -178,7 +178,7 @@ func TestYOLOv8ScoresExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 0.25, 1}
 	for _, n := range []int{1, 7, 8, 9, 61} {
-		for _, thr := range []float64{0.25, 0, -0.5} {
+		for _, thr := range []float64{0.25, 0, math.Copysign(0, -1), -0.5} {
 			const c = 5
 			as := make([]anchor, n)
 			for i := range as {

@@ -1,4 +1,9 @@
-/* cbracket.c: C definitions of cbracket.go. */
+/* cbracket.c: entering and leaving package tensor's CPU-access brackets
+ * from C, on the state words of internal/bracketabi (see there for the
+ * protocol: a compare-and-swap of the whole word; Busy while a START or END
+ * is issued, by its setter). Each function's contract — what it owns,
+ * borrows and takes over, and who may call it — is its comment in
+ * cbracket.h; the Go side is cbracket.go. */
 #include "cbracket.h"
 
 #include <errno.h>

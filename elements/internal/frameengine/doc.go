@@ -5,7 +5,8 @@
 // one of them uses — an input's read (inputread: region by qdata, fences,
 // read bracket, copy), the ring of output slots with its memories and end
 // tally as one unit (outring: tensorsrc's frames, tensorinfer's outputs),
-// package tensor's brackets entered from C (cbracket), the flags that end
+// package tensor's brackets entered from C (cbracket), a foreign dma-buf
+// memory wrapped so that its frame has one bracket (foreignmem), the flags that end
 // a frame's waits (wake), the GstTensorSync begins an element received
 // (pending), an element's counters (counters), and the pools proposed
 // upstream (pinpool, lifopool).
@@ -45,6 +46,9 @@
 //	                            the end events readers send upstream counted in C
 //	cbracket.go, cbracket.[ch]  package tensor's CPU-access brackets entered and left from C,
 //	                            on the state words they share with Go (internal/bracketabi)
+//	foreignmem.go, foreignmem.[ch] a foreign dma-buf memory (a camera's) wrapped in the
+//	                            project's: one bracket its readers and writers share a frame,
+//	                            ended when the last lets go, before the camera gets it back
 //	wake.go, wake.[ch]          an element's flush and stop flags in C (a condition, an eventfd):
 //	                            what ends a frame's waits for a slot or for fences
 //	pending.go, pending.[ch]    the GstTensorSync begins an element received, kept in C (its
@@ -70,7 +74,13 @@
 //     its last memory came back, on whatever thread dropped that memory.
 //     The ring's fds are its owner's (tensor.AllocFD), never closed here.
 //   - An open bracket is held by whoever entered it — a ring slot for a
-//     write, a frame for a read — and left exactly once by that holder.
+//     write, a frame for a read, a lent foreign memory's wrapper — and
+//     left exactly once by that holder.
+//   - A foreign memory's wrapper (foreignmem) is held by the foreign
+//     memory while idle and by the buffers downstream while lent; its
+//     last holder's unref leaves the bracket, then drops the camera's
+//     buffer it held, and resurrects it; it is freed with the foreign
+//     memory, and its tensor (fd, bracket record) closed by Go then.
 //   - The frames that use this package run on any streaming thread. They
 //     block only in the bounded waits (a free slot, a dma-buf's fences),
 //     which unlock, flush and stop end.

@@ -1,4 +1,12 @@
-/* inputread.c: C definitions of inputread.go (see inputread.h). */
+/* inputread.c: how a frame engine reads its input, shared by tensorinfer's
+ * (inferframe.c) and tensorpinsink's (sinkframe.c): a memory found by its
+ * qdata (the pin cache entry's tag under the element's qkey), its read
+ * bracket joined or opened after its fences (a poll bounded by sync-timeout
+ * that a flush or a stop ends), left, and the copy of a buffer that is not
+ * fd memory into the element's own pinned memory. The callers count and
+ * post (their words, their counters). Each function's contract — what it
+ * owns, borrows and takes over, and who may call it — is its comment in
+ * inputread.h; the Go side is inputread.go. */
 #include "inputread.h"
 
 GstcInputResult

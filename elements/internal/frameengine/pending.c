@@ -1,4 +1,8 @@
-/* pending.c: C definitions of pending.go (see pending.h). */
+/* pending.c: the GstTensorSync begin events an element has received and not
+ * yet matched to their buffers, kept in C so that the sink-event
+ * trampolines store a begin without calling Go. Each function's contract —
+ * what it owns, borrows and takes over, and who may call it — is its
+ * comment in pending.h; the Go side is pending.go. */
 #include "pending.h"
 
 static GQuark

@@ -1,4 +1,11 @@
-/* wake.c: C definitions of wake.go (see wake.h). */
+/* wake.c: what ends an element's waits on its streaming thread: a flush
+ * (FLUSH_START until FLUSH_STOP) or a stop (the change to READY until the
+ * next start). A frame that waits for a free output slot sleeps on the
+ * wake's condition; one that waits for a dma-buf's fences polls the wake's
+ * eventfd beside the dma-buf. Whoever frees a slot calls gstc_wake_signal;
+ * whoever flushes or stops sets the flag, which wakes every wait at once.
+ * Each function's contract — what it owns, borrows and takes over, and who
+ * may call it — is its comment in wake.h; the Go side is wake.go. */
 #include "wake.h"
 #include "cbracket.h"
 

@@ -1,15 +1,7 @@
-/* bracketalloc.c: C definitions of bracketalloc.go (see there for why).
- *
- * GStreamer's GstDmaBufAllocator issues DMA_BUF_IOCTL_SYNC START in every
- * gst_memory_map and END in every unmap, even inside a CPU-access bracket
- * the process already has open on the same dma-buf. This subclass maps
- * like its parent (the fd allocator's mmap, kept mapped) but brackets
- * through package tensor's process-wide table (tensor.EnterFileBracket /
- * LeaveFileBracket): a map inside an open bracket joins it, with no
- * ioctl; a map with none open opens one (the START GStreamer would issue)
- * and its unmap closes it (the END) — unless defer_write_end keeps a write
- * map's bracket open until the buffer goes back to its pool. Memories
- * stay dmabuf memory for everyone (gst_is_dmabuf_memory). */
+/* bracketalloc.c: a GstDmaBufAllocator whose map and unmap join the
+ * process's CPU-access brackets. Each function's contract — what it owns,
+ * borrows and takes over, and who may call it — is its comment in
+ * bracketalloc.h; the Go side is bracketalloc.go. */
 #include <sys/stat.h>
 #include "bracketalloc.h"
 #include "schedtick.h"

@@ -1,5 +1,7 @@
-/* bufferview.c: C definitions of bufferview.go (see there for the
- * ownership rules). */
+/* bufferview.c: one borrowed reading of a GstBuffer, filled by one call.
+ * Each function's contract — what it owns, borrows and takes over, and who
+ * may call it — is its comment in bufferview.h; the Go side is
+ * bufferview.go. */
 #include "bufferview.h"
 
 void

@@ -1,4 +1,6 @@
-/* caps.c: C definitions of caps.go (see there for the ownership rules). */
+/* caps.c: caps fixation toward targets, fraction fields. Each function's
+ * contract — what it owns, borrows and takes over, and who may call it — is
+ * its comment in caps.h; the Go side is caps.go. */
 #include "caps.h"
 
 GstCaps *

@@ -49,6 +49,24 @@ gstc_qdata_attach (gpointer obj, GQuark q, gpointer (*make) (void),
   return v;
 }
 
+/* GSTC_INSTANCE_STATE (Type, name) defines, in the file that uses it,
+ * an element's per-instance C state kept as object qdata: state_quark (),
+ * the quark of name (a static string), and state_of (obj), obj's Type
+ * under it (NULL before the element attaches it; g_object_set_qdata_full
+ * with state_quark () attaches it, freed with obj). */
+#define GSTC_INSTANCE_STATE(Type, name)                                 \
+  static GQuark                                                         \
+  state_quark (void)                                                    \
+  {                                                                     \
+    static GQuark q;                                                    \
+    return gstc_quark (&q, name);                                       \
+  }                                                                     \
+  static Type *                                                         \
+  state_of (gpointer obj)                                               \
+  {                                                                     \
+    return g_object_get_qdata (G_OBJECT (obj), state_quark ());         \
+  }
+
 /* Raises *p to v if v is larger (a counter's maximum, any thread). */
 static inline void
 gstc_atomic_max (guint64 * p, guint64 v)

@@ -1,5 +1,7 @@
-/* fdmem.c: C definitions of fdmem.go (see there for the ownership
- * rules). */
+/* fdmem.c: fd and DMA-BUF GstMemory that never closes its fd and reports
+ * its own free. Each function's contract — what it owns, borrows and takes
+ * over, and who may call it — is its comment in fdmem.h; the Go side is
+ * fdmem.go. */
 #include "fdmem.h"
 #include "qdata.h"
 

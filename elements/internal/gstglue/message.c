@@ -1,5 +1,7 @@
-/* message.c: C definitions of message.go (see there for the ownership
- * rules). */
+/* message.c: error, warning and info messages that keep their text, and
+ * their GError read back. Each function's contract — what it owns, borrows
+ * and takes over, and who may call it — is its comment in message.h; the Go
+ * side is message.go. */
 #include "message.h"
 
 #include <stdarg.h>

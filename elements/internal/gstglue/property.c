@@ -1,5 +1,7 @@
-/* property.c: C definitions of property.go (see there for the ownership
- * rules). */
+/* property.c: GstStructure-typed properties and GstFraction param specs and
+ * values. Each function's contract — what it owns, borrows and takes over,
+ * and who may call it — is its comment in property.h; the Go side is
+ * property.go. */
 #include "property.h"
 
 GstStructure *

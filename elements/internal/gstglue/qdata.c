@@ -1,5 +1,7 @@
-/* qdata.c: C definitions of qdata.go and handles.go (see there for the
- * ownership rules). */
+/* qdata.c: Go handles stored as GstMiniObject qdata, destroyed through
+ * gstcGoHandleDestroy. Each function's contract — what it owns, borrows and
+ * takes over, and who may call it — is its comment in qdata.h; the Go side
+ * is qdata.go and handles.go. */
 #include "qdata.h"
 #include "_cgo_export.h"
 

@@ -1,4 +1,8 @@
-/* roimeta.c: C definitions of roimeta.go (see there for ownership). */
+/* roimeta.c: GStreamer 1.22's GstVideoRegionOfInterestMeta with this
+ * project's params structures ("detection", "classification", "tracking";
+ * docs/design.md), added to and read from a buffer. Each function's
+ * contract — what it owns, borrows and takes over, and who may call it — is
+ * its comment in roimeta.h; the Go side is roimeta.go. */
 #include <string.h>
 #include "roimeta.h"
 
@@ -108,6 +112,25 @@ numbered (GstBuffer * buf, RoiNumbering * num, gint id)
     num->first_seqnum = num->first != NULL ?
         gst_meta_get_seqnum (num->first) : 0;
   }
+}
+
+gint
+gstc_roi_add_region (GstBuffer * buf, const gchar * type, guint x, guint y,
+    guint w, guint h, gint parent_id)
+{
+  GstVideoRegionOfInterestMeta *m;
+  RoiNumbering *num;
+  gint id;
+
+  if (!gst_buffer_is_writable (buf))
+    return -1;
+  num = numbering_of (buf);
+  id = next_region_id (buf, num);
+  m = gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+  m->id = id;
+  m->parent_id = parent_id;
+  numbered (buf, num, id);
+  return m->id;
 }
 
 gint
@@ -325,4 +348,35 @@ gstc_roi_add_classification (GstBuffer * buf, gint id, const gchar * label,
     rect[3] = m->h;
   }
   return GSTC_ROI_OK;
+}
+
+guint
+gstc_roi_tracked (GstBuffer * buf, gint * ids, guint64 * tracks, guint max)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  guint n = 0;
+
+  intern_quarks ();
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
+    GstVideoRegionOfInterestMeta *m = (GstVideoRegionOfInterestMeta *) meta;
+    GList *l;
+
+    for (l = m->params; l != NULL; l = l->next) {
+      const GstStructure *s = l->data;
+      guint64 id;
+
+      if (gst_structure_get_name_id (s) != q_tracking
+          || !field_uint64 (s, q_id, &id))
+        continue;
+      if (n < max) {
+        ids[n] = m->id;
+        tracks[n] = id;
+      }
+      n++;
+      break;
+    }
+  }
+  return n;
 }

@@ -82,6 +82,21 @@ func AddROI(buf RawBuffer, r ROI) (int, error) {
 	return int(id), nil
 }
 
+// AddRegion adds a region of type typ at (x, y) w×h, parent parentID
+// (-1: none), to buf (borrowed, writable) as a
+// GstVideoRegionOfInterestMeta with no params structure — a model's
+// result is added to it by its id (AddClassification) — numbered as
+// AddROI numbers regions; returns its id. The metas belong to buf.
+func AddRegion(buf RawBuffer, typ string, x, y, w, h uint, parentID int) (int, error) {
+	t := C.CString(typ)
+	defer C.free(unsafe.Pointer(t))
+	id := C.gstc_roi_add_region(buf.p, t, C.guint(x), C.guint(y), C.guint(w), C.guint(h), C.gint(parentID))
+	if id < 0 {
+		return 0, ErrBufferNotWritable
+	}
+	return int(id), nil
+}
+
 // ErrNoRegion: a buffer has no region of interest of the id asked for.
 var ErrNoRegion = errors.New("gstc: no region of interest of that id")
 
@@ -108,6 +123,21 @@ func AddClassification(buf RawBuffer, id int, c Classification) (x, y, w, h uint
 		return 0, 0, 0, 0, ErrBufferNotWritable
 	}
 	return uint(rect[0]), uint(rect[1]), uint(rect[2]), uint(rect[3]), nil
+}
+
+// TrackedRegions fills ids and tracks with the region id and the
+// "tracking" structure's id of each region of buf (borrowed) that has
+// one, in the order they were added, as many as the shorter slice holds;
+// it returns how many buf has (more than fit: call again with longer
+// slices). Allocates nothing.
+func TrackedRegions(buf RawBuffer, ids []int32, tracks []uint64) int {
+	n := min(len(ids), len(tracks))
+	var pi *C.gint
+	var pt *C.guint64
+	if n > 0 {
+		pi, pt = (*C.gint)(unsafe.Pointer(&ids[0])), (*C.guint64)(unsafe.Pointer(&tracks[0]))
+	}
+	return int(C.gstc_roi_tracked(buf.p, pi, pt, C.guint(n)))
 }
 
 // ROIs returns buf's regions of interest (buf borrowed), in the order

@@ -52,6 +52,13 @@ gint gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
     guint w, guint h, gint parent_id, const gchar * label, gint class_id,
     gdouble confidence);
 
+/* Adds a region to buf (borrowed, writable) with no params structure —
+ * a model's result is added to it by id (gstc_roi_add_classification) —
+ * numbered as gstc_roi_add numbers them; returns the meta's id, or -1 if
+ * buf is not writable. */
+gint gstc_roi_add_region (GstBuffer * buf, const gchar * type, guint x,
+    guint y, guint w, guint h, gint parent_id);
+
 /* Fills out with buf's regions, in the order they were added, at most
  * max; returns how many buf has (which may be more than max). The
  * strings are borrowed from buf's metas: valid while buf is. Regions'
@@ -79,6 +86,13 @@ enum
 gint gstc_roi_add_classification (GstBuffer * buf, gint id,
     const gchar * label, gint class_id, gdouble confidence,
     const gchar * model, guint rect[4]);
+
+/* Fills ids and tracks with the id of each region of buf that has a
+ * "tracking" structure and that structure's track id, in the order they
+ * were added (at most max); returns how many buf has (which may be more
+ * than max). Allocates nothing. */
+guint gstc_roi_tracked (GstBuffer * buf, gint * ids, guint64 * tracks,
+    guint max);
 
 /* How many metas gstc_roi_add has visited to number regions, since the
  * process started (for the tests of its cost). */

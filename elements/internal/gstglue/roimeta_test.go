@@ -237,3 +237,43 @@ func TestAddClassification(t *testing.T) {
 		}
 	}
 }
+
+// A region added without params reads back through GStreamer's own API
+// with none, numbered after AddROI's regions; a classification added to
+// it by its id is its only params structure; a shared buffer refuses it.
+func TestAddRegion(t *testing.T) {
+	buf := gst.NewBufferWithSize(16)
+	defer ReleaseBuffer(buf)
+	raw := BorrowBuffer(buf)
+	if _, err := AddROI(raw, ROI{Type: "line", X: 1, Y: 2, W: 300, H: 40, ParentID: -1, Detection: true, Confidence: 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := AddRegion(raw, "text", 3, 4, 50, 60, 0)
+	if err != nil || id != 1 {
+		t.Fatalf("AddRegion: id %d, %v; want 1", id, err)
+	}
+	if _, _, _, _, err := AddClassification(raw, id, Classification{Label: "京A·12345", ClassID: -1, Confidence: 0.75, Model: "rec"}); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := AddRegion(raw, "empty", 0, 0, 1, 1, -1); err != nil || id != 2 {
+		t.Fatalf("AddRegion: id %d, %v; want 2", id, err)
+	}
+	got := resultstest.Read(buf)
+	if len(got) != 3 {
+		t.Fatalf("%d regions, want 3", len(got))
+	}
+	text := got[1]
+	if text.Type != "text" || text.X != 3 || text.Y != 4 || text.W != 50 || text.H != 60 || text.ID != 1 || text.ParentID != 0 ||
+		len(text.Params) != 1 || text.Params[0].Name != "classification" ||
+		!reflect.DeepEqual(text.Params[0].Fields, map[string]any{"label": "京A·12345", "confidence": 0.75, "model": "rec"}) {
+		t.Errorf("text region %+v", text)
+	}
+	if e := got[2]; e.Type != "empty" || e.ID != 2 || e.ParentID != -1 || len(e.Params) != 0 {
+		t.Errorf("region without params %+v", e)
+	}
+	shared := buf.Ref()
+	defer ReleaseBuffer(shared)
+	if _, err := AddRegion(raw, "x", 0, 0, 1, 1, -1); !errors.Is(err, ErrBufferNotWritable) {
+		t.Errorf("shared buffer: %v, want ErrBufferNotWritable", err)
+	}
+}

@@ -1,4 +1,7 @@
-/* schedtick.c: C definitions of schedtick.go (why: see there). */
+/* schedtick.c: a busy C thread that calls into Go for every frame lets Go's
+ * scheduler see it, once per period. Each function's contract — what it
+ * owns, borrows and takes over, and who may call it — is its comment in
+ * schedtick.h; the Go side is schedtick.go. */
 #include "schedtick.h"
 #include "_cgo_export.h"
 

@@ -1,4 +1,6 @@
-/* signals.c: C definitions of signals.go. */
+/* signals.c: element signals with arguments. Each function's contract —
+ * what it owns, borrows and takes over, and who may call it — is its
+ * comment in signals.h; the Go side is signals.go. */
 #include "signals.h"
 
 guint

@@ -1,4 +1,8 @@
-/* syncpush.c: C definitions of syncpush.go. */
+/* syncpush.c: GstTensorSync events pushed through a pad from a few events
+ * the pad keeps and rewrites once no one else holds them, instead of a new
+ * event (structure, fields, event) per frame. Each function's contract —
+ * what it owns, borrows and takes over, and who may call it — is its
+ * comment in syncpush.h; the Go side is syncpush.go. */
 #include "syncpush.h"
 
 /* A tee or a queue downstream holds an event for a while; four cover the

@@ -1,5 +1,7 @@
-/* videometa.c: C definitions of videometa.go (see there for the
- * ownership rules). */
+/* videometa.c: GstVideoMeta checked against the buffer, and the default
+ * plane layout of raw video caps. Each function's contract — what it owns,
+ * borrows and takes over, and who may call it — is its comment in
+ * videometa.h; the Go side is videometa.go. */
 #include "videometa.h"
 
 int

@@ -234,6 +234,45 @@ func Live[E any](name string, spec func() *glib.ParamSpec, get func(e *E) (*glib
 	return Entry[E]{name: name, spec: spec, get: get, live: true}
 }
 
+// Stats declares the read-only "stats" property every element has: a
+// GstStructure of its counters, made by structure (a new one, the
+// caller's) without the settings lock; blurb lists its fields.
+func Stats[E any](blurb string, structure func(e *E) *gst.Structure) Entry[E] {
+	return Live("stats", func() *glib.ParamSpec {
+		return glib.NewBoxedParam("stats", "Statistics", blurb, gst.TypeStructure, glib.ParameterReadable)
+	}, func(e *E) (*glib.Value, error) {
+		return gstglue.TakeStructureValue(structure(e))
+	})
+}
+
+// Props gives an element the GObject property vfuncs through its table:
+// the element embeds it, made in New by Bind, and its SetProperty and
+// GetProperty are the table's on that element.
+type Props[E any] struct {
+	table *Table[E]
+	owner *E
+	cat   *gst.DebugCategory
+}
+
+// Bind sets e's properties to their defaults and returns the Props that
+// set and get them on e, logging rejected values on cat.
+func (t *Table[E]) Bind(e *E, cat *gst.DebugCategory) Props[E] {
+	t.SetDefaults(e)
+	return Props[E]{table: t, owner: e, cat: cat}
+}
+
+// SetProperty is GObject's set_property of the element (see
+// Table.SetProperty).
+func (p Props[E]) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
+	p.table.SetProperty(obj, p.owner, id, value, p.cat)
+}
+
+// GetProperty is GObject's get_property of the element (see
+// Table.GetProperty).
+func (p Props[E]) GetProperty(obj *glib.Object, id uint) *glib.Value {
+	return p.table.GetProperty(obj, p.owner, id)
+}
+
 // store converts v into *dst, refusing a value of another Go type (the
 // param spec fixes the type, but a mismatch must not panic on a GStreamer
 // thread).

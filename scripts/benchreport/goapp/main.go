@@ -8,8 +8,9 @@
 //	goapp -sink fakesink ...   # the floor
 //	goapp -src "pool-size=5 pattern=none" ...   # more tensorsrc properties
 //	goapp -videoout model.onnx -ort libonnxruntime.so.1 -caps ... -n 600   # tensorinfer output=video (videoout.go)
+//	goapp -launch "videotestsrc num-buffers=1 name=rois ! ... ! fakesink name=count" -rois fixed8 -count count -n 300   # regions on every frame (launch.go)
 //
-// The source is tensorsrc (but for -videoout: videotestsrc) (registered statically through package
+// The source is tensorsrc (but for -videoout and -launch) (registered statically through package
 // pipelines: keep libgsttensorpin.so out of GST_PLUGIN_PATH). goapp
 // prints one line, "frames=N bytes=B", and exits 0 at EOS.
 package main
@@ -42,7 +43,19 @@ func main() {
 	check := flag.Int("check", 30, "-videoout: frames whose memory is compared in and out")
 	warm := flag.Int("warm", 60, "-videoout: frames before the allocation window")
 	memprofile := flag.String("memprofile", "", "-videoout: write the heap profiles at the window's ends to this file name + .0 and .1, every allocation sampled")
+	launchDesc := flag.String("launch", "", "a pipeline description: run it instead, num-buffers set to -n, and print its element messages and counts (see launch.go)")
+	rois := flag.String("rois", "", "-launch: regions added to every frame leaving the element named rois: fixed8, crop1, crowd20 or scene (rois.c)")
+	count := flag.String("count", "", "-launch: the element on whose sink pad regions, tracking ids and classifications are counted")
+	stats := flag.String("stats", "", "-launch: comma-separated elements whose stats property is printed at EOS")
+	procs := flag.Int("procs", 0, "GOMAXPROCS of the process (0: Go's default)")
 	flag.Parse()
+	if *procs > 0 {
+		runtime.GOMAXPROCS(*procs)
+	}
+	if *launchDesc != "" {
+		launch(*launchDesc, *rois, *count, *stats, *n)
+		return
+	}
 	if *videoout != "" {
 		videoOut(*caps, *videoout, *ort, *n, *check, max(*warm, *check+10), *memprofile)
 		return
