@@ -39,8 +39,8 @@
 //     "predicted" otherwise).
 //
 // A new object's region gets its id from its second detector run (a
-// box seen once is no object: the tracker's MinHits), from the first
-// after a start or a flushing seek.
+// box seen once is no object: the tracker's MinHits, the min-hits
+// property), from the first after a start or a flushing seek.
 //
 // Frames without a detector run. tensorinfer output=video interval=N
 // runs the model on every N-th frame; the frames between carry the last

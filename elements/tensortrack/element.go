@@ -24,6 +24,7 @@ var cat = gst.NewDebugCategory(Name, gst.DebugColorNone, "tensortrack: objects f
 // post-messages pushed into the C state when set.
 type settings struct {
 	maxLost       uint
+	minHits       uint
 	iouThreshold  float64
 	highThreshold float64
 	lowThreshold  float64
@@ -35,6 +36,9 @@ type settings struct {
 // maxLostLimit bounds max-lost (an hour at 30 frames a second).
 const maxLostLimit = 108000
 
+// minHitsLimit bounds min-hits (ten seconds at 30 frames a second).
+const minHitsLimit = 300
+
 func pushSettings(_ *glib.Object, e *element) {
 	s := e.readSettings()
 	pushPostMessages(e.self, s.postMessages)
@@ -44,6 +48,11 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
 	proptable.Uint("max-lost", "Maximum frames lost",
 		"How many frames a track lives on without a detection (predicted, at the motion model's place) before it ends; frames the detector did not run on count.",
 		0, maxLostLimit, uint(track.DefaultConfig().MaxLost), proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxLost }),
+	proptable.Uint("min-hits", "Minimum hits",
+		"How many detector runs in a row must see a new object before its track gets an id and is written on the frames (a box seen once may be noise); "+
+			"until then its region is left without one. 1: an id at the first detection (a second model with reclassify-interval then runs once per object, not also on its unconfirmed first sightings). "+
+			"On the first detector run after a start or a flushing seek, tracks get their ids at once.",
+		1, minHitsLimit, uint(track.DefaultConfig().MinHits), proptable.WritableInReady, func(e *element) *uint { return &e.settings.minHits }),
 	proptable.Double("iou-threshold", "IoU threshold",
 		"A detection continues a track whose predicted box it overlaps with this intersection over union or more (or, for a confident detection, whose centre is within a box size and the prediction's uncertainty).",
 		0, 1, track.DefaultConfig().IoUThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.iouThreshold }),
@@ -150,6 +159,7 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	s := e.readSettings()
 	cfg := track.DefaultConfig()
 	cfg.MaxLost = int(s.maxLost)
+	cfg.MinHits = int(s.minHits)
 	cfg.IoUThreshold, cfg.HighThreshold, cfg.LowThreshold = s.iouThreshold, s.highThreshold, s.lowThreshold
 	cfg.ClassAgnostic = s.classAgnostic
 	// Start and Stop never run at once (GStreamer's state lock): nextID
@@ -168,8 +178,8 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	e.stateMu.Lock()
 	e.state = &streamState{tr: tr}
 	e.stateMu.Unlock()
-	cat.LogInfo(fmt.Sprintf("started: max-lost %d, iou-threshold %g, thresholds %g/%g, class-agnostic %v, ids from %d",
-		cfg.MaxLost, cfg.IoUThreshold, cfg.HighThreshold, cfg.LowThreshold, cfg.ClassAgnostic, cfg.FirstID))
+	cat.LogInfo(fmt.Sprintf("started: max-lost %d, min-hits %d, iou-threshold %g, thresholds %g/%g, class-agnostic %v, ids from %d",
+		cfg.MaxLost, cfg.MinHits, cfg.IoUThreshold, cfg.HighThreshold, cfg.LowThreshold, cfg.ClassAgnostic, cfg.FirstID))
 	return true
 }
 

@@ -265,6 +265,50 @@ func TestTensorTrackClassAwareMatching(t *testing.T) {
 	}
 }
 
+// min-hits is how many detector runs see a new object before its track
+// gets an id: an object entering after the first frame is left without
+// one on its first min-hits-1 frames, then keeps the same id.
+func TestTensorTrackMinHits(t *testing.T) {
+	for _, hits := range []int{1, 2, 3} {
+		t.Run(fmt.Sprintf("min-hits=%d", hits), func(t *testing.T) {
+			s := newSession(t, fmt.Sprintf("min-hits=%d", hits), "")
+			still := obj{x: 20, y: 20, w: 40, h: 40, class: 0, label: "person", conf: 0.9}
+			var frames []tframe
+			for i := range 8 {
+				f := tframe{dets: []obj{still}}
+				if i >= 2 {
+					f.dets = append(f.dets, obj{x: uint(300 + 3*i), y: 200, w: 60, h: 50, class: 2, label: "car", conf: 0.8})
+				}
+				frames = append(frames, f)
+			}
+			out := s.run(frames)
+			var carID uint64
+			for i := 2; i < 8; i++ {
+				var car tracktest.Region
+				for _, r := range out[i] {
+					if r.Type == "car" {
+						car = r
+					}
+				}
+				if want := i-2+1 >= hits; car.HasTracking != want {
+					t.Fatalf("frame %d (the car's detection %d): %+v, want a track %v", i, i-1, car, want)
+				}
+				if !car.HasTracking {
+					continue
+				}
+				if carID == 0 {
+					carID = car.TrackID
+				} else if car.TrackID != carID {
+					t.Fatalf("frame %d: the car's track %d, was %d", i, car.TrackID, carID)
+				}
+			}
+			if st := s.stats(); st.TracksStarted != 2 {
+				t.Errorf("stats %+v, want 2 tracks started", st)
+			}
+		})
+	}
+}
+
 // A track missed for max-lost frames is predicted on each of them, ends
 // on the next, and (post-messages) its tensortrack-ended message says who
 // it was: id, first and last pts, frames seen, its last box, label and

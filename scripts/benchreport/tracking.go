@@ -45,9 +45,11 @@ type trackFigures struct {
 
 // trackLineDesc is the classify line: the moving scene's regions
 // (rois.c) tracked, the direction classifier on each region once per
-// track, its class decoded onto every region.
+// track, its class decoded onto every region. min-hits=1: an object has
+// its id from its first detection (with the default 2, its first
+// sighting is an untracked region, which tensorinfer runs too).
 func trackLineDesc() string {
-	return fmt.Sprintf("videotestsrc num-buffers=1 pattern=black name=rois ! %s,framerate=30/1 ! tensortrack name=track "+
+	return fmt.Sprintf("videotestsrc num-buffers=1 pattern=black name=rois ! %s,framerate=30/1 ! tensortrack name=track min-hits=1 "+
 		"! tensorinfer name=infer inference-region=roi-list region-height=48 region-width=192 reclassify-interval=0 ort-library=%s model=%s "+
 		"! tensordecode mode=classify labels=%s ! fakesink name=count sync=false", regCaps, *ortLib, filepath.Join(ocrDir, "cls.onnx"), clsLabels)
 }
@@ -129,7 +131,7 @@ func (r report) trackTargets(b *strings.Builder) {
 			p("| %s | ≤ %.0f µs, 0 allocations | %s | **met** |\n", row.what, trackTarget, text)
 		}
 	}
-	what := fmt.Sprintf("classify line `tensortrack ! tensorinfer inference-region=roi-list reclassify-interval=0` (cls.onnx) on a %d-frame clip of 24 moving objects (1080p NV12): second-model runs (tensorinfer's `regions`) against the distinct tracks reaching the sink (distinct `tracking` ids)", tf.frames)
+	what := fmt.Sprintf("classify line `tensortrack min-hits=1 ! tensorinfer inference-region=roi-list reclassify-interval=0` (cls.onnx) on a %d-frame clip of 24 moving objects (1080p NV12): second-model runs (tensorinfer's `regions`) against the distinct tracks reaching the sink (distinct `tracking` ids)", tf.frames)
 	if tf.counts == nil {
 		p("| %s | equal | not measured | %v |\n", what, tf.lineErr)
 		return
@@ -140,7 +142,7 @@ func (r report) trackTargets(b *strings.Builder) {
 	if runs != distinct {
 		v = fmt.Sprintf("**missed**: %d runs for %d tracks", runs, distinct)
 		if runs >= untracked && runs-untracked == distinct {
-			v += fmt.Sprintf("; the %d more are the regions tensortrack had not given an id yet (a new object's first detection: an id comes with its second), which tensorinfer runs as untracked regions — each track itself ran once", untracked)
+			v += fmt.Sprintf("; the %d more are the regions tensortrack had not given an id yet (a new object's detections before min-hits gives it an id), which tensorinfer runs as untracked regions — each track itself ran once", untracked)
 		}
 	}
 	p("| %s | equal | %d regions run (in %d runs of the model), %d distinct tracks (tensortrack started %d); %d regions reused (`regions-reused`); %d regions reached the sink without a track, all run; %d of %d regions at the sink carry a classification | %s |\n",
