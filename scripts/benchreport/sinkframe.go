@@ -25,7 +25,8 @@ import (
 //     1080p (the report's default-settings cases of issue 19) and 4K
 //     (two cases this section adds), interleaved with the others.
 //   - The sink's render time at 1080p: uprobes on the entry and return
-//     of base_sink_render (the plugin's render vfunc, frameengine basesink.c)
+//     of gstc_sink_frame_render (the whole of the render vfunc's work,
+//     elements/tensorpinsink sinkframe.c)
 //     recorded with perf, one duration a frame.
 //   - Context switches a second of the streaming thread and of every
 //     thread of a gst-launch-1.0 pipeline, from /proc/PID/task/*/status
@@ -128,7 +129,11 @@ func distOf(xs []float64) dist {
 	return dist{n: len(s), median: median(s), mean: sum / float64(len(s)), p90: s[min(len(s)-1, int(math.Ceil(0.9*float64(len(s))))-1)]}
 }
 
-// renderProbe runs the uprobe measurement: probes on base_sink_render's
+// renderProbeFunc is the function whose calls are timed.
+const renderProbeFunc = "gstc_sink_frame_render"
+
+// renderProbe runs the uprobe measurement: probes on
+// gstc_sink_frame_render's
 // entry and return in the plugin, then -sinkframe-runs runs of
 // -sinkframe-frames frames at 1080p under perf record; each run's
 // first sfSkip frames are left out. It returns every run's durations.
@@ -142,7 +147,14 @@ func renderProbe() ([][]float64, error) {
 	del := func() { exec.Command("perf", "probe", "-q", "-d", group+":*").Run() }
 	del()
 	defer del()
-	for _, p := range []string{group + ":render=base_sink_render", group + ":render=base_sink_render%return"} {
+	// The engine's entry, not the render vfunc (basesink.c's
+	// base_sink_render, which only calls it): an x86 uprobe emulates a
+	// first instruction that is a push, but single-steps any other out
+	// of line, and that trap cost ~30 µs a call on this VM — the vfunc's
+	// prologue became a sub of the stack pointer when it moved into
+	// elements/tensorpinsink, and its median read 33.5 µs where the
+	// engine's, begun by a push, read 2.2 µs in the same build.
+	for _, p := range []string{group + ":render=" + renderProbeFunc, group + ":render=" + renderProbeFunc + "%return"} {
 		if out, err := exec.Command("perf", "probe", "-q", "-x", so, "-a", p).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("perf probe -x %s %s: %v\n%s", so, p, err, lastLines(string(out), 5))
 		}
@@ -450,7 +462,7 @@ func (r report) sinkFrameTargets(b *strings.Builder) {
 		}
 		p("| %s (%.3f ms ÷ %.3f ms) | ≤ %.2f | %.3f (rounds %.3f–%.3f) | %s%s |\n", what, a.msPerFrame(), c.msPerFrame(), s.target, x, lo, hi, verdict(x, s.target, true), why)
 	}
-	const renderWhat = "tensorpinsink's render at 1080p RGBA after videotestsrc pattern=black's fill of the 8.3 MB frame, gst-launch, no Go consumer: wall time from entry to return of its render vfunc (`base_sink_render`, frameengine basesink.c), uprobes recorded by `perf record`"
+	const renderWhat = "tensorpinsink's render at 1080p RGBA after videotestsrc pattern=black's fill of the 8.3 MB frame, gst-launch, no Go consumer: wall time from entry to return of its frame engine (`gstc_sink_frame_render`, elements/tensorpinsink sinkframe.c: all the render vfunc does), uprobes recorded by `perf record`"
 	if all := sf.renderAll(); len(all) > 0 {
 		d := distOf(all)
 		var meds []string
@@ -495,7 +507,7 @@ func (r report) sinkFrameMarkdown() string {
 	p("## tensorpinsink's frame in C (issue 34)\n\n")
 	p("With no Go consumer (gst-launch, Python and C applications), tensorpinsink makes every steady frame in C (frameengine sinkframe.c): Go is entered only for a new pin or layout, a Go consumer, and errors Go owns. Three measurements of that, all with `gst-launch-1.0` and the plugin from -plugin:\n\n")
 	p("- **CPU against fakesink.** `videotestsrc pattern=black` (a frame filled with one colour: a producer cheap enough that the sink's own cost shows) at default settings into tensorpinsink and into fakesink, 1080p (the default-settings cases of the targets above) and 4K (this section's cases), child processes in the report's %d interleaved rounds; the ratio is the median of the rounds' paired ratios of steady-state CPU a frame (see Method).\n", *rounds)
-	p("- **Render time.** `perf probe -x libgsttensorpin.so` puts uprobes on the entry and the return of `base_sink_render` (the render vfunc the plugin installs, frameengine basesink.c, which hands the frame to the C engine), and `perf record -e` both records every call of %d runs of `gst-launch-1.0 videotestsrc num-buffers=%d pattern=black ! video/x-raw,format=RGBA,width=1920,height=1080 ! tensorpinsink sync=false`; `perf script --ns` gives each call's entry and return time on its thread, so a duration is wall time (a preemption inside counts) and includes the uprobes' own traps (a few hundred ns each way). The first %d calls of each run (the pool's first frames, the pin cache's misses) are left out. Each call comes right after the producer's fill of the 8.3 MB frame, so it starts with whatever that left in the caches.\n", *sinkFrameRuns, *sinkFrameFrames, sfSkip)
+	p("- **Render time.** `perf probe -x libgsttensorpin.so` puts uprobes on the entry and the return of `gstc_sink_frame_render` (the frame engine, sinkframe.c, which the render vfunc the plugin installs, basesink.c's `base_sink_render`, only calls: an x86 uprobe emulates a first instruction that is a push but single-steps any other, a trap that cost ~30 µs a call on this VM, and the vfunc's first instruction is a `sub`), and `perf record -e` both records every call of %d runs of `gst-launch-1.0 videotestsrc num-buffers=%d pattern=black ! video/x-raw,format=RGBA,width=1920,height=1080 ! tensorpinsink sync=false`; `perf script --ns` gives each call's entry and return time on its thread, so a duration is wall time (a preemption inside counts) and includes the uprobes' own traps (a few hundred ns each way). The first %d calls of each run (the pool's first frames, the pin cache's misses) are left out. Each call comes right after the producer's fill of the 8.3 MB frame, so it starts with whatever that left in the caches.\n", *sinkFrameRuns, *sinkFrameFrames, sfSkip)
 	p("- **Context switches.** The same pipeline without num-buffers (and the same into fakesink) runs for %s, then `voluntary_ctxt_switches` and `nonvoluntary_ctxt_switches` of every thread (/proc/PID/task/*/status) are read at both ends of a %s window; the streaming thread is the one named `videotestsrc0:src` (`videotestsrc0:s` as Linux keeps it). Voluntary switches are the thread's own waits (a futex, a sleep), nonvoluntary ones preemption: by other work on a loaded machine, which fakesink's streaming thread sees alike, or by a thread of the process woken on its CPU (before the sink's frame moved to C, the Go runtime it woke showed as 100–900 switches a second of the streaming thread, voluntary or not, and 500–1900 of the whole process). %d windows a sink, alternating (tensorpinsink, fakesink, …); the verdict takes the streaming thread's switches beyond fakesink's in the paired windows (median) and the other threads' (Go's runtime and GStreamer's bus and clock threads) — both ≈ 0 when no Go thread wakes.\n\n", *sinkFrameSettle, *sinkFrameWindow, *sinkFrameRuns)
 	if len(sf.render) > 0 {
 		p("| render run | frames | median µs | mean µs | p90 µs |\n|---|--:|--:|--:|--:|\n")
