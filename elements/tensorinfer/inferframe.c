@@ -275,7 +275,7 @@ GstFlowReturn
 gstc_infer_enter_input (GstcInferFrame * s, GstBaseTransform * t,
     GstcInferInput * rec, int access)
 {
-  GstcInputEnter e;
+  GstcFenceWait e;
   GstcInputResult r = gstc_input_enter (&rec->in, access, s->wake,
       s->sync_timeout_ms, &e);
 

@@ -591,7 +591,7 @@ fill (GstcSinkFrame * s, GstBaseSink * sink, GstcSinkLease * r,
   timeout = g_atomic_int_get (&s->sync_timeout_ms);
   for (k = 0; k < r->nmem; k++) {
     GstcInput *in = &r->mem[k]->in;
-    GstcInputEnter e;
+    GstcFenceWait e;
     GstcInputResult res = gstc_input_enter (in, GSTC_ACCESS_READ, s->wake,
         timeout, &e);
     int j;

@@ -11,7 +11,7 @@
 
 GstcInputResult
 gstc_input_enter (GstcInput * r, int access, GstcWake * w, int timeout_ms,
-    GstcInputEnter * e)
+    GstcFenceWait * e)
 {
   GstcBracket *b = &r->bracket;
   int err = 0;

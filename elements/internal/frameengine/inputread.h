@@ -61,19 +61,21 @@ typedef enum
   GSTC_INPUT_START_FAILED       /* err: the START's errno */
 } GstcInputResult;
 
+/* What gstc_input_enter's wait for the dma-buf's fences came to (and
+ * the START after it): the caller's, filled in by the call. */
 typedef struct
 {
   gboolean joined;              /* found the bracket open: no ioctl, no fence look */
   gboolean waited;              /* the fence poll slept (timed out or not) */
   gint64 waited_ns;
   int err;
-} GstcInputEnter;
+} GstcFenceWait;
 
 /* Joins r's bracket for access, or — after its fences: a poll bounded
  * by timeout_ms (negative: no bound; 0: no poll, the START waits in the
  * kernel) beside w's eventfd — opens it. Nothing held unless ENTERED. */
 GstcInputResult gstc_input_enter (GstcInput * r, int access, GstcWake * w,
-    int timeout_ms, GstcInputEnter * e);
+    int timeout_ms, GstcFenceWait * e);
 
 /* Leaves r's bracket (the last one out ENDs it). FALSE with *err when
  * the END failed (the bracket is closed all the same). */
