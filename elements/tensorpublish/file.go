@@ -66,6 +66,7 @@ func (d *fileDest) run(ctx context.Context) {
 	for {
 		select {
 		case <-d.q.wake:
+			d.q.linger()
 		case <-ctx.Done():
 			return
 		}

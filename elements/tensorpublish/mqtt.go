@@ -277,6 +277,7 @@ func (d *mqttDest) publishLoop(inflight []inflightMsg) ([]inflightMsg, error) {
 		}
 		select {
 		case <-d.q.wake:
+			d.q.linger()
 		case <-oldest:
 		case <-d.lost:
 			return inflight, errConnection

@@ -3,7 +3,18 @@ package tensorpublish
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// lingerAfterWake is how long a consumer woken by a push lets more
+// messages come before it takes them. A consumer faster than the frames
+// parks after every message, and each push then readies it: on the
+// streaming thread, a wake of another thread and, with a second P idle,
+// a spinning one holding that P while the thread's next call into Go
+// waits for one. Lingering, the consumer is not parked while frames
+// come quickly, so a push only fills the wake token's slot; it parks at
+// most once a linger. It bounds the delay a message sees on its way out.
+const lingerAfterWake = time.Millisecond
 
 // queue holds the messages a destination has not sent yet: at most max,
 // the oldest dropped (and counted) beyond. The streaming thread pushes
@@ -54,6 +65,10 @@ func (q *queue) push(msg []byte) {
 	default:
 	}
 }
+
+// linger is what a consumer does after a wake, before it pops: see
+// lingerAfterWake.
+func (q *queue) linger() { time.Sleep(lingerAfterWake) }
 
 // pop appends up to max messages, oldest first, to out; the consumer
 // holds them until it gives them back (done).
