@@ -114,22 +114,35 @@ numbered (GstBuffer * buf, RoiNumbering * num, gint id)
   }
 }
 
+/* Adds a region of interest to the writable buf with the next free id.
+ * GStreamer leaves every id 0: the regions are numbered in the buffer,
+ * so that a reader can fetch each by id
+ * (gst_buffer_get_video_region_of_interest_meta_id, which is what
+ * Python's bindings offer). The meta is buf's. */
+static GstVideoRegionOfInterestMeta *
+add_numbered (GstBuffer * buf, const gchar * type, guint x, guint y,
+    guint w, guint h, gint parent_id)
+{
+  RoiNumbering *num = numbering_of (buf);
+  gint id = next_region_id (buf, num);
+  GstVideoRegionOfInterestMeta *m =
+      gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
+
+  m->id = id;
+  m->parent_id = parent_id;
+  numbered (buf, num, id);
+  return m;
+}
+
 gint
 gstc_roi_add_region (GstBuffer * buf, const gchar * type, guint x, guint y,
     guint w, guint h, gint parent_id)
 {
   GstVideoRegionOfInterestMeta *m;
-  RoiNumbering *num;
-  gint id;
 
   if (!gst_buffer_is_writable (buf))
     return -1;
-  num = numbering_of (buf);
-  id = next_region_id (buf, num);
-  m = gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
-  m->id = id;
-  m->parent_id = parent_id;
-  numbered (buf, num, id);
+  m = add_numbered (buf, type, x, y, w, h, parent_id);
   return m->id;
 }
 
@@ -140,20 +153,10 @@ gstc_roi_add (GstBuffer * buf, const gchar * type, guint x, guint y,
 {
   GstVideoRegionOfInterestMeta *m;
   GstStructure *s;
-  RoiNumbering *num;
-  gint id;
 
   if (!gst_buffer_is_writable (buf))
     return -1;
-  /* GStreamer leaves every id 0: number them in the buffer, so that a
-   * reader can fetch each by id (gst_buffer_get_video_region_of_interest_meta_id,
-   * which is what Python's bindings offer). */
-  num = numbering_of (buf);
-  id = next_region_id (buf, num);
-  m = gst_buffer_add_video_region_of_interest_meta (buf, type, x, y, w, h);
-  m->id = id;
-  m->parent_id = parent_id;
-  numbered (buf, num, id);
+  m = add_numbered (buf, type, x, y, w, h, parent_id);
   s = gst_structure_new ("detection", "class-id", G_TYPE_INT, class_id,
       "confidence", G_TYPE_DOUBLE, confidence, NULL);
   if (label != NULL)
