@@ -231,6 +231,55 @@ elem (const void *v, const int u8, int32_t i)
   return u8 ? (float) ((const uint8_t *) v)[i] : ((const float *) v)[i];
 }
 
+#ifdef GSTPP_AVX2
+/* hf32_blend samples one channel of a float row into a plane, two taps
+ * a column: d[x] = (v[i0[x]] w0[x] + v[i1[x]] w1[x]) k + o, multiplies
+ * and adds rounded apart as in the other kernels. Eight columns a step:
+ * when their taps lie within 16 elements (a downscale up to about 2:1,
+ * any upscale) two loads and permutes pick them, else two gathers (a
+ * gather costs about a load an element; the table is monotonic, so the
+ * step's taps lie from its first column's first to its last's second). */
+AI void
+hf32_blend (const int32_t * restrict i0, const int32_t * restrict i1,
+    const float *restrict w0, const float *restrict w1,
+    const float *restrict v, const float k, const float o, int32_t n,
+    float *restrict d)
+{
+  const __m256 kv = _mm256_set1_ps (k), ov = _mm256_set1_ps (o);
+  const __m256i seven = _mm256_set1_epi32 (7);
+  int32_t x = 0;
+
+  for (; x + 8 <= n; x += 8) {
+    __m256i a = _mm256_loadu_si256 ((const __m256i *) (i0 + x));
+    __m256i b = _mm256_loadu_si256 ((const __m256i *) (i1 + x));
+    int32_t base = i0[x];
+    __m256 va, vb, s;
+
+    if (i1[x + 7] - base < 16) {
+      /* v[base .. base + 15]: within the row and its slack. */
+      __m256 lo = _mm256_loadu_ps (v + base), hi = _mm256_loadu_ps (v + base + 8);
+      __m256i ia = _mm256_sub_epi32 (a, _mm256_set1_epi32 (base));
+      __m256i ib = _mm256_sub_epi32 (b, _mm256_set1_epi32 (base));
+
+      va = _mm256_blendv_ps (_mm256_permutevar8x32_ps (lo, ia),
+          _mm256_permutevar8x32_ps (hi, ia),
+          _mm256_castsi256_ps (_mm256_cmpgt_epi32 (ia, seven)));
+      vb = _mm256_blendv_ps (_mm256_permutevar8x32_ps (lo, ib),
+          _mm256_permutevar8x32_ps (hi, ib),
+          _mm256_castsi256_ps (_mm256_cmpgt_epi32 (ib, seven)));
+    } else {
+      va = _mm256_i32gather_ps (v, a, 4);
+      vb = _mm256_i32gather_ps (v, b, 4);
+    }
+    s = _mm256_add_ps (_mm256_mul_ps (va, _mm256_loadu_ps (w0 + x)),
+        _mm256_mul_ps (vb, _mm256_loadu_ps (w1 + x)));
+    _mm256_storeu_ps (d + x, _mm256_add_ps (_mm256_mul_ps (s, kv), ov));
+  }
+  for (; x < n; x++)
+    d[x] = (v[i0[x]] * w0[x] + v[i1[x]] * w1[x]) * k + o;
+}
+#endif
+
 /* hf32 samples one content row from the working row v (bytes when u8,
  * else floats) into d0, d1, d2 — the channels' first elements, step
  * apart (1: NCHW planes, 3: NHWC). taps 1: the column's first tap alone
@@ -251,6 +300,20 @@ hf32 (const GstppPlan * restrict p, const void *restrict v, const int u8,
   const float o0 = p->o[0], o1 = p->o[1], o2 = p->o[2];
   int32_t x, n = p->cw;
 
+#ifdef GSTPP_AVX2
+  if (!ident && taps == 2 && !u8 && step == 1) {
+    /* A float row into planes: one channel at a time, eight columns a
+     * step picked by permutes (gcc emulates gathers for the loop below,
+     * element by element, short of registers for three channels).
+     * Measured: a text line's crop (1080p NV12 into [3 48 320])
+     * 41.5 → 32.7 µs; 720p letterboxed, RGBx 775 → 690 µs, NV12
+     * 1035 → 905 µs. */
+    hf32_blend (i0, i1, w0, w1, v0, k0, o0, n, d0);
+    hf32_blend (i0, i1, w0, w1, v1, k1, o1, n, d1);
+    hf32_blend (i0, i1, w0, w1, v2, k2, o2, n, d2);
+    return;
+  }
+#endif
   for (x = 0; x < n; x++) {
     float s0, s1, s2;
     if (ident) {

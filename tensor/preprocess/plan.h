@@ -43,6 +43,9 @@ typedef struct {
   float bu;                     /* blue: u */
 } GstppYuv;
 
+/* Elements of slack past a float row's capacity (see vrowf). */
+#define GSTPP_ROW_SLACK 16
+
 struct GstppPlan {
   int32_t impl;                 /* GSTPP_IMPL_*: the kernel gstpp_run calls */
 
@@ -100,6 +103,9 @@ struct GstppPlan {
   int32_t xtaps, ident;
 
   /* Scratch of one pass (a plan runs one frame at a time). */
+  /* The float rows have GSTPP_ROW_SLACK elements of slack past
+   * row_elems: the AVX2 kernel loads 16 floats from a column's first tap
+   * (and uses those up to its last tap). */
   float *vrowf;                 /* row_elems: vertical pass, float */
   int32_t *vrowi;               /* row_elems: vertical pass, uint8 tensors */
   float *rgbf[2];               /* NV12/I420, float tensors: two converted rows */
