@@ -20,14 +20,16 @@ const (
 	BackendHeap                      // Go heap memory, pinned for the tensor's life
 )
 
+// backendNames are the names String gives, by value.
+var backendNames = [...]string{
+	BackendDMABuf: "dmabuf",
+	BackendSHM:    "shm",
+	BackendHeap:   "heap",
+}
+
 func (b Backend) String() string {
-	switch b {
-	case BackendDMABuf:
-		return "dmabuf"
-	case BackendSHM:
-		return "shm"
-	case BackendHeap:
-		return "heap"
+	if uint64(b) < uint64(len(backendNames)) && backendNames[b] != "" {
+		return backendNames[b]
 	}
 	return fmt.Sprintf("Backend(%d)", uint8(b))
 }

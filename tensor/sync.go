@@ -24,18 +24,19 @@ const (
 
 func (a Access) valid() bool { return a >= AccessRead && a <= AccessReadWrite }
 
+// accessNames are the names String gives, by value.
+var accessNames = [...]string{
+	AccessRead:      "read",
+	AccessWrite:     "write",
+	AccessReadWrite: "readwrite",
+	AccessNone:      "none",
+}
+
 // String returns "read", "write", "readwrite" (the names used in the
 // GstTensorSync event) or "none".
 func (a Access) String() string {
-	switch a {
-	case AccessRead:
-		return "read"
-	case AccessWrite:
-		return "write"
-	case AccessReadWrite:
-		return "readwrite"
-	case AccessNone:
-		return "none"
+	if uint64(a) < uint64(len(accessNames)) && accessNames[a] != "" {
+		return accessNames[a]
 	}
 	return fmt.Sprintf("Access(%d)", uint8(a))
 }

@@ -84,12 +84,15 @@ const (
 	PhaseEnd   Phase = 2 // upstream: a reader is done with the frame
 )
 
+// phaseNames are the names String gives, by value.
+var phaseNames = [...]string{
+	PhaseBegin: "begin",
+	PhaseEnd:   "end",
+}
+
 func (p Phase) String() string {
-	switch p {
-	case PhaseBegin:
-		return "begin"
-	case PhaseEnd:
-		return "end"
+	if uint64(p) < uint64(len(phaseNames)) && phaseNames[p] != "" {
+		return phaseNames[p]
 	}
 	return fmt.Sprintf("Phase(%d)", int(p))
 }

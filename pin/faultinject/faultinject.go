@@ -44,24 +44,22 @@ const (
 	numOps
 )
 
+// opNames are the names String gives, by value.
+var opNames = [...]string{
+	Sync:      "DMA_BUF_IOCTL_SYNC",
+	Mmap:      "mmap",
+	Dup:       "dup",
+	Fstat:     "fstat",
+	Fstatfs:   "fstatfs",
+	HeapAlloc: "DMA_HEAP_IOCTL_ALLOC",
+	FencePoll: "poll",
+}
+
 // String returns the operation's name as the errors of tensor and pin
 // spell it.
 func (o Op) String() string {
-	switch o {
-	case Sync:
-		return "DMA_BUF_IOCTL_SYNC"
-	case Mmap:
-		return "mmap"
-	case Dup:
-		return "dup"
-	case Fstat:
-		return "fstat"
-	case Fstatfs:
-		return "fstatfs"
-	case HeapAlloc:
-		return "DMA_HEAP_IOCTL_ALLOC"
-	case FencePoll:
-		return "poll"
+	if uint64(o) < uint64(len(opNames)) && opNames[o] != "" {
+		return opNames[o]
 	}
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }

@@ -68,12 +68,15 @@ const (
 	NHWC                   // [1 H W 3]: channels interleaved
 )
 
+// layoutNames are the names String gives, by value.
+var layoutNames = [...]string{
+	NCHW: "NCHW",
+	NHWC: "NHWC",
+}
+
 func (l Layout) String() string {
-	switch l {
-	case NCHW:
-		return "NCHW"
-	case NHWC:
-		return "NHWC"
+	if uint64(l) < uint64(len(layoutNames)) && layoutNames[l] != "" {
+		return layoutNames[l]
 	}
 	return fmt.Sprintf("Layout(%d)", uint8(l))
 }
@@ -87,12 +90,15 @@ const (
 	OrderBGR
 )
 
+// channelOrderNames are the names String gives, by value.
+var channelOrderNames = [...]string{
+	OrderRGB: "rgb",
+	OrderBGR: "bgr",
+}
+
 func (o ChannelOrder) String() string {
-	switch o {
-	case OrderRGB:
-		return "rgb"
-	case OrderBGR:
-		return "bgr"
+	if uint64(o) < uint64(len(channelOrderNames)) && channelOrderNames[o] != "" {
+		return channelOrderNames[o]
 	}
 	return fmt.Sprintf("ChannelOrder(%d)", uint8(o))
 }
@@ -111,14 +117,16 @@ const (
 	ResizeLetterbox
 )
 
+// resizeNames are the names String gives, by value.
+var resizeNames = [...]string{
+	ResizeNone:      "none",
+	ResizeStretch:   "stretch",
+	ResizeLetterbox: "letterbox",
+}
+
 func (r Resize) String() string {
-	switch r {
-	case ResizeNone:
-		return "none"
-	case ResizeStretch:
-		return "stretch"
-	case ResizeLetterbox:
-		return "letterbox"
+	if uint64(r) < uint64(len(resizeNames)) && resizeNames[r] != "" {
+		return resizeNames[r]
 	}
 	return fmt.Sprintf("Resize(%d)", uint8(r))
 }
@@ -148,18 +156,18 @@ var matrixWeights = map[ColorMatrix][2]float64{
 	MatrixFCC:       {0.30, 0.11},
 }
 
+// colorMatrixNames are the names String gives, by value.
+var colorMatrixNames = [...]string{
+	MatrixBT601:     "bt601",
+	MatrixBT709:     "bt709",
+	MatrixBT2020:    "bt2020",
+	MatrixSMPTE240M: "smpte240m",
+	MatrixFCC:       "fcc",
+}
+
 func (m ColorMatrix) String() string {
-	switch m {
-	case MatrixBT601:
-		return "bt601"
-	case MatrixBT709:
-		return "bt709"
-	case MatrixBT2020:
-		return "bt2020"
-	case MatrixSMPTE240M:
-		return "smpte240m"
-	case MatrixFCC:
-		return "fcc"
+	if uint64(m) < uint64(len(colorMatrixNames)) && colorMatrixNames[m] != "" {
+		return colorMatrixNames[m]
 	}
 	return fmt.Sprintf("ColorMatrix(%d)", uint8(m))
 }
@@ -177,12 +185,15 @@ const (
 	RangeFull
 )
 
+// colorRangeNames are the names String gives, by value.
+var colorRangeNames = [...]string{
+	RangeLimited: "16-235",
+	RangeFull:    "0-255",
+}
+
 func (r ColorRange) String() string {
-	switch r {
-	case RangeLimited:
-		return "16-235"
-	case RangeFull:
-		return "0-255"
+	if uint64(r) < uint64(len(colorRangeNames)) && colorRangeNames[r] != "" {
+		return colorRangeNames[r]
 	}
 	return fmt.Sprintf("ColorRange(%d)", uint8(r))
 }

@@ -44,12 +44,15 @@ const (
 	Predicted
 )
 
+// stateNames are the names String gives, by value.
+var stateNames = [...]string{
+	Tracked:   "tracked",
+	Predicted: "predicted",
+}
+
 func (s State) String() string {
-	switch s {
-	case Tracked:
-		return "tracked"
-	case Predicted:
-		return "predicted"
+	if uint64(s) < uint64(len(stateNames)) && stateNames[s] != "" {
+		return stateNames[s]
 	}
 	return fmt.Sprintf("State(%d)", uint8(s))
 }

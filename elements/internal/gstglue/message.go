@@ -28,16 +28,17 @@ const (
 	DomainStream   ErrorDomain = 4 // GST_STREAM_ERROR
 )
 
+// errorDomainNames are the names String gives, by value.
+var errorDomainNames = [...]string{
+	DomainCore:     "core",
+	DomainLibrary:  "library",
+	DomainResource: "resource",
+	DomainStream:   "stream",
+}
+
 func (d ErrorDomain) String() string {
-	switch d {
-	case DomainCore:
-		return "core"
-	case DomainLibrary:
-		return "library"
-	case DomainResource:
-		return "resource"
-	case DomainStream:
-		return "stream"
+	if uint64(d) < uint64(len(errorDomainNames)) && errorDomainNames[d] != "" {
+		return errorDomainNames[d]
 	}
 	return fmt.Sprintf("ErrorDomain(%d)", int(d))
 }
