@@ -152,20 +152,11 @@ func newPlan(c Config, regions bool) (*Plan, error) {
 func (p *Plan) Run(dst, src []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.c == nil {
-		return ErrClosed
-	}
-	if len(src) < p.srcSize {
-		return fmt.Errorf("%w: the frame (%s %dx%d) needs %d bytes, given %d",
-			ErrShort, p.cfg.SrcFormat, p.cfg.SrcWidth, p.cfg.SrcHeight, p.srcSize, len(src))
-	}
-	if len(dst) < p.dstSize {
-		return fmt.Errorf("%w: the tensor (%v %v %dx%dx3) needs %d bytes, given %d",
-			ErrShort, p.cfg.DstType, p.cfg.DstLayout, p.cfg.DstWidth, p.cfg.DstHeight, p.dstSize, len(dst))
-	}
-	d := unsafe.Pointer(unsafe.SliceData(dst))
-	if a := uintptr(p.cfg.DstType.Size()); uintptr(d)%a != 0 {
-		return fmt.Errorf("%w: the %v tensor starts at %#x", ErrAlign, p.cfg.DstType, uintptr(d))
+	d, err := p.check(dst, src, p.dstSize, func() string {
+		return fmt.Sprintf("the tensor (%v %v %dx%dx3)", p.cfg.DstType, p.cfg.DstLayout, p.cfg.DstWidth, p.cfg.DstHeight)
+	})
+	if err != nil {
+		return err
 	}
 	rc := C.gstpp_run(p.c, (*C.uint8_t)(unsafe.SliceData(src)), C.size_t(len(src)), d, C.size_t(len(dst)))
 	if rc != C.GSTPP_OK {
@@ -173,6 +164,27 @@ func (p *Plan) Run(dst, src []byte) error {
 		return fmt.Errorf("preprocess: gstpp_run returned %d after Go's checks passed", int(rc))
 	}
 	return nil
+}
+
+// check is Run's and RunRegion's checks, under p.mu: the plan open, src
+// the frame's size, dst at least need bytes (what names it, for the
+// error) and aligned for the tensor's type. It returns dst's address.
+func (p *Plan) check(dst, src []byte, need int, what func() string) (unsafe.Pointer, error) {
+	if p.c == nil {
+		return nil, ErrClosed
+	}
+	if len(src) < p.srcSize {
+		return nil, fmt.Errorf("%w: the frame (%s %dx%d) needs %d bytes, given %d",
+			ErrShort, p.cfg.SrcFormat, p.cfg.SrcWidth, p.cfg.SrcHeight, p.srcSize, len(src))
+	}
+	if len(dst) < need {
+		return nil, fmt.Errorf("%w: %s needs %d bytes, given %d", ErrShort, what(), need, len(dst))
+	}
+	d := unsafe.Pointer(unsafe.SliceData(dst))
+	if a := uintptr(p.cfg.DstType.Size()); uintptr(d)%a != 0 {
+		return nil, fmt.Errorf("%w: the %v tensor starts at %#x", ErrAlign, p.cfg.DstType, uintptr(d))
+	}
+	return d, nil
 }
 
 // Close frees the plan's C memory; later Runs return ErrClosed.
@@ -261,19 +273,14 @@ type Region struct {
 func (p *Plan) RunRegion(dst, src []byte, r Region) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.c == nil {
-		return ErrClosed
+	d, err := p.check(dst, src, max(r.DstW*r.DstH*3*p.cfg.DstType.Size(), 0), func() string {
+		return fmt.Sprintf("the image (%v %dx%dx3)", p.cfg.DstType, r.DstW, r.DstH)
+	})
+	if err != nil {
+		return err
 	}
-	if len(src) < p.srcSize {
-		return fmt.Errorf("%w: the frame (%s %dx%d) needs %d bytes, given %d",
-			ErrShort, p.cfg.SrcFormat, p.cfg.SrcWidth, p.cfg.SrcHeight, p.srcSize, len(src))
-	}
-	if need := r.DstW * r.DstH * 3 * p.cfg.DstType.Size(); r.DstW < 1 || r.DstH < 1 || len(dst) < need {
-		return fmt.Errorf("%w: the image (%v %dx%dx3) needs %d bytes, given %d", ErrShort, p.cfg.DstType, r.DstW, r.DstH, need, len(dst))
-	}
-	d := unsafe.Pointer(unsafe.SliceData(dst))
-	if a := uintptr(p.cfg.DstType.Size()); uintptr(d)%a != 0 {
-		return fmt.Errorf("%w: the %v tensor starts at %#x", ErrAlign, p.cfg.DstType, uintptr(d))
+	if r.DstW < 1 || r.DstH < 1 {
+		return fmt.Errorf("%w: the image (%v %dx%dx3) is empty", ErrShort, p.cfg.DstType, r.DstW, r.DstH)
 	}
 	cr := C.GstppRegion{x: C.int32_t(r.X), y: C.int32_t(r.Y), w: C.int32_t(r.W), h: C.int32_t(r.H),
 		dst_w: C.int32_t(r.DstW), dst_h: C.int32_t(r.DstH), cx: C.int32_t(r.CX), cy: C.int32_t(r.CY), cw: C.int32_t(r.CW), ch: C.int32_t(r.CH)}
