@@ -204,6 +204,25 @@ mono_ns (void)
   return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* poll_time_left sets *left to the milliseconds a poll may wait until
+ * deadline (monotonic ns) — rounded up: a poll that returns early polls
+ * again — or -1 for no timeout (timeout_ms < 0); FALSE once the deadline
+ * has passed. */
+static gboolean
+poll_time_left (int timeout_ms, gint64 deadline, int *left)
+{
+  gint64 now;
+
+  *left = -1;
+  if (timeout_ms < 0)
+    return TRUE;
+  now = mono_ns ();
+  if (now >= deadline)
+    return FALSE;
+  *left = (int) ((deadline - now + 999999) / 1000000);
+  return TRUE;
+}
+
 int
 gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
     gint64 * waited)
@@ -215,21 +234,15 @@ gstc_wake_poll (GstcWake * w, int fd, short events, int timeout_ms,
   g_atomic_int_inc (&w->waiters);
   for (;;) {
     struct pollfd p[2] = { {fd, events, 0}, {w->efd, POLLIN, 0} };
-    int left = -1, n;
+    int left, n;
 
     if (gstc_wake_ended (w)) {
       r = 2;
       break;
     }
-    if (timeout_ms >= 0) {
-      gint64 now = mono_ns ();
-
-      if (now >= deadline) {
-        r = 1;
-        break;
-      }
-      /* Rounded up: a poll that returns early polls again. */
-      left = (int) ((deadline - now + 999999) / 1000000);
+    if (!poll_time_left (timeout_ms, deadline, &left)) {
+      r = 1;
+      break;
     }
     n = poll (p, w->efd >= 0 ? 2 : 1, left);
     if (n < 0) {
@@ -282,7 +295,7 @@ gstc_wake_poll_interruptible (GstcWake * w, gint gen, int fd, short events,
   g_mutex_unlock (&w->lock);
   g_atomic_int_inc (&w->waiters);
   for (;;) {
-    int left = -1;
+    int left;
 
     /* Registered before this check: an interrupt after it writes our
      * eventfd, so none is missed. */
@@ -290,14 +303,9 @@ gstc_wake_poll_interruptible (GstcWake * w, gint gen, int fd, short events,
       r = 3;
       break;
     }
-    if (timeout_ms >= 0) {
-      gint64 now = mono_ns ();
-
-      if (now >= deadline) {
-        r = 1;
-        break;
-      }
-      left = (int) ((deadline - now + 999999) / 1000000);
+    if (!poll_time_left (timeout_ms, deadline, &left)) {
+      r = 1;
+      break;
     }
     p[0].revents = p[1].revents = 0;
     n = poll (p, 2, left);
