@@ -3,6 +3,7 @@
  * takes over, and who may call it — is its comment in tap.h; the Go side is
  * tap.go. */
 #include "tap.h"
+#include "caps.h"
 #include "qdata.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
@@ -13,16 +14,9 @@ frame_size (GstPad * pad, gint * w, gint * h)
 {
   GstCaps *caps = gst_pad_get_current_caps (pad);
 
-  *w = *h = 0;
-  if (caps == NULL)
-    return;
-  if (gst_caps_get_size (caps) > 0) {
-    const GstStructure *s = gst_caps_get_structure (caps, 0);
-
-    gst_structure_get_int (s, "width", w);
-    gst_structure_get_int (s, "height", h);
-  }
-  gst_caps_unref (caps);
+  gstc_caps_frame_size (caps, w, h);
+  if (caps != NULL)
+    gst_caps_unref (caps);
 }
 
 static GstPadProbeReturn

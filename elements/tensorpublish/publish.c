@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "publish.h"
+#include "caps.h"
 #include "schedtick.h"
 #include "_cgo_export.h"
 
@@ -104,19 +105,12 @@ static gboolean
 publish_set_caps (GstBaseTransform * t, GstCaps * incaps, GstCaps * outcaps)
 {
   TensorPublishState *st = state_of (t);
-  const GstStructure *s;
 
   if (st == NULL)
     return FALSE;
-  /* Any raw video, DMA-BUF included: only the size is read, from the
-   * caps' fields (no GstVideoInfo: a format it does not know still has
-   * a size). */
-  st->width = st->height = 0;
-  if (gst_caps_get_size (incaps) > 0) {
-    s = gst_caps_get_structure (incaps, 0);
-    gst_structure_get_int (s, "width", &st->width);
-    gst_structure_get_int (s, "height", &st->height);
-  }
+  /* Any raw video, DMA-BUF included: only the size is read (0 × 0 when
+   * the caps have none). */
+  gstc_caps_frame_size (incaps, &st->width, &st->height);
   return TRUE;
 }
 

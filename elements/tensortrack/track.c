@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "track.h"
+#include "caps.h"
 #include "gsttensorpinmeta.h"
 #include "schedtick.h"
 #include "qdata.h"
@@ -639,24 +640,15 @@ static gboolean
 track_set_caps (GstBaseTransform * t, GstCaps * incaps, GstCaps * outcaps)
 {
   TensorTrackState *st = state_of (t);
-  const GstStructure *s;
 
   if (st == NULL)
     return FALSE;
   /* Only the size matters (regions are clipped to it); any format, or
    * none (a DMA-BUF caps may name its format otherwise). Without a size,
    * nothing is clipped. */
-  st->width = st->height = 0;
-  if (gst_caps_get_size (incaps) > 0) {
-    s = gst_caps_get_structure (incaps, 0);
-    if (!gst_structure_get_int (s, "width", &st->width)
-        || !gst_structure_get_int (s, "height", &st->height)
-        || st->width <= 0 || st->height <= 0) {
-      GST_WARNING_OBJECT (t, "caps %" GST_PTR_FORMAT " without a frame size: "
-          "regions are not clipped", incaps);
-      st->width = st->height = 0;
-    }
-  }
+  if (!gstc_caps_frame_size (incaps, &st->width, &st->height))
+    GST_WARNING_OBJECT (t, "caps %" GST_PTR_FORMAT " without a frame size: "
+        "regions are not clipped", incaps);
   return TRUE;
 }
 

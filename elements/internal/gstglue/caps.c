@@ -1,4 +1,4 @@
-/* caps.c: caps fixation toward targets, fraction fields. Each function's
+/* caps.c: caps fixation toward targets, fraction fields, a frame's size. Each function's
  * contract — what it owns, borrows and takes over, and who may call it — is
  * its comment in caps.h; the Go side is caps.go. */
 #include "caps.h"
@@ -48,4 +48,19 @@ gstc_caps_get_fraction (GstCaps * caps, guint idx, const char *field,
     return FALSE;
   return gst_structure_get_fraction (gst_caps_get_structure (caps, idx),
       field, num, den);
+}
+
+gboolean
+gstc_caps_frame_size (const GstCaps * caps, gint * w, gint * h)
+{
+  const GstStructure *s;
+
+  if (caps != NULL && gst_caps_get_size (caps) > 0) {
+    s = gst_caps_get_structure (caps, 0);
+    if (gst_structure_get_int (s, "width", w)
+        && gst_structure_get_int (s, "height", h) && *w > 0 && *h > 0)
+      return TRUE;
+  }
+  *w = *h = 0;
+  return FALSE;
 }
