@@ -133,12 +133,12 @@
 // which computes the integer formula exactly (every intermediate is an
 // integer below 2^24) and vectorises where 32-bit integer multiplies do
 // not (SSE2); the weights are the plan's, so every matrix and range runs
-// the same code at the same speed. Two places use AVX2 intrinsics where
-// gcc's vectoriser falls short: a blended float row is sampled into
-// planes one channel at a time, eight columns picked by permutes from
-// two loads (gathers beyond a 2:1 downscale) — the float rows have 16
-// elements of slack for those loads; and a region's YUV rows are
-// converted in whole 32-column steps where the frame has the columns.
+// the same code at the same speed. Where gcc's vectoriser falls short,
+// AVX2 intrinsics sample a blended float row into planes, one channel at
+// a time, eight columns picked by permutes from two loads (gathers
+// beyond a 2:1 downscale; the float rows have 16 elements of slack for
+// those loads). A region's YUV rows are converted in whole 32-column
+// steps where the frame has the columns, so no scalar tail runs.
 //
 // # Model info files
 //
