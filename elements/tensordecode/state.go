@@ -99,7 +99,7 @@ func (s settings) config(labels []string) (decode.Config, error) {
 // a refused state change.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer gstglue.RecoverTrampoline(e.raw(), "start", &ret, false)
-	set := e.readSettings()
+	set := e.settings.Read()
 	e.stats.reset()
 	var labels []string
 	if set.labels != "" {

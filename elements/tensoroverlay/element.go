@@ -36,23 +36,23 @@ const DefaultColor = 0xFF00FF00
 // with it.
 func pushSettings(_ *glib.Object, e *element) { e.push() }
 
-var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
+var props = proptable.New(func(e *element) sync.Locker { return &e.settings },
 	proptable.Uint("line-width", "Line width",
 		"Thickness in pixels of each box's outline, drawn inside the region's rectangle.",
-		1, 256, 2, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.lineWidth }).
+		1, 256, 2, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.Values.lineWidth }).
 		Then(pushSettings),
 	proptable.Uint("color", "Color",
 		"Colour of the outlines and of the label backgrounds, as 0xAARRGGBB (default 0xFF00FF00, opaque green): alpha 0xFF paints the colour, a lower alpha blends it over the frame.",
-		0, 0xFFFFFFFF, DefaultColor, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.color }).
+		0, 0xFFFFFFFF, DefaultColor, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.Values.color }).
 		Then(pushSettings),
 	proptable.Bool("draw-labels", "Draw labels",
 		"Draw above each box its label and confidence (\"person 0.87\"; \"#12 person 0.87\" with a tracking id), and under it "+
 			"a line per classification (a second model's class or text, \"OK 0.95\"), in black or white on the box's colour.",
-		true, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.drawLabels }).
+		true, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.Values.drawLabels }).
 		Then(pushSettings),
 	proptable.Uint("font-scale", "Font scale",
 		"Size of the label text: each pixel of the 5x7 font is font-scale by font-scale pixels.",
-		1, 16, 2, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.fontScale }).
+		1, 16, 2, glib.ParameterReadWrite, func(e *element) *uint { return &e.settings.Values.fontScale }).
 		Then(pushSettings),
 	proptable.Stats("Counters since start: frames, boxes drawn, and copies (frames whose memory was copied to draw on them: a buffer shared by a tee or a holder upstream, or read-only memory).",
 		func(e *element) *gst.Structure { return e.statsStructure() }),
@@ -64,8 +64,7 @@ type element struct {
 	// Props: the GObject property vfuncs, through props (Bind in New).
 	proptable.Props[element]
 
-	settingsMu sync.Mutex
-	settings   settings
+	settings proptable.Guarded[settings]
 
 	// self is the GstElement this is the Go side of (borrowed: the Go
 	// instance lives exactly as long): the settings go to its C state,
@@ -104,22 +103,16 @@ func capsString() string {
 // and makes it an in-place transform.
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
-	attachState(e.self, e.readSettings())
+	attachState(e.self, e.settings.Read())
 	base.ToGstBaseTransform(obj).SetInPlace(true)
 }
 
 // push hands the settings to the C state. Under the settings lock, so
 // that two sets racing reach C in the order they were stored.
 func (e *element) push() {
-	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	pushParams(e.self, e.settings)
-}
-
-func (e *element) readSettings() settings {
-	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
+	e.settings.Lock()
+	defer e.settings.Unlock()
+	pushParams(e.self, e.settings.Values)
 }
 
 // Register registers tensoroverlay with plugin (nil: statically, for Go

@@ -62,34 +62,34 @@ const (
 
 // props is the element's property table (see package proptable): the
 // settings are read at start (cache-size, max-leases) and per frame.
-var props = proptable.New(func(s *sink) sync.Locker { return &s.settingsMu },
+var props = proptable.New(func(s *sink) sync.Locker { return &s.settings },
 	proptable.Uint("cache-size", "Cache size",
 		"Buffers (dma-buf regions) kept imported, mapped and pinned at once, at first; at least max-leases+1, and grown (with a warning; stats cache-capacity) when the producer cycles through more buffers than that. The least recently used is released beyond it.",
-		1, 4096, 16, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.cacheSize }),
+		1, 4096, 16, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.Values.cacheSize }),
 	proptable.Uint("max-leases", "Maximum leases",
 		"Most frames the application may hold unreleased; beyond it the streaming thread waits (or drops, with drop=true).",
-		1, 1024, 4, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.maxLeases }),
+		1, 1024, 4, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.Values.maxLeases }),
 	proptable.Bool("drop", "Drop",
 		"Drop (and count) frames when max-leases frames are held, instead of making the streaming thread wait.",
-		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.drop }),
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.Values.drop }),
 	proptable.Bool("emit-signals", "Emit signals",
 		"Emit new-frame (buffer, address, size, slot, planes) for every frame; the frame is released when the handlers return.",
-		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.emitSignals }),
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.Values.emitSignals }),
 	proptable.Bool("post-sync-messages", "Post sync messages",
 		"Post each frame's bracket phases (begin at delivery, end at release) on the bus as GstTensorSync element messages.",
-		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.postSyncMessages }),
+		false, glib.ParameterReadWrite, func(s *sink) *bool { return &s.settings.Values.postSyncMessages }),
 	proptable.Bool("propose-pool", "Propose pool",
 		"Offer upstream a pool of fd memory (dma-heap where present, else memfd) that the sink pins once per buffer, so producers that take it write into pinned memory without a copy.",
-		true, proptable.WritableInReady, func(s *sink) *bool { return &s.settings.proposePool }),
+		true, proptable.WritableInReady, func(s *sink) *bool { return &s.settings.Values.proposePool }),
 	proptable.String("pool-handoff", "Pool handoff",
 		"What the proposed dma-heap pool does with a producer's CPU write: \"adopt\" keeps its cache-coherency bracket open while the buffer travels, so the sink joins it and a frame costs one DMA_BUF_IOCTL_SYNC START and one END; \"close\" ends it when the producer unmaps, for a device that reads the buffer before the sink (the sink then brackets its own read).",
-		poolHandoffAdopt, proptable.WritableInReady, func(s *sink) *string { return &s.settings.poolHandoff }, poolHandoffAdopt, poolHandoffClose),
+		poolHandoffAdopt, proptable.WritableInReady, func(s *sink) *string { return &s.settings.Values.poolHandoff }, poolHandoffAdopt, poolHandoffClose),
 	proptable.Uint("sync-timeout", "Sync timeout",
 		"Milliseconds to wait at most for a dma-buf's fences (the producing device's unfinished work) before reading a frame; 0: no limit (a flush or a stop still ends the wait). On timeout, on-sync-timeout decides.",
-		0, 3600000, 1000, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.syncTimeout }),
+		0, 3600000, 1000, proptable.WritableInReady, func(s *sink) *uint { return &s.settings.Values.syncTimeout }),
 	proptable.String("on-sync-timeout", "On sync timeout",
 		"What a frame whose fences did not signal within sync-timeout becomes: \"drop\" (dropped and counted, streaming goes on) or \"error\" (an error naming the dma-buf, the access and the time waited).",
-		onTimeoutError, proptable.WritableInReady, func(s *sink) *string { return &s.settings.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
+		onTimeoutError, proptable.WritableInReady, func(s *sink) *string { return &s.settings.Values.onSyncTimeout }, onTimeoutDrop, onTimeoutError),
 	proptable.Stats("Counters since start: frames, pin-cache hits and misses, mmaps, bracket halves and joins, begin events matched, expired and rejected (out of band), cache capacity, copies, bytes copied, leases, drops, fence waits (count, total and longest in ns) and fence timeouts.",
 		func(s *sink) *gst.Structure { return s.stats.structure("tensorpinsink-stats") }),
 )
@@ -114,8 +114,7 @@ var signals = []proptable.Signal{newFrame}
 
 // sink is the Go side of one tensorpinsink instance.
 type sink struct {
-	settingsMu sync.Mutex
-	settings   settings
+	settings proptable.Guarded[settings]
 
 	stateMu sync.Mutex
 	state   *streamState // nil outside Start..Stop
@@ -166,7 +165,7 @@ func (s *sink) SetProperty(obj *glib.Object, id uint, value *glib.Value) {
 	props.SetProperty(obj, s, id, value, cat)
 	s.stateMu.Lock()
 	if st := s.state; st != nil {
-		s.pushSettings(st, s.readSettings())
+		s.pushSettings(st, s.settings.Read())
 	}
 	s.stateMu.Unlock()
 }
@@ -179,12 +178,6 @@ func (s *sink) pushSettings(st *streamState, set settings) {
 
 func (s *sink) GetProperty(obj *glib.Object, id uint) *glib.Value {
 	return props.GetProperty(obj, s, id)
-}
-
-func (s *sink) readSettings() settings {
-	s.settingsMu.Lock()
-	defer s.settingsMu.Unlock()
-	return s.settings
 }
 
 // InstanceInit turns GstBaseSink's last-sample off: it would keep the last

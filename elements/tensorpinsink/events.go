@@ -51,7 +51,7 @@ func (s *sink) expireBegins() {
 // declines keeps the copy path, counted as before.
 func (s *sink) ProposeAllocation(self *base.GstBaseSink, query *gst.Query) (ret bool) {
 	defer gstglue.Guard(self.Element, "propose-allocation", &ret, false)
-	set := s.readSettings()
+	set := s.settings.Read()
 	prop, ok := pinread.ReadProposal(query, set.proposePool)
 	f, mem := prop.Format, prop.Memory
 	if !ok || len(f.Planes) != 1 && f.Media == capslayout.MediaTensors {

@@ -53,7 +53,7 @@ type streamState struct {
 
 func (s *sink) Start(self *base.GstBaseSink) (ret bool) {
 	defer gstglue.Guard(self.Element, "start", &ret, false)
-	set := s.readSettings()
+	set := s.settings.Read()
 	s.stats.reset()
 	raw := gstglue.RawElementOf(self.Unsafe())
 	engine := newSinkFrame(raw, int(set.maxLeases))
@@ -155,7 +155,7 @@ func (s *sink) noteCacheGrowth(st *streamState) {
 	st.growthWarned = true
 	msg := fmt.Sprintf("the producer cycles through more buffers than cache-size=%d: the pin cache grows to hold them "+
 		"(now %d; the stats field cache-capacity has the final size); set cache-size to the producer's pool size",
-		s.readSettings().cacheSize, cs.Max)
+		s.settings.Read().cacheSize, cs.Max)
 	cat.LogWarning(msg)
 	st.held.PostWarning(gstglue.ResourceSettings, msg, "")
 }

@@ -40,54 +40,54 @@ type settings struct {
 // DefaultTopic is the topic property's default.
 const DefaultTopic = "gst-tensorpin/results"
 
-var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
+var props = proptable.New(func(e *element) sync.Locker { return &e.settings },
 	proptable.String("location", "Location",
 		"File the results are written to, one JSON line per frame, each written as soon as it is made (tail -f shows it); "+
 			"\"-\" is the standard output; empty: no file.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.location }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.location }),
 	proptable.String("file-mode", "File mode",
 		"What happens to an existing file at start: \"truncate\" empties it, \"append\" adds the new lines after its own.",
-		"truncate", proptable.WritableInReady, func(e *element) *string { return &e.settings.fileMode }, "truncate", "append"),
+		"truncate", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.fileMode }, "truncate", "append"),
 	proptable.String("mqtt-address", "MQTT address",
 		"MQTT broker the results are published to, one message per frame: tcp://host:1883 (or mqtt://), or tls://host:8883 "+
 			"(ssl://, mqtts://) over TLS; empty: no broker.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.mqttAddress }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.mqttAddress }),
 	proptable.String("topic", "Topic",
 		"MQTT topic the messages are published to (no wildcard).",
-		DefaultTopic, proptable.WritableInReady, func(e *element) *string { return &e.settings.topic }),
+		DefaultTopic, proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.topic }),
 	proptable.Uint("qos", "QoS",
 		"MQTT quality of service: 0 (at most once: what is on the way when the connection drops is lost) or 1 (at least once: "+
 			"each message is sent again until the broker acknowledges it; a reconnection may deliver one twice).",
-		0, 1, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.qos }),
+		0, 1, 1, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.qos }),
 	proptable.String("client-id", "Client id",
 		"MQTT client identifier, unique per broker; empty: tensorpublish-HOST-PID-NAME.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.clientID }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.clientID }),
 	proptable.String("username", "Username",
 		"MQTT user name; empty: none.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.username }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.username }),
 	proptable.String("password", "Password",
 		"MQTT password (write-only); empty: none.",
-		"", glib.ParameterWritable|gst.ParameterMutableReady, func(e *element) *string { return &e.settings.password }),
+		"", glib.ParameterWritable|gst.ParameterMutableReady, func(e *element) *string { return &e.settings.Values.password }),
 	proptable.String("tls-ca-file", "TLS CA file",
 		"PEM file of the certificate authorities that sign the broker's certificate, for a tls:// address; empty: the system's.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.tlsCAFile }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.tlsCAFile }),
 	proptable.Uint("max-queued", "Maximum queued",
 		"Messages each destination keeps while it cannot send them (a slow or absent broker, a slow file): beyond, the oldest "+
 			"are dropped and counted in stats dropped. The stream never waits for a destination.",
-		1, 1<<20, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxQueued }),
+		1, 1<<20, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.maxQueued }),
 	proptable.Uint("flush-timeout", "Flush timeout",
 		"At EOS, the longest wait in milliseconds for the destinations to send what they hold before EOS goes on; 0: no wait.",
-		0, math.MaxInt32, 2000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.flushTimeout }),
+		0, math.MaxInt32, 2000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.flushTimeout }),
 	proptable.String("on-unreachable", "On unreachable",
 		"A broker that cannot be reached at start: \"warn\" posts a warning and keeps trying (with back-off), keeping the newest "+
 			"max-queued messages; \"error\" fails the pipeline. A broker lost later is always a warning and a reconnection.",
-		"warn", proptable.WritableInReady, func(e *element) *string { return &e.settings.onUnreachable }, "warn", "error"),
+		"warn", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.onUnreachable }, "warn", "error"),
 	proptable.Bool("add-empty-frames", "Add empty frames",
 		"Write a line (publish a message) for frames without any object too.",
-		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.addEmptyFrames }),
+		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.Values.addEmptyFrames }),
 	proptable.String("source", "Source",
 		"Name written in each line's source field (e.g. the camera's); empty: \"\".",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.source }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.source }),
 	proptable.Stats("Counters since start: frames, objects (regions read), messages (lines made), published (written or acknowledged, "+
 		"summed over the destinations), dropped (the oldest beyond max-queued, and what a stop or a write error lost), "+
 		"queued (held now), reconnects (connections to the broker after a failure or a loss), frame-ns-total "+
@@ -101,8 +101,7 @@ type element struct {
 	// Props: the GObject property vfuncs, through props (Bind in New).
 	proptable.Props[element]
 
-	settingsMu sync.Mutex
-	settings   settings
+	settings proptable.Guarded[settings]
 
 	stateMu sync.Mutex
 	pub     *publisher // nil outside start..stop
@@ -145,19 +144,13 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	t.SetQoSEnabled(false)
 }
 
-func (e *element) readSettings() settings {
-	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
-}
-
 // Start opens the destinations: the file (an error names it when it
 // cannot be opened) and the MQTT client's goroutine (which connects in
 // the background: a broker that cannot be reached is its warning, or
 // its error with on-unreachable=error, never a wait here).
 func (e *element) Start(self *base.GstBaseTransform) (ok bool) {
 	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "start", &ok, false)
-	s := e.readSettings()
+	s := e.settings.Read()
 	if s.location == "" && s.mqttAddress == "" {
 		e.fail(gstglue.Fail(gstglue.ResourceSettings,
 			"tensorpublish: no destination: set location (a file, or - for the standard output) or mqtt-address"))

@@ -53,14 +53,14 @@ func (e *element) backend() (backendChoice, error) {
 	if st != nil {
 		return st.backend, nil
 	}
-	return resolveBackend(e.snapshot().backend, false)
+	return resolveBackend(e.settings.Read().backend, false)
 }
 
 // Fixate fixates toward the width, height, format, framerate, dimensions
 // and type properties. caps is transfer full and so is the result.
 func (e *element) Fixate(self *base.GstBaseSrc, caps *gst.Caps) (ret *gst.Caps) {
 	defer gstglue.Guard(self.Element, "fixate", &ret, nil)
-	s := e.snapshot()
+	s := e.settings.Read()
 	fps := s.framerate
 	return gstglue.FixateCaps(caps, map[string]gstglue.FixateTarget{
 		capslayout.MediaVideo: {

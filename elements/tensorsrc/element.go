@@ -43,46 +43,46 @@ type settings struct {
 }
 
 // props is the element's property table (see package proptable).
-var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
+var props = proptable.New(func(e *element) sync.Locker { return &e.settings },
 	proptable.Uint("pool-size", "Pool size",
 		"Number of tensors in the ring; a buffer is reused once downstream has freed it",
-		1, 64, 4, proptable.WritableInReady, func(e *element) *uint { return &e.settings.poolSize }),
+		1, 64, 4, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.poolSize }),
 	proptable.Uint("max-pool-size", "Maximum pool size",
 		"Most tensors the ring grows to, one at a time, when every tensor is held downstream while a sink waits for its preroll (PAUSED): "+
 			"then no queue or prerolled sink frees one, and without a new tensor the pipeline never prerolls (a tee whose queues hold the whole ring). "+
 			"The ring grows after 100 ms with no tensor back, then after twice as long each time in a row (at most 10 s), and keeps what it grew, each tensor pinned once; "+
 			"in PLAYING it never grows (back-pressure), nor in a prerolled pipeline. A value at or below the ring's size (pool-size, or downstream's min-buffers) never grows it",
-		1, 64, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxPoolSize }),
+		1, 64, 64, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.maxPoolSize }),
 	proptable.String("backend", "Backend",
 		"Where the tensors are allocated: auto (dma-heap when present, else memfd), dma-heap, udmabuf or memfd",
-		"auto", proptable.WritableInReady, func(e *element) *string { return &e.settings.backend }),
+		"auto", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.backend }),
 	proptable.String("pattern", "Pattern",
 		"Content of each frame: counter (byte i of frame n is n*7+i), gradient (byte i is i), black, none (the slot's bytes are left as they are, zeros at first: a producer whose cost does not grow with the frame, for benchmarks), or app (tensors pushed through the Go API)",
-		"counter", proptable.WritableInReady, func(e *element) *string { return &e.settings.pattern }),
+		"counter", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.pattern }),
 	proptable.Int("width", "Width", "Preferred video width when downstream leaves it open",
-		1, 16384, 320, proptable.WritableInReady, func(e *element) *int { return &e.settings.width }),
+		1, 16384, 320, proptable.WritableInReady, func(e *element) *int { return &e.settings.Values.width }),
 	proptable.Int("height", "Height", "Preferred video height when downstream leaves it open",
-		1, 16384, 240, proptable.WritableInReady, func(e *element) *int { return &e.settings.height }),
+		1, 16384, 240, proptable.WritableInReady, func(e *element) *int { return &e.settings.Values.height }),
 	proptable.String("format", "Format",
 		"Preferred raw video format when downstream leaves it open, one of "+capslayout.VideoFormats(),
-		"RGB", proptable.WritableInReady, func(e *element) *string { return &e.settings.format }),
+		"RGB", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.format }),
 	proptable.String("dimensions", "Dimensions",
 		"Preferred other/tensors dimensions, innermost first as in NNStreamer (e.g. 3:320:240:1); empty derives them from format, width and height",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.dimensions }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.dimensions }),
 	proptable.String("type", "Type", "Preferred other/tensors element type (uint8, float32, ...)",
-		"uint8", proptable.WritableInReady, func(e *element) *string { return &e.settings.dtype }),
+		"uint8", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.dtype }),
 	proptable.Fraction("framerate", "Frame rate", "Preferred frame rate when downstream leaves it open",
 		[2]int{0, 1}, [2]int{math.MaxInt32, 1}, [2]int{30, 1}, proptable.WritableInReady,
-		func(e *element) *[2]int { return &e.settings.framerate }),
+		func(e *element) *[2]int { return &e.settings.Values.framerate }),
 	proptable.Bool("is-live", "Is live", "Act as a live source: produce only in PLAYING and pace buffers on the clock",
-		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.isLive }).
-		Then(func(obj *glib.Object, e *element) { base.ToGstBaseSrc(obj).SetLive(e.snapshot().isLive) }),
+		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.Values.isLive }).
+		Then(func(obj *glib.Object, e *element) { base.ToGstBaseSrc(obj).SetLive(e.settings.Read().isLive) }),
 	proptable.String("handoff", "Hand-off",
 		"How the CPU-access bracket of each frame ends: adopt (it stays open while the buffer travels and every CPU reader downstream shares it; it ends when the last holder frees the buffer) or close (the source ends it right after writing, so a device reader downstream sees flushed caches; CPU readers bracket their own reads)",
-		handoffAdopt, proptable.WritableInReady, func(e *element) *string { return &e.settings.handoff }, handoffAdopt, handoffClose),
+		handoffAdopt, proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.handoff }, handoffAdopt, handoffClose),
 	proptable.Uint("sync-timeout", "Sync timeout",
 		"Milliseconds to wait at most for a slot's dma-buf fences (a device's write fence attached with the Go API's SetWriteFence, or a reader's, not yet signalled when the slot comes round) before opening its bracket for writing; 0: no limit (a flush or a stop still ends the wait). A timeout is an error.",
-		0, 3600000, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.syncTimeout }),
+		0, 3600000, 1000, proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.syncTimeout }),
 	proptable.Stats("Counters of the current or last run (frames, mmaps, sync brackets opened, closed and ended here, reader end events, waits for a free slot, fence waits and timeouts, write fences attached)",
 		func(e *element) *gst.Structure {
 			e.mu.Lock()
@@ -115,8 +115,7 @@ type element struct {
 	// Props: the GObject property vfuncs, through props (Bind in New).
 	proptable.Props[element]
 
-	settingsMu sync.Mutex
-	settings   settings
+	settings proptable.Guarded[settings]
 
 	// self is the instance (a GstElement), bound to e in InstanceInit.
 	self unsafe.Pointer
@@ -189,10 +188,4 @@ func (e *element) InstanceInit(obj *glib.Object) {
 // programs and tests that do not load the plugin .so).
 func Register(plugin *gst.Plugin) bool {
 	return gst.RegisterElement(plugin, Name, gst.RankNone, &element{}, base.ExtendsPushSrc)
-}
-
-func (e *element) snapshot() settings {
-	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
 }

@@ -125,7 +125,7 @@ type state struct {
 // allocated when caps are set.
 func (e *element) Start(self *base.GstBaseSrc) (ret bool) {
 	defer gstglue.Guard(self.Element, "start", &ret, false)
-	s := e.snapshot()
+	s := e.settings.Read()
 	pat, ok := patternNames[s.pattern]
 	if !ok {
 		gstglue.PostError(self.Element, gstglue.ResourceSettings,

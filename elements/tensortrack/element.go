@@ -40,39 +40,39 @@ const maxLostLimit = 108000
 const minHitsLimit = 300
 
 func pushSettings(_ *glib.Object, e *element) {
-	s := e.readSettings()
+	s := e.settings.Read()
 	pushPostMessages(e.self, s.postMessages)
 }
 
-var props = proptable.New(func(e *element) sync.Locker { return &e.settingsMu },
+var props = proptable.New(func(e *element) sync.Locker { return &e.settings },
 	proptable.Uint("max-lost", "Maximum frames lost",
 		"How many frames a track lives on without a detection (predicted, at the motion model's place) before it ends; frames the detector did not run on count.",
-		0, maxLostLimit, uint(track.DefaultConfig().MaxLost), proptable.WritableInReady, func(e *element) *uint { return &e.settings.maxLost }),
+		0, maxLostLimit, uint(track.DefaultConfig().MaxLost), proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.maxLost }),
 	proptable.Uint("min-hits", "Minimum hits",
 		"How many detector runs in a row must see a new object before its track gets an id and is written on the frames (a box seen once may be noise); "+
 			"until then its region is left without one. 1: an id at the first detection (a second model with reclassify-interval then runs once per object, not also on its unconfirmed first sightings). "+
 			"On the first detector run after a start or a flushing seek, tracks get their ids at once.",
-		1, minHitsLimit, uint(track.DefaultConfig().MinHits), proptable.WritableInReady, func(e *element) *uint { return &e.settings.minHits }),
+		1, minHitsLimit, uint(track.DefaultConfig().MinHits), proptable.WritableInReady, func(e *element) *uint { return &e.settings.Values.minHits }),
 	proptable.Double("iou-threshold", "IoU threshold",
 		"A detection continues a track whose predicted box it overlaps with this intersection over union or more (or, for a confident detection, whose centre is within a box size and the prediction's uncertainty).",
-		0, 1, track.DefaultConfig().IoUThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.iouThreshold }),
+		0, 1, track.DefaultConfig().IoUThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.Values.iouThreshold }),
 	proptable.Double("high-threshold", "High threshold",
 		"Detections of this confidence or more are matched to the tracks first, and only they start tracks (ByteTrack's first pass).",
-		0, 1, track.DefaultConfig().HighThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.highThreshold }),
+		0, 1, track.DefaultConfig().HighThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.Values.highThreshold }),
 	proptable.Double("low-threshold", "Low threshold",
 		"Detections of this confidence or more, below high-threshold, continue the tracks left without one (ByteTrack's second pass: a partly hidden object scores low); below it they are ignored. At most high-threshold.",
-		0, 1, track.DefaultConfig().LowThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.lowThreshold }),
+		0, 1, track.DefaultConfig().LowThreshold, proptable.WritableInReady, func(e *element) *float64 { return &e.settings.Values.lowThreshold }),
 	proptable.Bool("class-agnostic", "Class-agnostic",
 		"Match detections to tracks whatever their class and label; otherwise a detection only continues a track of its class and label.",
-		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.classAgnostic }),
+		false, proptable.WritableInReady, func(e *element) *bool { return &e.settings.Values.classAgnostic }),
 	proptable.Bool("post-messages", "Post messages",
 		"Post an element message tensortrack-ended for each track that ends (id, first-pts, last-pts, frames-seen, its last box x, y, w, h, label, class-id).",
-		false, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.postMessages }).
+		false, glib.ParameterReadWrite, func(e *element) *bool { return &e.settings.Values.postMessages }).
 		Then(pushSettings),
 	proptable.String("results-from", "Results from",
 		"The name of the tensorinfer whose GstTensorPinMeta tells which frames repeat its last run (interval), when a frame carries several: "+
 			"the one whose results tensordecode decoded (its results-from); empty: the latest, the tensorinfer just before.",
-		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.resultsFrom }),
+		"", proptable.WritableInReady, func(e *element) *string { return &e.settings.Values.resultsFrom }),
 	proptable.Stats("Counters since start: frames, tracks-started (given an id), tracks-ended, tracks-alive (now), predicted-regions (regions written at a track's predicted place: moved or added).",
 		func(e *element) *gst.Structure { return e.statsStructure() }),
 )
@@ -99,8 +99,7 @@ type element struct {
 	// Props: the GObject property vfuncs, through props (Bind in New).
 	proptable.Props[element]
 
-	settingsMu sync.Mutex
-	settings   settings
+	settings proptable.Guarded[settings]
 
 	stateMu sync.Mutex
 	state   *streamState // nil outside Start..Stop
@@ -139,16 +138,10 @@ func (e *element) ClassInit(klass *glib.ObjectClass) {
 func (e *element) InstanceInit(obj *glib.Object) {
 	e.self = obj.Unsafe()
 	attachState(e.self, e)
-	pushPostMessages(e.self, e.readSettings().postMessages)
+	pushPostMessages(e.self, e.settings.Read().postMessages)
 	t := base.ToGstBaseTransform(obj)
 	t.SetInPlace(true)
 	t.SetQoSEnabled(false)
-}
-
-func (e *element) readSettings() settings {
-	e.settingsMu.Lock()
-	defer e.settingsMu.Unlock()
-	return e.settings
 }
 
 // Start makes the tracker from the settings: thresholds the tracker
@@ -156,7 +149,7 @@ func (e *element) readSettings() settings {
 // refused state change. Ids go on from the last run's.
 func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	defer gstglue.RecoverTrampoline(gstglue.RawElementOf(e.self), "start", &ret, false)
-	s := e.readSettings()
+	s := e.settings.Read()
 	cfg := track.DefaultConfig()
 	cfg.MaxLost = int(s.maxLost)
 	cfg.MinHits = int(s.minHits)

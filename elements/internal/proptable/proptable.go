@@ -7,9 +7,10 @@
 // numbers exists to drift out of order. Adding a property is adding an
 // entry.
 //
-// Values live in the element (E), usually in a settings struct behind its
-// own mutex: the table takes that lock (New's lock) around every getter
-// and setter of a settings entry. Read-only entries (Live) compute their
+// Values live in the element (E), in a settings struct behind its own
+// mutex — a Guarded[settings] field, which is the lock New takes and
+// whose Read copies the values at a state change: the table takes that
+// lock around every getter and setter of a settings entry. Read-only entries (Live) compute their
 // value without it, from state with locks of its own. Setters never post
 // errors on the bus (a property set has no streaming context); a value the
 // param spec let through but the element rejects is returned as an error
@@ -243,6 +244,22 @@ func Stats[E any](blurb string, structure func(e *E) *gst.Structure) Entry[E] {
 	}, func(e *E) (*glib.Value, error) {
 		return gstglue.TakeStructureValue(structure(e))
 	})
+}
+
+// Guarded is an element's property values behind their own lock, apart
+// from its streaming state (gst-plugins-rs' Mutex<Settings>): a *Guarded
+// is the Locker New takes, so the table's field accessors (which reach
+// into Values) run under it; Read copies the values for a state change.
+type Guarded[S any] struct {
+	sync.Mutex
+	Values S
+}
+
+// Read returns a copy of the values, taken under the lock.
+func (g *Guarded[S]) Read() S {
+	g.Lock()
+	defer g.Unlock()
+	return g.Values
 }
 
 // Props gives an element the GObject property vfuncs through its table:
