@@ -169,3 +169,42 @@ func TestDuplicateNamePanics(t *testing.T) {
 	New(func(e *fakeElement) sync.Locker { return &e.mu },
 		Bool("x", "X", "", false, WritableInReady, field), Bool("x", "X", "", false, WritableInReady, field))
 }
+
+// An element whose settings are a Guarded: the table's sets and a
+// streaming thread's Read never race (go test -race), and Read is a copy
+// that later sets leave alone.
+func TestGuardedSettings(t *testing.T) {
+	type guardedElement struct{ settings Guarded[fakeSettings] }
+	gt := New(func(e *guardedElement) sync.Locker { return &e.settings },
+		Uint("n", "N", "A number.", 1, 10, 3, WritableInReady, func(e *guardedElement) *uint { return &e.settings.Values.n }))
+	e := &guardedElement{}
+	gt.SetDefaults(e)
+	first := e.settings.Read()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 1000; i++ {
+			if err := gt.Set(nil, e, 0, value(t, uint(1+i%10))); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := 0; i < 1000; i++ {
+			if n := e.settings.Read().n; n < 1 || n > 10 {
+				t.Errorf("read n=%d, outside the property's range", n)
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	if first.n != 3 {
+		t.Errorf("the first Read holds n=%d after later sets, want the default 3", first.n)
+	}
+	if got := e.settings.Read().n; got != 10 {
+		t.Errorf("n=%d after the last set, want 10", got)
+	}
+}
