@@ -3,7 +3,6 @@
  * (kernels.h) compiled for the best instruction set the plan was given
  * (gstpp_best_impl).
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
