@@ -7,13 +7,7 @@ import (
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/registry"
 )
 
 var (
@@ -36,23 +30,15 @@ var (
 func Init() error {
 	initOnce.Do(func() {
 		gst.Init(nil)
-		for _, el := range []struct {
-			name     string
-			register func(*gst.Plugin) bool
-		}{
-			{tensorsrc.Name, tensorsrc.Register}, {tensorpinsink.Name, tensorpinsink.Register}, {tensorinfer.Name, tensorinfer.Register},
-			{tensordecode.Name, tensordecode.Register}, {tensoroverlay.Name, tensoroverlay.Register},
-			{tensortrack.Name, tensortrack.Register},
-			{tensorpublish.Name, tensorpublish.Register},
-		} {
+		for _, el := range registry.Elements() {
 			// The GType exists if this program registered the element
 			// itself (tensorsrc.Register(nil)); registering it again would
 			// fail.
-			if glib.TypeFromName(el.name) != 0 {
+			if glib.TypeFromName(el.Name) != 0 {
 				continue
 			}
-			if !el.register(nil) {
-				initErr = fmt.Errorf("%w: cannot register %s", ErrPipeline, el.name)
+			if !el.Register(nil) {
+				initErr = fmt.Errorf("%w: cannot register %s", ErrPipeline, el.Name)
 				return
 			}
 		}

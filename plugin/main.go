@@ -29,13 +29,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensordecode"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorsrc"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensortrack"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/registry"
 )
 
 // versionFile is plugin/VERSION, the plugin's one version: meson.build
@@ -62,13 +56,10 @@ func goTensorpinPluginInit(p *C.GstPlugin) C.gboolean {
 		C.tensorpin_log_procs(C.int(from), C.int(want))
 	}
 	plugin := gst.FromGstPluginUnsafeNone(unsafe.Pointer(p))
-	ok := tensorpinsink.Register(plugin)
-	ok = tensorsrc.Register(plugin) && ok
-	ok = tensorinfer.Register(plugin) && ok
-	ok = tensordecode.Register(plugin) && ok
-	ok = tensoroverlay.Register(plugin) && ok
-	ok = tensortrack.Register(plugin) && ok
-	ok = tensorpublish.Register(plugin) && ok
+	ok := true
+	for _, el := range registry.Elements() {
+		ok = el.Register(plugin) && ok
+	}
 	if ok {
 		return C.TRUE
 	}
