@@ -72,7 +72,7 @@ func installTransformSinkCaps(klass *glib.ObjectClass) {
 func newCopiedBuffer(pts, dts, duration uint64, parts ...[]byte) (buf gstglue.RawBuffer, ok bool) {
 	b := C.gst_buffer_new()
 	for _, p := range parts {
-		if len(p) == 0 || !gobool(C.gstc_append_copy(b, unsafe.Pointer(&p[0]), C.gsize(len(p)))) {
+		if len(p) == 0 || C.gstc_append_copy(b, unsafe.Pointer(&p[0]), C.gsize(len(p))) == 0 {
 			gstglue.UnrefRawBuffer(gstglue.RawBufferOf(unsafe.Pointer(b)))
 			return gstglue.RawBuffer{}, false
 		}

@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // installClass replaces the per-frame vfuncs of klass with overlay.c's:
@@ -59,9 +61,4 @@ func glyphRow(c byte, r int) uint8 {
 	return uint8(C.tensor_overlay_glyph_bits(C.guchar(c), C.guint(r)))
 }
 
-func cbool(b bool) C.gboolean {
-	if b {
-		return C.TRUE
-	}
-	return C.FALSE
-}
+func cbool(b bool) C.gboolean { return gstglue.CBool[C.gboolean](b) }

@@ -258,7 +258,7 @@ func (s sinkFrame) Ref() { C.g_atomic_int_inc(&s.p.refs) }
 
 // Release releases lease i of generation gen; false if stale.
 func (s sinkFrame) Release(i int, gen uint64) bool {
-	return gobool(C.gstc_sink_frame_release(s.p, C.int(i), C.guint64(gen)))
+	return C.gstc_sink_frame_release(s.p, C.int(i), C.guint64(gen)) != 0
 }
 
 // LeaseBuffer returns a new reference of lease i's buffer if it is held
@@ -297,7 +297,7 @@ func (s sinkFrame) ReadLease(i int, f *leaseFrame) {
 	for p := 0; p < int(l.nplanes); p++ {
 		f.Planes = append(f.Planes, leasePlane{Mem: int(l.plane[p].m), Offset: int(l.plane[p].offset)})
 	}
-	f.Copied = gobool(l.copied)
+	f.Copied = l.copied != 0
 	f.PTS = uint64(l.pts)
 	f.Dur = uint64(l.buf.duration)
 }

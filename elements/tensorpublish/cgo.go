@@ -99,12 +99,7 @@ func elementName(self unsafe.Pointer) string {
 	return C.GoString(n)
 }
 
-func cbool(b bool) C.gboolean {
-	if b {
-		return C.TRUE
-	}
-	return C.FALSE
-}
+func cbool(b bool) C.gboolean { return gstglue.CBool[C.gboolean](b) }
 
 // resourceOpenWrite is GST_RESOURCE_ERROR_OPEN_WRITE, which package
 // gstglue does not name.

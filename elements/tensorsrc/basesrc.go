@@ -37,18 +37,18 @@ func srcC(src *base.GstBaseSrc) *C.GstBaseSrc { return (*C.GstBaseSrc)(src.Unsaf
 // event vfunc is transfer-none (the pad's event function unrefs it
 // afterwards), unlike the base-sink one.
 func parentEvent(src *base.GstBaseSrc, ev *gst.Event) bool {
-	return gobool(C.gstc_base_src_parent_event(srcC(src), (*C.GstEvent)(unsafe.Pointer(ev.Instance()))))
+	return C.gstc_base_src_parent_event(srcC(src), (*C.GstEvent)(unsafe.Pointer(ev.Instance()))) != 0
 }
 
 // parentQuery chains a query up to the parent GstBaseSrcClass.query
 // (latency, position, duration, scheduling...). q is borrowed.
 func parentQuery(src *base.GstBaseSrc, q *gst.Query) bool {
-	return gobool(C.gstc_base_src_parent_query(srcC(src), (*C.GstQuery)(unsafe.Pointer(q.Instance()))))
+	return C.gstc_base_src_parent_query(srcC(src), (*C.GstQuery)(unsafe.Pointer(q.Instance()))) != 0
 }
 
 // parentNegotiate chains up to the parent GstBaseSrcClass.negotiate (the
 // default: query and intersect caps, fixate, set them), for a Negotiate
 // override that checks something first.
 func parentNegotiate(src *base.GstBaseSrc) bool {
-	return gobool(C.gstc_base_src_parent_negotiate(srcC(src)))
+	return C.gstc_base_src_parent_negotiate(srcC(src)) != 0
 }

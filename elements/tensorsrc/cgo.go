@@ -19,11 +19,4 @@ import "github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 func elemP(e gstglue.RawElement) *C.GstElement { return (*C.GstElement)(e.Unsafe()) }
 func bufP(b gstglue.RawBuffer) *C.GstBuffer    { return (*C.GstBuffer)(b.Unsafe()) }
 
-func gobool(b C.gboolean) bool { return b != 0 }
-
-func cbool(b bool) C.gboolean {
-	if b {
-		return C.TRUE
-	}
-	return C.FALSE
-}
+func cbool(b bool) C.gboolean { return gstglue.CBool[C.gboolean](b) }

@@ -140,7 +140,7 @@ func (e *element) grow(self gstglue.RawElement, r *ring, forFrame bool) *Slot {
 // has a state change pending: a sink's preroll (srcframe.h's
 // gstc_src_preroll_waits).
 func (e *element) prerollWaits() bool {
-	return gobool(C.gstc_src_preroll_waits((*C.GstElement)(e.self)))
+	return C.gstc_src_preroll_waits((*C.GstElement)(e.self)) != 0
 }
 
 // acquireGrowAfter is how long Acquire waits for a free slot of r before

@@ -258,9 +258,4 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-func cbool(b bool) C.gboolean {
-	if b {
-		return C.TRUE
-	}
-	return C.FALSE
-}
+func cbool(b bool) C.gboolean { return gstglue.CBool[C.gboolean](b) }

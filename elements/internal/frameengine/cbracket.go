@@ -156,14 +156,14 @@ func (b CBracket) Free() { C.free(unsafe.Pointer(b.b)) }
 // TryJoin joins the bracket if it is open with at least access (1 read,
 // 2 write, 3 both), without an ioctl.
 func (b CBracket) TryJoin(access int) bool {
-	return gobool(C.gstc_bracket_try_join(b.b, C.int(access)))
+	return C.gstc_bracket_try_join(b.b, C.int(access)) != 0
 }
 
 // TryEnter joins or opens (a START) the bracket; false with err nil when
 // it is open for less or Busy.
 func (b CBracket) TryEnter(access int) (ok bool, err error) {
 	var e C.int
-	ok = gobool(C.gstc_bracket_try_enter(b.b, C.int(access), &e))
+	ok = C.gstc_bracket_try_enter(b.b, C.int(access), &e) != 0
 	if e != 0 {
 		err = fmt.Errorf("DMA_BUF_IOCTL_SYNC start: %w", syscall.Errno(e))
 	}
@@ -175,7 +175,7 @@ func (b CBracket) TryEnter(access int) (ok bool, err error) {
 // have not.
 func (b CBracket) TryEnterReady(access int) (ok bool, err error) {
 	var e C.int
-	ok = gobool(C.gstc_bracket_try_enter_ready(b.b, C.int(access), &e))
+	ok = C.gstc_bracket_try_enter_ready(b.b, C.int(access), &e) != 0
 	if e != 0 {
 		err = fmt.Errorf("DMA_BUF_IOCTL_SYNC start: %w", syscall.Errno(e))
 	}
@@ -186,11 +186,11 @@ func (b CBracket) TryEnterReady(access int) (ok bool, err error) {
 func (b CBracket) Leave() (left, closed bool, err error) {
 	var c C.gboolean
 	var e C.int
-	left = gobool(C.gstc_bracket_leave(b.b, &c, &e))
+	left = C.gstc_bracket_leave(b.b, &c, &e) != 0
 	if e != 0 {
 		err = fmt.Errorf("DMA_BUF_IOCTL_SYNC end: %w", syscall.Errno(e))
 	}
-	return left || e != 0, gobool(c), err
+	return left || e != 0, c != 0, err
 }
 
 // The test seam of C's brackets: a stand-in for a dma-buf's driver (each

@@ -30,11 +30,4 @@ func evC(e *gst.Event) *C.GstEvent   { return (*C.GstEvent)(unsafe.Pointer(e.Ins
 func querC(q *gst.Query) *C.GstQuery { return (*C.GstQuery)(unsafe.Pointer(q.Instance())) }
 func padC(p *gst.Pad) *C.GstPad      { return (*C.GstPad)(p.Unsafe()) }
 
-func gobool(b C.gboolean) bool { return b != 0 }
-
-func cbool(b bool) C.gboolean {
-	if b {
-		return C.TRUE
-	}
-	return C.FALSE
-}
+func cbool(b bool) C.gboolean { return gstglue.CBool[C.gboolean](b) }

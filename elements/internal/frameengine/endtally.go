@@ -66,7 +66,7 @@ func (t EndTally) Read() (readerEnds, otherEnds uint64) {
 // whether it was a reader end. For tests.
 func (t EndTally) count(ts tensorsync.Info) bool {
 	c := infoToC(ts)
-	return gobool(C.gstc_end_tally_count(t.t, &c))
+	return C.gstc_end_tally_count(t.t, &c) != 0
 }
 
 // Unsafe returns the tally's address (a GstcEndTally, borrowed) for an

@@ -32,7 +32,7 @@ var ErrForeignWrap = errors.New("frameengine: cannot wrap a foreign dma-buf memo
 // memory WrapForeign would wrap: dma-buf memory of an allocator that is
 // not the project's, not a share of another memory.
 func ForeignCandidate(m gstglue.RawMemory) bool {
-	return gobool(C.gstc_foreign_candidate(memP(m)))
+	return C.gstc_foreign_candidate(memP(m)) != 0
 }
 
 // WrapForeign gives m (borrowed) its wrapper unless it has one or is not
@@ -42,7 +42,7 @@ func ForeignCandidate(m gstglue.RawMemory) bool {
 // thread that first sees m, once per memory.
 func WrapForeign(m gstglue.RawMemory) (made bool, err error) {
 	mp := memP(m)
-	if !gobool(C.gstc_foreign_candidate(mp)) || C.gstc_foreign_wrapper_of(mp) != nil {
+	if C.gstc_foreign_candidate(mp) == 0 || C.gstc_foreign_wrapper_of(mp) != nil {
 		return false, nil
 	}
 	size := int(mp.maxsize)
@@ -58,7 +58,7 @@ func WrapForeign(m gstglue.RawMemory) (made bool, err error) {
 	h := gstglue.NewHandle(t)
 	var mk C.gboolean
 	w := C.gstc_foreign_attach(mp, b, C.uintptr_t(h), &mk)
-	if !gobool(mk) {
+	if mk == 0 {
 		// Another thread's wrapper, or none: the tensor is not needed.
 		gstglue.TakeHandle(h)
 		t.Close()
@@ -66,7 +66,7 @@ func WrapForeign(m gstglue.RawMemory) (made bool, err error) {
 	if w == nil {
 		return false, fmt.Errorf("%w: the allocator made no memory over fd %d (%d bytes)", ErrForeignWrap, m.FD(), size)
 	}
-	return gobool(mk), nil
+	return mk != 0, nil
 }
 
 // gstcGoForeignRelease closes a wrapper's tensor when the wrapper is
@@ -115,7 +115,7 @@ func holdForeignDispose(d time.Duration) { C.gstc_foreign_test_hold_dispose(C.in
 
 // foreignDisposing (tests) reports whether a wrapper's dispose marked
 // itself under way since the last call.
-func foreignDisposing() bool { return gobool(C.gstc_foreign_test_disposing()) }
+func foreignDisposing() bool { return C.gstc_foreign_test_disposing() != 0 }
 
 // NewGstDmabufMemory returns a memory of GStreamer's own
 // GstDmaBufAllocator (not the project's: a foreign memory, as a

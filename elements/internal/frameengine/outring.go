@@ -257,7 +257,7 @@ func NewFrameBuffer(m gstglue.RawMemory, pts, duration, offset uint64, ts tensor
 func ringMemoryState(m gstglue.RawMemory) (id int, ts tensorsync.Info, announcePending, ok bool) {
 	var c C.GstTensorSyncInfo
 	var s, a C.int
-	if memP(m) == nil || !gobool(C.gstc_ring_mem_get(memP(m), &s, &c, &a)) {
+	if memP(m) == nil || C.gstc_ring_mem_get(memP(m), &s, &c, &a) == 0 {
 		return 0, tensorsync.Info{}, false, false
 	}
 	return int(s), tensorsync.InfoFromC(unsafe.Pointer(&c)), a != 0, true

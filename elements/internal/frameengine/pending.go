@@ -73,7 +73,7 @@ func (b PendingBegins) Add(ts tensorsync.Info) (expired int) {
 func (b PendingBegins) Match(dev, ino, offset, bufOffset uint64) (ts tensorsync.Info, ok bool, expired int) {
 	var c C.GstTensorSyncInfo
 	var exp C.int
-	ok = gobool(C.gstc_pending_match(b.p, C.guint64(dev), C.guint64(ino), C.guint64(offset), C.guint64(bufOffset), &c, &exp))
+	ok = C.gstc_pending_match(b.p, C.guint64(dev), C.guint64(ino), C.guint64(offset), C.guint64(bufOffset), &c, &exp) != 0
 	if ok {
 		ts = tensorsync.InfoFromC(unsafe.Pointer(&c))
 	}

@@ -69,9 +69,9 @@ func AllocationCaps(q *gst.Query) (*gst.Caps, bool) {
 	var need C.gboolean
 	c := C.gstc_allocation_caps((*C.GstQuery)(unsafe.Pointer(q.Instance())), &need)
 	if c == nil {
-		return nil, gobool(need)
+		return nil, need != 0
 	}
-	return gst.ToGstCaps(unsafe.Pointer(c)), gobool(need)
+	return gst.ToGstCaps(unsafe.Pointer(c)), need != 0
 }
 
 // ProposePinnedPool answers an ALLOCATION query (q borrowed) with a buffer
@@ -136,7 +136,7 @@ func (p *PoolCache) Propose(q *gst.Query, video bool, size, minBuffers, maxBuffe
 		C.guint(minBuffers), C.guint(maxBuffers), C.int(mem), cbool(adoptWrites), &r) == 0 {
 		return false, errors.New("gstc: the proposed pool refused its configuration")
 	}
-	return gobool(r), nil
+	return r != 0, nil
 }
 
 // Free drops the cache's references; idempotent.
@@ -156,7 +156,7 @@ func (p *PoolCache) Free() {
 func AllocationPool(q *gst.Query, n int) (pool uintptr, size, minBuffers, maxBuffers int, ok bool) {
 	var bp *C.GstBufferPool
 	var sz, mn, mx C.guint
-	if !gobool(C.gstc_allocation_pool(C.gpointer(unsafe.Pointer(q.Instance())), C.guint(n), &bp, &sz, &mn, &mx)) {
+	if C.gstc_allocation_pool(C.gpointer(unsafe.Pointer(q.Instance())), C.guint(n), &bp, &sz, &mn, &mx) == 0 {
 		return 0, 0, 0, 0, false
 	}
 	return uintptr(unsafe.Pointer(bp)), int(sz), int(mn), int(mx), true

@@ -80,7 +80,7 @@ func (w Wake) SetStopping(on bool) { C.gstc_wake_set_stopping(w.p, cbool(on)) }
 func (w Wake) SetSeeking(on bool) { C.gstc_wake_set_seeking(w.p, cbool(on)) }
 
 // Ended reports whether a flush or a stop is under way.
-func (w Wake) Ended() bool { return gobool(C.gstc_wake_ended(w.p)) }
+func (w Wake) Ended() bool { return C.gstc_wake_ended(w.p) != 0 }
 
 // Waiters returns the threads waiting on w now (tests: a wait under
 // way).
@@ -100,7 +100,7 @@ func (f wakeTestFlag) free() { C.free(unsafe.Pointer(f.p)) }
 // waitFor is gstc_wake_wait_until on f (tests): true once f is set and
 // the wait is signalled, false when a flush, a stop or a seek ended it.
 func (w Wake) waitFor(f wakeTestFlag) bool {
-	return gobool(C.gstc_wake_test_wait_flag(w.p, f.p))
+	return C.gstc_wake_test_wait_flag(w.p, f.p) != 0
 }
 
 // signal is gstc_wake_signal, what C calls when it frees a slot (tests).
@@ -108,7 +108,7 @@ func (w Wake) signal() { C.gstc_wake_signal(w.p) }
 
 // eventfdReadable reports whether w's eventfd (the wake's own) polls
 // readable now (tests).
-func (w Wake) eventfdReadable() bool { return gobool(C.gstc_wake_test_eventfd_readable(w.p)) }
+func (w Wake) eventfdReadable() bool { return C.gstc_wake_test_eventfd_readable(w.p) != 0 }
 
 // Unsafe returns the wake's address (a GstcWake, borrowed) for an
 // element's C frame.
@@ -154,5 +154,5 @@ const (
 func fencesWaitRead(fd int, w Wake, timeoutMs int) (result int, waited bool) {
 	var f C.GstcFencesWait
 	r := C.gstc_fences_wait(C.int(fd), C.POLLIN, w.p, C.int(timeoutMs), &f)
-	return int(r), gobool(f.waited)
+	return int(r), f.waited != 0
 }

@@ -37,9 +37,13 @@ func structC(s *gst.Structure) *C.GstStructure {
 
 func gobool(b C.gboolean) bool { return b != 0 }
 
-func cbool(b bool) C.gboolean {
+func cbool(b bool) C.gboolean { return CBool[C.gboolean](b) }
+
+// CBool returns b as a gboolean of the caller's cgo package (B is its
+// C.gboolean; cgo types belong to their package): 1 or 0.
+func CBool[B ~int32](b bool) B {
 	if b {
-		return C.TRUE
+		return 1
 	}
-	return C.FALSE
+	return 0
 }
