@@ -2,9 +2,10 @@ package tensordecode
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // ErrNotTensorDecode: the element given is not a tensordecode.
@@ -14,12 +15,9 @@ var ErrNotTensorDecode = errors.New("not a tensordecode element")
 // stats property as a Go value): the current run's, or the last run's
 // after stop.
 func ReadStats(e *gst.Element) (Stats, error) {
-	if e == nil {
-		return Stats{}, fmt.Errorf("nil element: %w", ErrNotTensorDecode)
-	}
-	el := fromObject(e.Unsafe())
-	if el == nil {
-		return Stats{}, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorDecode)
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorDecode)
+	if err != nil {
+		return Stats{}, err
 	}
 	return el.snapshot(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
@@ -124,8 +125,7 @@ type element struct {
 
 	settings proptable.Guarded[settings]
 
-	stateMu sync.Mutex
-	state   *streamState // nil outside Start..Stop
+	state atomic.Pointer[streamState] // nil outside Start..Stop
 
 	stats counters
 	// self is the GstElement this is the Go side of (borrowed: the Go
@@ -183,20 +183,8 @@ func (e *element) InstanceInit(obj *glib.Object) {
 	t.SetQoSEnabled(false)
 }
 
-func (e *element) current() *streamState {
-	e.stateMu.Lock()
-	defer e.stateMu.Unlock()
-	return e.state
-}
-
 // Register registers tensordecode with plugin (nil: statically, for Go
 // programs that do not load the plugin .so).
 func Register(plugin *gst.Plugin) bool {
 	return gst.RegisterElement(plugin, Name, gst.RankNone, &element{}, base.ExtendsBaseTransform)
-}
-
-// fromObject returns the Go element behind a GObject pointer, or nil.
-func fromObject(p unsafe.Pointer) *element {
-	e, _ := glib.FromObjectUnsafePrivate(p).(*element)
-	return e
 }

@@ -20,7 +20,7 @@ import (
 // mapped — is an error naming it, and the stream's end. Once a frame,
 // allocating nothing in Go once the stream's layouts are known.
 func (e *element) frame(buf gstglue.RawBuffer) int {
-	st := e.current()
+	st := e.state.Load()
 	if st == nil || !st.haveCaps {
 		gstglue.PostErrorRaw(e.raw(), gstglue.CoreNegotiation, "tensordecode: a buffer before caps", "")
 		return tdecNotNegotiated

@@ -128,19 +128,14 @@ func (e *element) Start(self *base.GstBaseTransform) (ret bool) {
 	}
 	st := &streamState{set: set, mode: cfg.Mode, dec: dec, cLabels: newCLabels(labels), maps: newMaps(), name: elementName(e.raw())}
 	setPost(e.self, set.postMessages)
-	e.stateMu.Lock()
-	e.state = st
-	e.stateMu.Unlock()
+	e.state.Store(st)
 	cat.LogInfo(fmt.Sprintf("started: mode %s, %d labels", set.mode, len(labels)))
 	return true
 }
 
 func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 	defer gstglue.RecoverTrampoline(e.raw(), "stop", &ret, false)
-	e.stateMu.Lock()
-	st := e.state
-	e.state = nil
-	e.stateMu.Unlock()
+	st := e.state.Swap(nil)
 	if st != nil {
 		st.maps.free()
 		st.cLabels.free()
@@ -158,7 +153,7 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 // frame's transform maps back into.
 func (e *element) SetCaps(self *base.GstBaseTransform, incaps, outcaps *gst.Caps) (ret bool) {
 	defer gstglue.RecoverTrampoline(e.raw(), "set-caps", &ret, false)
-	st := e.current()
+	st := e.state.Load()
 	if st == nil {
 		return false
 	}

@@ -2,9 +2,10 @@ package tensorinfer
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // ErrNotTensorInfer: the element given is not a tensorinfer.
@@ -14,12 +15,9 @@ var ErrNotTensorInfer = errors.New("not a tensorinfer element")
 // property as a Go value): the current run's, or the last run's after
 // stop.
 func ReadStats(e *gst.Element) (Stats, error) {
-	if e == nil {
-		return Stats{}, fmt.Errorf("nil element: %w", ErrNotTensorInfer)
-	}
-	el := fromObject(e.Unsafe())
-	if el == nil {
-		return Stats{}, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorInfer)
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorInfer)
+	if err != nil {
+		return Stats{}, err
 	}
 	return el.snapshot(), nil
 }

@@ -318,9 +318,3 @@ func (e *element) current() *streamState {
 func Register(plugin *gst.Plugin) bool {
 	return gst.RegisterElement(plugin, Name, gst.RankNone, &element{}, base.ExtendsBaseTransform)
 }
-
-// fromObject returns the Go element behind a GObject pointer, or nil.
-func fromObject(p unsafe.Pointer) *element {
-	e, _ := glib.FromObjectUnsafePrivate(p).(*element)
-	return e
-}

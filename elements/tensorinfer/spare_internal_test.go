@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-gst/go-gst/gst"
 
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 	"github.com/gst-tensorpin/gst-tensorpin/tensor/infer/infertest"
 )
 
@@ -30,7 +31,7 @@ func TestSpareSessionAfterCloseIsRefused(t *testing.T) {
 	if err := el.SetProperty("ort-library", lib); err != nil {
 		t.Fatal(err)
 	}
-	e := fromObject(el.Unsafe())
+	e, _ := gstglue.InstanceOf[*element](el.Unsafe(), 0)
 	st, _, err := e.open(e.readSettings())
 	if err != nil {
 		t.Fatal(err)

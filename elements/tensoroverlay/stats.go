@@ -2,9 +2,10 @@ package tensoroverlay
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Stats are the element's counters since its last start (the stats
@@ -28,12 +29,9 @@ var ErrNotTensorOverlay = errors.New("not a tensoroverlay element")
 // ReadStats returns the counters of the tensoroverlay element e: the
 // current run's, or the last run's after it stopped.
 func ReadStats(e *gst.Element) (Stats, error) {
-	if e == nil {
-		return Stats{}, fmt.Errorf("nil element: %w", ErrNotTensorOverlay)
-	}
-	el := fromObject(e.Unsafe())
-	if el == nil {
-		return Stats{}, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorOverlay)
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorOverlay)
+	if err != nil {
+		return Stats{}, err
 	}
 	return readStats(el.self), nil
 }

@@ -2,9 +2,10 @@ package tensorpinsink
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // ErrNotTensorPinSink: FromElement was given another kind of element.
@@ -16,12 +17,9 @@ type Sink struct{ s *sink }
 
 // FromElement returns the Go API of a tensorpinsink element. e is borrowed.
 func FromElement(e *gst.Element) (*Sink, error) {
-	if e == nil {
-		return nil, fmt.Errorf("nil element: %w", ErrNotTensorPinSink)
-	}
-	s := fromObject(e.Unsafe())
-	if s == nil {
-		return nil, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorPinSink)
+	s, err := gstglue.ElementOf[*sink](e, ErrNotTensorPinSink)
+	if err != nil {
+		return nil, err
 	}
 	return &Sink{s: s}, nil
 }

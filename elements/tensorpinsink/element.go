@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
@@ -199,10 +198,4 @@ func (s *sink) InstanceInit(obj *glib.Object) {
 // programs that do not load the plugin .so).
 func Register(plugin *gst.Plugin) bool {
 	return gst.RegisterElement(plugin, Name, gst.RankNone, &sink{}, base.ExtendsBaseSink)
-}
-
-// fromObject returns the Go sink behind a GObject pointer, or nil.
-func fromObject(p unsafe.Pointer) *sink {
-	s, _ := glib.FromObjectUnsafePrivate(p).(*sink)
-	return s
 }

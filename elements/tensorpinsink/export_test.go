@@ -1,6 +1,8 @@
 package tensorpinsink
 
 import (
+	"unsafe"
+
 	"github.com/go-gst/go-gst/gst"
 	"github.com/go-gst/go-gst/gst/base"
 
@@ -20,7 +22,7 @@ type Harness struct {
 
 // NewHarness returns a harness around e, a tensorpinsink in NULL.
 func NewHarness(e *gst.Element) *Harness {
-	return &Harness{s: fromObject(e.Unsafe()), e: e, bs: &base.GstBaseSink{Element: e}}
+	return &Harness{s: instance(e.Unsafe()), e: e, bs: &base.GstBaseSink{Element: e}}
 }
 
 func (h *Harness) Start() bool              { return h.s.Start(h.bs) }
@@ -39,4 +41,9 @@ func (h *Harness) Render(b *gst.Buffer) gst.FlowReturn {
 func SetSinkInputHook(f func()) func() {
 	sinkInputHook = f
 	return func() { sinkInputHook = nil }
+}
+
+func instance(p unsafe.Pointer) *sink {
+	s, _ := gstglue.InstanceOf[*sink](p, 0)
+	return s
 }

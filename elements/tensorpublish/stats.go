@@ -2,10 +2,11 @@ package tensorpublish
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Stats are the element's counters since its last start (the stats
@@ -41,12 +42,9 @@ var ErrNotTensorPublish = errors.New("not a tensorpublish element")
 // ReadStats returns the counters of the tensorpublish element e: the
 // current run's, or the last run's after it stopped.
 func ReadStats(e *gst.Element) (Stats, error) {
-	if e == nil {
-		return Stats{}, fmt.Errorf("nil element: %w", ErrNotTensorPublish)
-	}
-	el := fromObject(e.Unsafe())
-	if el == nil {
-		return Stats{}, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorPublish)
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorPublish)
+	if err != nil {
+		return Stats{}, err
 	}
 	return el.stats(), nil
 }

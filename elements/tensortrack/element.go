@@ -195,9 +195,3 @@ func (e *element) Stop(self *base.GstBaseTransform) (ret bool) {
 func Register(plugin *gst.Plugin) bool {
 	return gst.RegisterElement(plugin, Name, gst.RankNone, &element{}, base.ExtendsBaseTransform)
 }
-
-// fromObject returns the Go element behind a GObject pointer, or nil.
-func fromObject(p unsafe.Pointer) *element {
-	e, _ := glib.FromObjectUnsafePrivate(p).(*element)
-	return e
-}

@@ -4,6 +4,8 @@ import (
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Harness drives a tensortrack element's vfuncs directly — start, caps,
@@ -16,10 +18,15 @@ type Harness struct {
 }
 
 // NewHarness returns a harness around el, a tensortrack in NULL.
-func NewHarness(el *gst.Element) *Harness { return &Harness{e: fromObject(el.Unsafe()), el: el} }
+func NewHarness(el *gst.Element) *Harness { return &Harness{e: instance(el.Unsafe()), el: el} }
 
 func (h *Harness) Start() bool { return h.e.Start(nil) }
 func (h *Harness) Stop() bool  { return h.e.Stop(nil) }
 
 // Self is the element's instance pointer, for the C vfuncs.
 func (h *Harness) Self() unsafe.Pointer { return h.e.self }
+
+func instance(p unsafe.Pointer) *element {
+	e, _ := gstglue.InstanceOf[*element](p, 0)
+	return e
+}

@@ -2,9 +2,10 @@ package tensortrack
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/go-gst/go-gst/gst"
+
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
 )
 
 // Stats are the element's counters since its last start (the stats
@@ -32,12 +33,9 @@ var ErrNotTensorTrack = errors.New("not a tensortrack element")
 // ReadStats returns the counters of the tensortrack element e: the
 // current run's, or the last run's after it stopped.
 func ReadStats(e *gst.Element) (Stats, error) {
-	if e == nil {
-		return Stats{}, fmt.Errorf("nil element: %w", ErrNotTensorTrack)
-	}
-	el := fromObject(e.Unsafe())
-	if el == nil {
-		return Stats{}, fmt.Errorf("%s: %w", e.GetName(), ErrNotTensorTrack)
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorTrack)
+	if err != nil {
+		return Stats{}, err
 	}
 	return readStats(el.self), nil
 }

@@ -23,9 +23,11 @@ gstc_instance_set_handle (gpointer obj, uintptr_t h)
 import "C"
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/go-gst/go-glib/glib"
+	"github.com/go-gst/go-gst/gst"
 )
 
 // BindInstance makes v the Go side of obj (a GObject: the element whose
@@ -52,6 +54,21 @@ func InstanceOf[T any](obj unsafe.Pointer, h uintptr) (v T, ok bool) {
 	}
 	v, ok = glib.FromObjectUnsafePrivate(obj).(T)
 	return v, ok
+}
+
+// ElementOf returns the Go side of the element e as a T, for a package's
+// Go API (ReadStats, FromElement): an error wrapping notKind, naming e,
+// when e is nil or another kind of element. e is borrowed.
+func ElementOf[T any](e *gst.Element, notKind error) (T, error) {
+	var zero T
+	if e == nil {
+		return zero, fmt.Errorf("nil element: %w", notKind)
+	}
+	v, ok := InstanceOf[T](e.Unsafe(), 0)
+	if !ok {
+		return zero, fmt.Errorf("%s: %w", e.GetName(), notKind)
+	}
+	return v, nil
 }
 
 // InstanceHandle is the handle BindInstance stored on obj, or 0.
