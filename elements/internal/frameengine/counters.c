@@ -1,27 +1,24 @@
 /* counters.c: an element's counters (counters.h). */
 #include "counters.h"
 
+/* The block is a GLib atomic rc box: its count lives before it. */
 GstcCounters *
 gstc_counters_new (void)
 {
-  GstcCounters *c = g_new0 (GstcCounters, 1);
-
-  c->refs = 1;
-  return c;
+  return g_atomic_rc_box_new0 (GstcCounters);
 }
 
 GstcCounters *
 gstc_counters_ref (GstcCounters * c)
 {
-  g_atomic_int_inc (&c->refs);
-  return c;
+  return g_atomic_rc_box_acquire (c);
 }
 
 void
 gstc_counters_unref (GstcCounters * c)
 {
-  if (c != NULL && g_atomic_int_dec_and_test (&c->refs))
-    g_free (c);
+  if (c != NULL)
+    g_atomic_rc_box_release (c);
 }
 
 static GQuark

@@ -22,9 +22,9 @@ enum
   GSTC_COUNTERS_OWN
 };
 
+/* Reference counted (a GLib atomic rc box: new, ref and unref below). */
 typedef struct
 {
-  gint refs;
   guint64 v[GSTC_COUNTERS_MAX];
 } GstcCounters;
 

@@ -12,9 +12,9 @@ tally_quark (void)
 static gpointer
 tally_new (void)
 {
-  GstcEndTally *t = g_new0 (GstcEndTally, 1);
+  /* A GLib atomic rc box: its count lives before it. */
+  GstcEndTally *t = g_atomic_rc_box_new0 (GstcEndTally);
 
-  t->refs = 1;
   g_mutex_init (&t->lock);
   t->mems = g_ptr_array_new ();
   return t;
@@ -23,18 +23,22 @@ tally_new (void)
 GstcEndTally *
 gstc_end_tally_ref (GstcEndTally * t)
 {
-  g_atomic_int_inc (&t->refs);
-  return t;
+  return g_atomic_rc_box_acquire (t);
+}
+
+static void
+tally_clear (gpointer data)
+{
+  GstcEndTally *t = data;
+
+  g_ptr_array_unref (t->mems);
+  g_mutex_clear (&t->lock);
 }
 
 void
 gstc_end_tally_unref (GstcEndTally * t)
 {
-  if (!g_atomic_int_dec_and_test (&t->refs))
-    return;
-  g_ptr_array_unref (t->mems);
-  g_mutex_clear (&t->lock);
-  g_free (t);
+  g_atomic_rc_box_release_full (t, tally_clear);
 }
 
 static void

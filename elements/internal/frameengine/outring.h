@@ -32,10 +32,10 @@
  * holding one reference, and one more for each ring memory tracked in it
  * (a memory can outlive its element downstream). lock guards mems, each
  * tracked memory's in-flight state and bracket, and the counters; it is
- * never held across a call out. */
+ * never held across a call out. A GLib atomic rc box (ref and unref
+ * below). */
 typedef struct
 {
-  gint refs;
   GMutex lock;
   GPtrArray *mems;              /* GstcRingMem *, not owned */
   guint64 reader_ends;          /* ends about a frame of this run in flight */

@@ -13,38 +13,40 @@
 #include "lifopool.h"
 #include "_cgo_export.h"
 
-/* ---- memfd: a GstFdAllocator making one sealed memfd per memory ---- */
+/* ---- the allocators: one alloc, two parents ----
+ *
+ * memfd: a GstFdAllocator making one sealed memfd per memory. dma-heap: a
+ * bracket allocator (bracketalloc.c, a GstDmaBufAllocator) making one
+ * heap buffer per memory, so that producers' and converters' maps of the
+ * pool's dma-bufs join the process's brackets, and with handoff=adopt a
+ * producer's write bracket travels with the buffer until it comes back to
+ * the pool. Both take their fd from tensor.AllocFD (memfd: sealed, page
+ * rounded; dma-heap: from tensor.DMAHeapPath); mmap is page aligned, so
+ * any align up to a page holds. The two types differ only in their
+ * parent, so one class_init and one instance_init serve both. */
 
-typedef struct
-{
-  GstFdAllocator parent;
-} GstcMemfdAllocator;
-
-typedef struct
-{
-  GstFdAllocatorClass parent_class;
-} GstcMemfdAllocatorClass;
-
-GType gstc_memfd_allocator_get_type (void);
-G_DEFINE_TYPE (GstcMemfdAllocator, gstc_memfd_allocator, GST_TYPE_FD_ALLOCATOR);
-
-/* An fd of kind from tensor.AllocFD wrapped by wrap as a memory of
- * allocator a (the memory owns the fd from then on: closed when it is
- * freed), the prefix set aside; NULL if either fails (the fd closed). The
- * mapping a producer makes is kept across map/unmap (KEEP_MAPPED). */
+/* An fd from tensor.AllocFD wrapped as a memory of allocator a (the memory
+ * owns the fd from then on: closed when it is freed), the prefix set
+ * aside; NULL if either fails (the fd closed). The mapping a producer
+ * makes is kept across map/unmap (KEEP_MAPPED). The kind follows a's
+ * parent: a DMA-BUF allocator's memories come from the heap. */
 static GstMemory *
-pool_alloc (GstAllocator * a, int kind, gsize size,
-    GstAllocationParams * params,
-    GstMemory * (*wrap) (GstAllocator *, gint, gsize, GstFdMemoryFlags))
+pool_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
 {
+  gboolean heap = GST_IS_DMABUF_ALLOCATOR (a);
   gsize total = params->prefix + size + params->padding;
   GstMemory *mem;
   int fd;
 
-  fd = gstcGoPoolAllocFD (kind, total);
+  fd = gstcGoPoolAllocFD (heap ? GSTC_PINPOOL_DMA_HEAP : GSTC_PINPOOL_MEMFD,
+      total);
   if (fd < 0)
     return NULL;
-  mem = wrap (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+  if (heap)
+    mem = gst_dmabuf_allocator_alloc_with_flags (a, fd, total,
+        GST_FD_MEMORY_FLAG_KEEP_MAPPED);
+  else
+    mem = gst_fd_allocator_alloc (a, fd, total, GST_FD_MEMORY_FLAG_KEEP_MAPPED);
   if (mem == NULL) {
     close (fd);
     return NULL;
@@ -54,66 +56,34 @@ pool_alloc (GstAllocator * a, int kind, gsize size,
   return mem;
 }
 
-/* The project's one allocator (tensor.AllocFD): a sealed memfd, page
- * rounded; mmap is page aligned, so any align up to a page holds. */
-static GstMemory *
-memfd_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
+static void
+pool_allocator_class_init (gpointer klass, gpointer data)
 {
-  return pool_alloc (a, GSTC_PINPOOL_MEMFD, size, params,
-      gst_fd_allocator_alloc);
+  GST_ALLOCATOR_CLASS (klass)->alloc = pool_alloc;
 }
 
 static void
-gstc_memfd_allocator_class_init (GstcMemfdAllocatorClass * klass)
-{
-  GST_ALLOCATOR_CLASS (klass)->alloc = memfd_alloc;
-}
-
-static void
-gstc_memfd_allocator_init (GstcMemfdAllocator * self)
+pool_allocator_init (GTypeInstance * self, gpointer klass)
 {
   /* A generic alloc exists: producers may use it through the pool. */
   GST_OBJECT_FLAG_UNSET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
-/* ---- dma-heap: a GstDmaBufAllocator making one heap buffer per memory ---- */
-
-/* A bracket allocator (bracketalloc.c): producers' and converters' maps
- * of the pool's dma-bufs join the process's brackets, and with
- * handoff=adopt a producer's write bracket travels with the buffer until
- * it comes back to the pool. */
-typedef struct
+/* The pool allocator type of the given parent, registered once as name
+ * (*type holds it). */
+static GType
+pool_allocator_type (gsize * type, const char *name, GType parent)
 {
-  GstcBracketAllocator parent;
-} GstcHeapAllocator;
+  if (g_once_init_enter (type)) {
+    GTypeQuery q;
 
-typedef struct
-{
-  GstcBracketAllocatorClass parent_class;
-} GstcHeapAllocatorClass;
-
-GType gstc_heap_allocator_get_type (void);
-G_DEFINE_TYPE (GstcHeapAllocator, gstc_heap_allocator,
-    GSTC_TYPE_BRACKET_ALLOCATOR);
-
-/* tensor.AllocFD from the configured heap (tensor.DMAHeapPath). */
-static GstMemory *
-heap_alloc (GstAllocator * a, gsize size, GstAllocationParams * params)
-{
-  return pool_alloc (a, GSTC_PINPOOL_DMA_HEAP, size, params,
-      gst_dmabuf_allocator_alloc_with_flags);
-}
-
-static void
-gstc_heap_allocator_class_init (GstcHeapAllocatorClass * klass)
-{
-  GST_ALLOCATOR_CLASS (klass)->alloc = heap_alloc;
-}
-
-static void
-gstc_heap_allocator_init (GstcHeapAllocator * self)
-{
-  GST_OBJECT_FLAG_UNSET (self, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
+    g_type_query (parent, &q);
+    g_once_init_leave (type,
+        g_type_register_static_simple (parent, g_intern_static_string (name),
+            q.class_size, pool_allocator_class_init, q.instance_size,
+            pool_allocator_init, 0));
+  }
+  return (GType) * type;
 }
 
 GST_DEBUG_CATEGORY_STATIC (pinpool_debug);
@@ -121,13 +91,8 @@ GST_DEBUG_CATEGORY_STATIC (pinpool_debug);
 void
 gstc_pinpool_warn (const char *msg)
 {
-  static gsize init = 0;
-
-  if (g_once_init_enter (&init)) {
-    GST_DEBUG_CATEGORY_INIT (pinpool_debug, "tensorpin-pool", 0,
-        "buffer pool proposed by tensorpinsink");
-    g_once_init_leave (&init, 1);
-  }
+  gstc_debug_once (&pinpool_debug, "tensorpin-pool",
+      "buffer pool proposed by tensorpinsink");
   GST_CAT_WARNING (pinpool_debug, "%s", msg);
 }
 
@@ -160,11 +125,18 @@ make_pinned_pool (GstQuery * q, gboolean video, guint size,
   *pool_out = NULL;
   gst_query_parse_allocation (q, &caps, &need_pool);
   if (kind == GSTC_PINPOOL_DMA_HEAP) {
-    alloc = g_object_new (gstc_heap_allocator_get_type (), NULL);
+    static gsize heap_type = 0;
+
+    alloc = g_object_new (pool_allocator_type (&heap_type, "GstcHeapAllocator",
+            GSTC_TYPE_BRACKET_ALLOCATOR), NULL);
     ((GstcBracketAllocator *) alloc)->defer_write_end = adopt_writes;
   }
-  else
-    alloc = g_object_new (gstc_memfd_allocator_get_type (), NULL);
+  else {
+    static gsize memfd_type = 0;
+
+    alloc = g_object_new (pool_allocator_type (&memfd_type,
+            "GstcMemfdAllocator", GST_TYPE_FD_ALLOCATOR), NULL);
+  }
   gst_object_ref_sink (alloc);
   gst_allocation_params_init (&params);
   params.align = 63;            /* 64-byte aligned: what TFLite asks */
