@@ -49,22 +49,14 @@ transform_nothing (GstBaseTransform * t, GstBuffer * in, GstBuffer * out)
 static gboolean
 transform_sink_event (GstBaseTransform * t, GstEvent * ev)
 {
-  GstTensorSyncInfo ts;
   GstcTransformEventFunc prev;
+  gboolean stored;
 
-  if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
-    gboolean ret = FALSE;
-
-    if (GST_EVENT_IS_SERIALIZED (ev)) {
-      /* Kept in C for the frame's prepare to match: no Go callback. */
-      gstc_pending_store (gstc_pending_attach (GST_ELEMENT (t)), &ts);
-      ret = TRUE;
-    }
-    /* sink_event is transfer full; the begin is consumed here: the
-     * element announces its own output downstream. */
-    gst_event_unref (ev);
-    return ret;
-  }
+  /* A serialized begin is kept in C for the frame's prepare to match: no
+   * Go callback. Begins are consumed here: the element announces its own
+   * output downstream. */
+  if (gstc_pending_take_begin (GST_ELEMENT (t), ev, &stored))
+    return stored;
   /* FLUSH_START is not serialized: it arrives on the flushing thread,
    * with the sink pad already FLUSHING, while the streaming thread may
    * be waiting inside prepare_output_buffer: the wake ends the wait. */
@@ -110,14 +102,8 @@ transform_query (GstBaseTransform * t, GstPadDirection dir, GstQuery * q)
   GstBaseTransformClass *k = GST_BASE_TRANSFORM_GET_CLASS (t);
   gboolean (*prev) (GstBaseTransform *, GstPadDirection, GstQuery *);
 
-  GstcVideoOut *vo = gstc_video_out_of (t);
-  gboolean video = FALSE;
+  gboolean video = gstc_video_out_on (t);
 
-  if (vo != NULL) {
-    g_mutex_lock (&vo->lock);
-    video = vo->on;
-    g_mutex_unlock (&vo->lock);
-  }
   /* output=video passes the video on: downstream's caps are the default's
    * to weigh. */
   if (dir == GST_PAD_SINK && GST_QUERY_TYPE (q) == GST_QUERY_CAPS

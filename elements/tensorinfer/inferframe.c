@@ -38,13 +38,8 @@ gstc_infer_frame_new (GstElement * element, GstcCounters * c)
   GstcInferFrame *s = g_new0 (GstcInferFrame, 1);
   int i;
 
-  if (g_once_init_enter (&infer_frame_debug)) {
-    GstDebugCategory *cat = NULL;
-
-    GST_DEBUG_CATEGORY_INIT (cat, "tensorinfer-frame", 0,
-        "tensorinfer's frame engine");
-    g_once_init_leave (&infer_frame_debug, cat);
-  }
+  gstc_debug_once (&infer_frame_debug, "tensorinfer-frame",
+      "tensorinfer's frame engine");
   s->wake = gstc_wake_ref (gstc_wake_of (element));
   s->begins = gstc_pending_attach (element);
   s->counters = gstc_counters_ref (c);
@@ -334,21 +329,6 @@ gstc_infer_wraps (GstcInferInput * rec, GstBuffer * in, gboolean video)
       && gstc_foreign_wrapper_of (gst_buffer_peek_memory (in, 0)) != NULL;
 }
 
-/* Whether output=video is on for t. */
-static gboolean
-video_on (GstBaseTransform * t)
-{
-  GstcVideoOut *vo = gstc_video_out_of (t);
-  gboolean video = FALSE;
-
-  if (vo != NULL) {
-    g_mutex_lock (&vo->lock);
-    video = vo->on;
-    g_mutex_unlock (&vo->lock);
-  }
-  return video;
-}
-
 /* The run, timed as runclock.go's timeRun: TRUE when it ran; else the
  * error is posted. */
 gboolean
@@ -500,7 +480,7 @@ gstc_infer_finish_frame (GstBaseTransform * t, GstcPending * p,
   GST_BUFFER_DTS (f.buf) = GST_BUFFER_DTS (in);
   for (k = 1; k < n; k++)
     gst_buffer_append_memory (f.buf, rest[k - 1]);
-  video = video_on (t);
+  video = gstc_video_out_on (t);
   if (video) {
     /* The input goes on with the tensors in its meta; their write
      * bracket ends when the meta's last holder drops them. Nobody reads
@@ -649,7 +629,7 @@ gstc_infer_frame (GstBaseTransform * t, GstBuffer * in, GstBuffer ** out,
     *ret = GST_FLOW_FLUSHING;
     return TRUE;
   }
-  wrap = gstc_infer_wraps (rec, in, video_on (t));
+  wrap = gstc_infer_wraps (rec, in, gstc_video_out_on (t));
   if (rec->in.copy) {
     copied = copy_in (s, rec, in);
   } else {

@@ -24,13 +24,8 @@ GST_DEBUG_CATEGORY_STATIC (regions_debug);
 static void
 init_debug (void)
 {
-  if (g_once_init_enter (&regions_debug)) {
-    GstDebugCategory *cat = NULL;
-
-    GST_DEBUG_CATEGORY_INIT (cat, "tensorinfer-regions", 0,
-        "tensorinfer's region frame");
-    g_once_init_leave (&regions_debug, cat);
-  }
+  gstc_debug_once (&regions_debug, "tensorinfer-regions",
+      "tensorinfer's region frame");
 }
 
 /* Whether region meta m is of one of s's classes: its type or its

@@ -44,6 +44,20 @@ gstc_video_out_of (gpointer obj)
   return g_object_get_qdata (G_OBJECT (obj), video_out_quark ());
 }
 
+gboolean
+gstc_video_out_on (gpointer obj)
+{
+  GstcVideoOut *vo = gstc_video_out_of (obj);
+  gboolean on = FALSE;
+
+  if (vo != NULL) {
+    g_mutex_lock (&vo->lock);
+    on = vo->on;
+    g_mutex_unlock (&vo->lock);
+  }
+  return on;
+}
+
 /* Under vo->lock. */
 static GstBuffer *
 video_frame_locked (GstcVideoOut * vo, GstBuffer * in, GstBuffer * tensors,

@@ -30,6 +30,9 @@ typedef struct
 GstcVideoOut *gstc_video_out_attach (GstElement * element);
 /* The state of obj, or NULL if none is attached. */
 GstcVideoOut *gstc_video_out_of (gpointer obj);
+/* Whether output=video is on for obj (FALSE when no state is attached);
+ * takes the state's lock. */
+gboolean gstc_video_out_on (gpointer obj);
 
 /* out (the caller's): in itself (taking over the reference GstBaseTransform
  * holds, when in is writable) or a copy with in's memories, timestamps and

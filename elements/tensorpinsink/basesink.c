@@ -21,26 +21,16 @@ base_sink_render (GstBaseSink * sink, GstBuffer * buf)
 static gboolean
 base_sink_event (GstBaseSink * sink, GstEvent * ev)
 {
-  GstTensorSyncInfo ts;
   GstcSinkEventFunc prev;
+  gboolean stored;
 
-  if (gst_tensor_sync_event_parse (ev, &ts) && ts.phase == GST_TENSOR_SYNC_BEGIN) {
-    gboolean serialized = GST_EVENT_IS_SERIALIZED (ev);
-
-    /* The base-sink event vfunc is transfer full. */
-    gst_event_unref (ev);
-    if (!serialized) {
-      /* An out-of-band begin reaches us on the sender's thread, not in
-       * order with the buffers: it cannot announce the next one.
-       * Refused and counted here, so only the streaming thread ever
-       * records a pending begin. */
+  if (gstc_pending_take_begin (GST_ELEMENT (sink), ev, &stored)) {
+    /* Kept in C for render to match; an out-of-band begin is refused
+     * and counted. */
+    if (!stored)
       gstc_count (gstc_counters_of (GST_ELEMENT (sink)),
           GSTC_SINK_BEGINS_REJECTED, 1);
-      return FALSE;
-    }
-    /* Kept in C for render to match. */
-    gstc_pending_store (gstc_pending_attach (GST_ELEMENT (sink)), &ts);
-    return TRUE;
+    return stored;
   }
   prev = (GstcSinkEventFunc) gstc_vfunc_overridden (sink,
       gstc_prev_event_quark ());

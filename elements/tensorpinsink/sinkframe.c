@@ -27,13 +27,8 @@ gstc_sink_frame_new (GstElement * element, int max_leases)
   GstcSinkFrame *s = g_new0 (GstcSinkFrame, 1);
   int i;
 
-  if (g_once_init_enter (&sink_frame_debug)) {
-    GstDebugCategory *cat = NULL;
-
-    GST_DEBUG_CATEGORY_INIT (cat, "tensorpinsink-frame", 0,
-        "tensorpinsink's frame engine");
-    g_once_init_leave (&sink_frame_debug, cat);
-  }
+  gstc_debug_once (&sink_frame_debug, "tensorpinsink-frame",
+      "tensorpinsink's frame engine");
   max_leases = MAX (max_leases, 1);
   s->refs = 1;
   g_mutex_init (&s->lock);

@@ -149,3 +149,20 @@ gstc_pending_clear (GstcPending * p)
   g_mutex_unlock (&p->lock);
   return n;
 }
+
+gboolean
+gstc_pending_take_begin (GstElement * element, GstEvent * ev,
+    gboolean * stored)
+{
+  GstTensorSyncInfo ts;
+
+  if (!gst_tensor_sync_event_parse (ev, &ts)
+      || ts.phase != GST_TENSOR_SYNC_BEGIN)
+    return FALSE;
+  /* Only the streaming thread ever records a pending begin. */
+  *stored = GST_EVENT_IS_SERIALIZED (ev);
+  if (*stored)
+    gstc_pending_store (gstc_pending_attach (element), &ts);
+  gst_event_unref (ev);
+  return TRUE;
+}

@@ -38,6 +38,15 @@ int gstc_pending_add (GstcPending * p, const GstTensorSyncInfo * ts);
  * in p->displaced for the next match or clear. */
 void gstc_pending_store (GstcPending * p, const GstTensorSyncInfo * ts);
 
+/* For a sink-event vfunc (transfer full): if ev is a GstTensorSync begin,
+ * takes it (unrefs ev) and returns TRUE. A serialized begin, in order with
+ * the buffers, is stored in element's pending begins for its buffer to
+ * match (*stored TRUE); an out-of-band one, on the sender's thread, cannot
+ * announce the next buffer and is refused (*stored FALSE). Any other event
+ * is left to the caller (FALSE). */
+gboolean gstc_pending_take_begin (GstElement * element, GstEvent * ev,
+    gboolean * stored);
+
 /* Removes the begin announcing the buffer at offset of the dma-buf
  * (dev, ino) whose GST_BUFFER_OFFSET is buf_offset (the producer's
  * seqnum, or GST_BUFFER_OFFSET_NONE) into *out and returns TRUE; FALSE if

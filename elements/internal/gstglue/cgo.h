@@ -30,6 +30,22 @@ gstc_quark (GQuark * cache, const char *name)
   return q;
 }
 
+/* gstc_debug_once makes the debug category *cat (name, description, no
+ * color) on the first call: for a category a C frame first needs in a
+ * constructor rather than at class init. Threads racing on the first call
+ * wait for one of them to make it. */
+static inline void
+gstc_debug_once (GstDebugCategory ** cat, const char *name,
+    const char *description)
+{
+  if (g_once_init_enter (cat)) {
+    GstDebugCategory *c = NULL;
+
+    GST_DEBUG_CATEGORY_INIT (c, name, 0, description);
+    g_once_init_leave (cat, c);
+  }
+}
+
 /* gstc_qdata_attach returns obj's qdata under q (a GObject), attaching
  * make()'s value, freed by destroy with obj, on the first call. Two
  * threads racing on it agree on one value: the loser's is destroyed. */
