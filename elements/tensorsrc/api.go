@@ -172,11 +172,10 @@ func (s *Source) open(ctx context.Context, st *state, sl *Slot, gen int32) (*Slo
 func (s *Source) Push(sl *Slot, pts time.Duration) error {
 	e := s.el
 	e.mu.Lock()
-	if sl == nil || sl.r.el != e || !sl.acquired {
+	if !s.letGo(sl) {
 		e.mu.Unlock()
 		return ErrNotAcquired
 	}
-	sl.acquired = false
 	st := e.st
 	var err error
 	switch {
@@ -201,16 +200,26 @@ func (s *Source) Push(sl *Slot, pts time.Duration) error {
 	return err
 }
 
+// letGo ends the application's hold on sl: false if it holds none (nil,
+// another source's slot, never acquired, or already pushed or
+// discarded). The caller holds e.mu.
+func (s *Source) letGo(sl *Slot) bool {
+	if sl == nil || sl.r.el != s.el || !sl.acquired {
+		return false
+	}
+	sl.acquired = false
+	return true
+}
+
 // Discard gives an acquired slot back without pushing it; its bracket is
 // closed.
 func (s *Source) Discard(sl *Slot) error {
 	e := s.el
 	e.mu.Lock()
-	if sl == nil || sl.r.el != e || !sl.acquired {
+	if !s.letGo(sl) {
 		e.mu.Unlock()
 		return ErrNotAcquired
 	}
-	sl.acquired = false
 	e.mu.Unlock()
 	sl.release()
 	return nil
