@@ -1,14 +1,6 @@
 /* videoout.c: tensorinfer's output=video (videoout.h). */
 #include "videoout.h"
 
-static GQuark
-video_out_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-video-out");
-}
-
 static gpointer
 video_out_new (void)
 {
@@ -31,18 +23,7 @@ video_out_free (gpointer data)
   g_free (vo);
 }
 
-GstcVideoOut *
-gstc_video_out_attach (GstElement * element)
-{
-  return gstc_qdata_attach (element, video_out_quark (), video_out_new,
-      video_out_free);
-}
-
-GstcVideoOut *
-gstc_video_out_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), video_out_quark ());
-}
+GSTC_DEFINE_QDATA (GstcVideoOut, gstc_video_out, "gstc-video-out", video_out_new, video_out_free);
 
 gboolean
 gstc_video_out_on (gpointer obj)

@@ -1,14 +1,6 @@
 /* endtally.c: a source's end tally (outring.h). */
 #include "outring.h"
 
-static GQuark
-tally_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-end-tally");
-}
-
 static gpointer
 tally_new (void)
 {
@@ -47,17 +39,7 @@ tally_unref (gpointer data)
   gstc_end_tally_unref (data);
 }
 
-GstcEndTally *
-gstc_end_tally_attach (GstElement * element)
-{
-  return gstc_qdata_attach (element, tally_quark (), tally_new, tally_unref);
-}
-
-GstcEndTally *
-gstc_end_tally_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), tally_quark ());
-}
+GSTC_DEFINE_QDATA (GstcEndTally, gstc_end_tally, "gstc-end-tally", tally_new, tally_unref);
 
 gboolean
 gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts)

@@ -5,14 +5,6 @@
  * comment in pending.h; the Go side is pending.go. */
 #include "pending.h"
 
-static GQuark
-pending_quark (void)
-{
-  static GQuark q;
-
-  return gstc_quark (&q, "gstc-pending-begins");
-}
-
 static void
 pending_free (gpointer data)
 {
@@ -31,18 +23,7 @@ pending_new (void)
   return p;
 }
 
-GstcPending *
-gstc_pending_attach (GstElement * element)
-{
-  return gstc_qdata_attach (element, pending_quark (), pending_new,
-      pending_free);
-}
-
-GstcPending *
-gstc_pending_of (gpointer obj)
-{
-  return g_object_get_qdata (G_OBJECT (obj), pending_quark ());
-}
+GSTC_DEFINE_QDATA (GstcPending, gstc_pending, "gstc-pending-begins", pending_new, pending_free);
 
 static gboolean
 same_buffer (const GstTensorSyncInfo * ts, guint64 dev, guint64 ino,

@@ -65,6 +65,31 @@ gstc_qdata_attach (gpointer obj, GQuark q, gpointer (*make) (void),
   return v;
 }
 
+/* GSTC_DEFINE_QDATA (Type, prefix, name, make, destroy) defines, for a
+ * state several C files share: Type *prefix_attach (GstElement *), the
+ * element's Type under qdata name (a static string), made by make () and
+ * freed by destroy with the element, attached on the first call (safe
+ * from any thread: gstc_qdata_attach); and Type *prefix_of (gpointer obj),
+ * obj's Type, or NULL if none is attached. Both return a borrowed
+ * pointer: the element's qdata owns it. */
+#define GSTC_DEFINE_QDATA(Type, prefix, name, make, destroy)           \
+  static GQuark                                                         \
+  prefix##_quark (void)                                                 \
+  {                                                                     \
+    static GQuark q;                                                    \
+    return gstc_quark (&q, name);                                       \
+  }                                                                     \
+  Type *                                                                \
+  prefix##_attach (GstElement * element)                                \
+  {                                                                     \
+    return gstc_qdata_attach (element, prefix##_quark (), make, destroy); \
+  }                                                                     \
+  Type *                                                                \
+  prefix##_of (gpointer obj)                                            \
+  {                                                                     \
+    return g_object_get_qdata (G_OBJECT (obj), prefix##_quark ());      \
+  }
+
 /* GSTC_INSTANCE_STATE (Type, name) defines, in the file that uses it,
  * an element's per-instance C state kept as object qdata: state_quark (),
  * the quark of name (a static string), and state_of (obj), obj's Type
