@@ -138,23 +138,15 @@ type element struct {
 // raw returns the element as a borrowed RawElement.
 func (e *element) raw() gstglue.RawElement { return gstglue.RawElementOf(e.self) }
 
-func (*element) New() glib.GoObjectSubclass {
-	e := &element{}
-	e.Props = props.Bind(e, cat)
-	return e
-}
+func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &element{}, cat) }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor decoder", "Filter/Tensor",
-		"Decodes a model's output tensors (classification, SSD or YOLO boxes, probability maps) into "+
-			"GstVideoRegionOfInterestMeta on the buffer, which passes through: other/tensors, or video with "+
-			"tensorinfer output=video's GstTensorPinMeta",
-		"gst-tensorpin developers")
 	caps := padCaps()
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor decoder", Classification: "Filter/Tensor",
+		Description: "Decodes a model's output tensors (classification, SSD or YOLO boxes, probability maps) into " +
+			"GstVideoRegionOfInterestMeta on the buffer, which passes through: other/tensors, or video with " +
+			"tensorinfer output=video's GstTensorPinMeta",
+		Sink: caps, Src: caps})
 	installFrame(klass)
 }
 

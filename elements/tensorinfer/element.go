@@ -235,19 +235,13 @@ func (e *element) raw() gstglue.RawElement {
 }
 
 func (*element) New() glib.GoObjectSubclass {
-	e := &element{slots: pincache.NewSlots()}
-	e.Props = props.Bind(e, cat)
-	return e
+	return proptable.Instance(props, &element{slots: pincache.NewSlots()}, cat)
 }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor inference (ONNX Runtime)", "Filter/Tensor",
-		"Runs an ONNX model on pinned frames, bound once per input pool slot and per output ring slot; outputs other/tensors fd memory",
-		"gst-tensorpin developers")
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkTemplate()))
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, srcTemplate()))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor inference (ONNX Runtime)", Classification: "Filter/Tensor",
+		Description: "Runs an ONNX model on pinned frames, bound once per input pool slot and per output ring slot; outputs other/tensors fd memory",
+		Sink:        sinkTemplate(), Src: srcTemplate()})
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take frameengine's allocation-free trampolines.
 	installBaseTransform(klass)

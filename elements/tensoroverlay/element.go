@@ -72,21 +72,13 @@ type element struct {
 	self unsafe.Pointer
 }
 
-func (*element) New() glib.GoObjectSubclass {
-	e := &element{}
-	e.Props = props.Bind(e, cat)
-	return e
-}
+func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &element{}, cat) }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor overlay", "Filter/Effect/Video",
-		"Draws each region of interest of a frame (GstVideoRegionOfInterestMeta) as a box outline with a label and confidence above it, in place",
-		"gst-tensorpin developers")
 	caps := capsString()
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, gst.NewCapsFromString(caps)))
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, gst.NewCapsFromString(caps)))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor overlay", Classification: "Filter/Effect/Video",
+		Description: "Draws each region of interest of a frame (GstVideoRegionOfInterestMeta) as a box outline with a label and confidence above it, in place",
+		Sink:        gst.NewCapsFromString(caps), Src: gst.NewCapsFromString(caps)})
 	// After go-gst's InitClass: every frame is overlay.c's, with no call
 	// into Go.
 	installClass(klass)

@@ -136,12 +136,9 @@ func (*sink) New() glib.GoObjectSubclass {
 }
 
 func (s *sink) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor pin sink", "Sink/Video/Tensor",
-		"Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
-		"gst-tensorpin developers")
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, sinkCaps()))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor pin sink", Classification: "Sink/Video/Tensor",
+		Description: "Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
+		Sink:        sinkCaps()})
 	if err := proptable.RegisterSignals(klass, signals...); err != nil {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}

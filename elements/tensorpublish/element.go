@@ -113,22 +113,14 @@ type element struct {
 	self unsafe.Pointer
 }
 
-func (*element) New() glib.GoObjectSubclass {
-	e := &element{}
-	e.Props = props.Bind(e, cat)
-	return e
-}
+func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &element{}, cat) }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor results publisher", "Filter/Network/Metadata",
-		"Writes each frame's regions of interest (GstVideoRegionOfInterestMeta with detection, classification and "+
-			"tracking params) as a JSON line to a file or an MQTT message, in passthrough: the video goes on untouched",
-		"gst-tensorpin developers")
 	caps := gst.NewCapsFromString("video/x-raw; video/x-raw(memory:DMABuf)")
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor results publisher", Classification: "Filter/Network/Metadata",
+		Description: "Writes each frame's regions of interest (GstVideoRegionOfInterestMeta with detection, classification and " +
+			"tracking params) as a JSON line to a file or an MQTT message, in passthrough: the video goes on untouched",
+		Sink: caps, Src: caps})
 	// After go-gst's InitClass: every frame is publish.c's, one call
 	// into Go per frame with objects.
 	installClass(klass)

@@ -145,19 +145,14 @@ type element struct {
 func (*element) New() glib.GoObjectSubclass {
 	e := &element{stats: newRunStats(0, 0, ""), appWake: frameengine.NewWake()}
 	runtime.AddCleanup(e, frameengine.Wake.Unref, e.appWake)
-	e.Props = props.Bind(e, cat)
-	return e
+	return proptable.Instance(props, e, cat)
 }
 
 // ClassInit implements glib.GoObjectSubclass.
 func (*element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor ring source", "Source/Video/Tensor",
-		"Pushes a ring of pinned tensors (DMA-BUF or memfd) as zero-copy buffers, with GstTensorSync cache-coherency brackets",
-		"gst-tensorpin developers")
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways,
-		gst.NewCapsFromString(templateCaps(true))))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor ring source", Classification: "Source/Video/Tensor",
+		Description: "Pushes a ring of pinned tensors (DMA-BUF or memfd) as zero-copy buffers, with GstTensorSync cache-coherency brackets",
+		Src:         gst.NewCapsFromString(templateCaps(true))})
 	if err := proptable.RegisterSignals(klass, signals...); err != nil {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}

@@ -112,21 +112,15 @@ type element struct {
 }
 
 func (*element) New() glib.GoObjectSubclass {
-	e := &element{nextID: 1}
-	e.Props = props.Bind(e, cat)
-	return e
+	return proptable.Instance(props, &element{nextID: 1}, cat)
 }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	ec := gst.ToElementClass(klass)
-	ec.SetMetadata("Tensor tracker", "Filter/Analyzer/Video",
-		"Follows the objects of a frame's regions of interest (GstVideoRegionOfInterestMeta with a detection structure) over frames: "+
-			"each region gets its track's id and a tracking structure, and frames without a detector run get the tracks' predicted regions",
-		"gst-tensorpin developers")
 	caps := gst.NewCapsFromString(capslayout.MediaVideo + "; " + capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + ")")
-	ec.AddPadTemplate(gst.NewPadTemplate("sink", gst.PadDirectionSink, gst.PadPresenceAlways, caps))
-	ec.AddPadTemplate(gst.NewPadTemplate("src", gst.PadDirectionSource, gst.PadPresenceAlways, caps))
-	klass.InstallProperties(props.ParamSpecs())
+	props.InitClass(klass, proptable.Class{LongName: "Tensor tracker", Classification: "Filter/Analyzer/Video",
+		Description: "Follows the objects of a frame's regions of interest (GstVideoRegionOfInterestMeta with a detection structure) over frames: " +
+			"each region gets its track's id and a tracking structure, and frames without a detector run get the tracks' predicted regions",
+		Sink: caps, Src: caps})
 	// After go-gst's InitClass: every frame is track.c's, with one call
 	// into Go.
 	installClass(klass)

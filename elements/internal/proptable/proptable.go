@@ -16,6 +16,12 @@
 // param spec let through but the element rejects is returned as an error
 // for the element to log, and checked again where it is used (at start).
 //
+// The rest of an element's skeleton is here too (element.go): Instance is
+// an element's GoObjectSubclass.New (defaults set, the embedded Props
+// bound), and Table.InitClass its ClassInit's common part (metadata, the
+// always pads, the properties), so that an element's own code is its
+// behaviour and its table.
+//
 // ParseNumbers (numbers.go) reads a string property that holds numbers
 // the ways gst-launch users write them — one, a comma-separated list, or
 // GStreamer's array syntax <a, b, c> — with errors in words.
