@@ -142,11 +142,15 @@ func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
 	caps := padCaps()
-	props.InitClass(klass, proptable.Class{LongName: "Tensor decoder", Classification: "Filter/Tensor",
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor decoder",
+		Classification: "Filter/Tensor",
 		Description: "Decodes a model's output tensors (classification, SSD or YOLO boxes, probability maps) into " +
 			"GstVideoRegionOfInterestMeta on the buffer, which passes through: other/tensors, or video with " +
 			"tensorinfer output=video's GstTensorPinMeta",
-		Sink: caps, Src: caps})
+		Sink: caps,
+		Src:  caps,
+	})
 	installFrame(klass)
 }
 

@@ -239,9 +239,13 @@ func (*element) New() glib.GoObjectSubclass {
 }
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
-	props.InitClass(klass, proptable.Class{LongName: "Tensor inference (ONNX Runtime)", Classification: "Filter/Tensor",
-		Description: "Runs an ONNX model on pinned frames, bound once per input pool slot and per output ring slot; outputs other/tensors fd memory",
-		Sink:        sinkTemplate(), Src: srcTemplate()})
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor inference (ONNX Runtime)",
+		Classification: "Filter/Tensor",
+		Description:    "Runs an ONNX model on pinned frames, bound once per input pool slot and per output ring slot; outputs other/tensors fd memory",
+		Sink:           sinkTemplate(),
+		Src:            srcTemplate(),
+	})
 	// After go-gst's InitClass: the per-frame vfunc and GstTensorSync
 	// begin events take frameengine's allocation-free trampolines.
 	installBaseTransform(klass)

@@ -76,9 +76,13 @@ func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
 	caps := capsString()
-	props.InitClass(klass, proptable.Class{LongName: "Tensor overlay", Classification: "Filter/Effect/Video",
-		Description: "Draws each region of interest of a frame (GstVideoRegionOfInterestMeta) as a box outline with a label and confidence above it, in place",
-		Sink:        gst.NewCapsFromString(caps), Src: gst.NewCapsFromString(caps)})
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor overlay",
+		Classification: "Filter/Effect/Video",
+		Description:    "Draws each region of interest of a frame (GstVideoRegionOfInterestMeta) as a box outline with a label and confidence above it, in place",
+		Sink:           gst.NewCapsFromString(caps),
+		Src:            gst.NewCapsFromString(caps),
+	})
 	// After go-gst's InitClass: every frame is overlay.c's, with no call
 	// into Go.
 	installClass(klass)

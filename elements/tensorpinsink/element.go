@@ -136,9 +136,12 @@ func (*sink) New() glib.GoObjectSubclass {
 }
 
 func (s *sink) ClassInit(klass *glib.ObjectClass) {
-	props.InitClass(klass, proptable.Class{LongName: "Tensor pin sink", Classification: "Sink/Video/Tensor",
-		Description: "Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
-		Sink:        sinkCaps()})
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor pin sink",
+		Classification: "Sink/Video/Tensor",
+		Description:    "Imports fd-backed buffers (DMA-BUF, memfd) as tensors with stable pinned addresses and brackets CPU access",
+		Sink:           sinkCaps(),
+	})
 	if err := proptable.RegisterSignals(klass, signals...); err != nil {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}

@@ -117,10 +117,14 @@ func (*element) New() glib.GoObjectSubclass { return proptable.Instance(props, &
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
 	caps := gst.NewCapsFromString("video/x-raw; video/x-raw(memory:DMABuf)")
-	props.InitClass(klass, proptable.Class{LongName: "Tensor results publisher", Classification: "Filter/Network/Metadata",
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor results publisher",
+		Classification: "Filter/Network/Metadata",
 		Description: "Writes each frame's regions of interest (GstVideoRegionOfInterestMeta with detection, classification and " +
 			"tracking params) as a JSON line to a file or an MQTT message, in passthrough: the video goes on untouched",
-		Sink: caps, Src: caps})
+		Sink: caps,
+		Src:  caps,
+	})
 	// After go-gst's InitClass: every frame is publish.c's, one call
 	// into Go per frame with objects.
 	installClass(klass)

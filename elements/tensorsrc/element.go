@@ -150,9 +150,12 @@ func (*element) New() glib.GoObjectSubclass {
 
 // ClassInit implements glib.GoObjectSubclass.
 func (*element) ClassInit(klass *glib.ObjectClass) {
-	props.InitClass(klass, proptable.Class{LongName: "Tensor ring source", Classification: "Source/Video/Tensor",
-		Description: "Pushes a ring of pinned tensors (DMA-BUF or memfd) as zero-copy buffers, with GstTensorSync cache-coherency brackets",
-		Src:         gst.NewCapsFromString(templateCaps(true))})
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor ring source",
+		Classification: "Source/Video/Tensor",
+		Description:    "Pushes a ring of pinned tensors (DMA-BUF or memfd) as zero-copy buffers, with GstTensorSync cache-coherency brackets",
+		Src:            gst.NewCapsFromString(templateCaps(true)),
+	})
 	if err := proptable.RegisterSignals(klass, signals...); err != nil {
 		cat.LogError("cannot register the signals: " + err.Error())
 	}

@@ -117,10 +117,14 @@ func (*element) New() glib.GoObjectSubclass {
 
 func (e *element) ClassInit(klass *glib.ObjectClass) {
 	caps := gst.NewCapsFromString(capslayout.MediaVideo + "; " + capslayout.MediaVideo + "(" + capslayout.FeatureDMABuf + ")")
-	props.InitClass(klass, proptable.Class{LongName: "Tensor tracker", Classification: "Filter/Analyzer/Video",
+	props.InitClass(klass, proptable.Class{
+		LongName:       "Tensor tracker",
+		Classification: "Filter/Analyzer/Video",
 		Description: "Follows the objects of a frame's regions of interest (GstVideoRegionOfInterestMeta with a detection structure) over frames: " +
 			"each region gets its track's id and a tracking structure, and frames without a detector run get the tracks' predicted regions",
-		Sink: caps, Src: caps})
+		Sink: caps,
+		Src:  caps,
+	})
 	// After go-gst's InitClass: every frame is track.c's, with one call
 	// into Go.
 	installClass(klass)
