@@ -23,7 +23,8 @@ video_out_free (gpointer data)
   g_free (vo);
 }
 
-GSTC_DEFINE_QDATA (GstcVideoOut, gstc_video_out, "gstc-video-out", video_out_new, video_out_free);
+GSTC_DEFINE_QDATA (GstcVideoOut, gstc_video_out, "gstc-video-out",
+    video_out_new, video_out_free);
 
 gboolean
 gstc_video_out_on (gpointer obj)

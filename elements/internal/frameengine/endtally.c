@@ -39,7 +39,8 @@ tally_unref (gpointer data)
   gstc_end_tally_unref (data);
 }
 
-GSTC_DEFINE_QDATA (GstcEndTally, gstc_end_tally, "gstc-end-tally", tally_new, tally_unref);
+GSTC_DEFINE_QDATA (GstcEndTally, gstc_end_tally, "gstc-end-tally",
+    tally_new, tally_unref);
 
 gboolean
 gstc_end_tally_count (GstcEndTally * t, const GstTensorSyncInfo * ts)

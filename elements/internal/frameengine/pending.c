@@ -23,7 +23,8 @@ pending_new (void)
   return p;
 }
 
-GSTC_DEFINE_QDATA (GstcPending, gstc_pending, "gstc-pending-begins", pending_new, pending_free);
+GSTC_DEFINE_QDATA (GstcPending, gstc_pending, "gstc-pending-begins",
+    pending_new, pending_free);
 
 static gboolean
 same_buffer (const GstTensorSyncInfo * ts, guint64 dev, guint64 ino,
