@@ -40,6 +40,7 @@ import (
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorinfer"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpinsink"
@@ -586,10 +587,11 @@ func foreignResultsLine(t *testing.T, desc string, shared bool) {
 		}
 		buf.AddParentMeta(parent)
 		gstglue.ReleaseBuffer(parent)
-		if src.PushBuffer(buf) != gst.FlowOK {
+		// With its one reference: a reference the test kept would make
+		// the frame shared, and the overlay would draw on a copy.
+		if gsttest.PushOwned(src, buf) != gst.FlowOK {
 			t.Fatalf("frame %d refused", k)
 		}
-		gstglue.ReleaseBuffer(buf)
 	}
 	src.EndStream()
 	msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(60*time.Second), gst.MessageEOS|gst.MessageError)

@@ -90,7 +90,7 @@ func runOverlay(t *testing.T, desc, caps string, frames []frame, hold bool, sink
 			src.PushBuffer(buf)
 			kept = append(kept, buf)
 		} else {
-			overlaytest.PushOwned(src, buf)
+			gsttest.PushOwned(src, buf)
 		}
 	}
 	src.EndStream()

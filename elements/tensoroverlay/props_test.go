@@ -9,8 +9,8 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensoroverlay/internal/overlaytest"
 )
 
 // The properties' defaults are the documented ones, a set value reads
@@ -84,7 +84,7 @@ func TestTensorOverlayPropertiesWhilePlaying(t *testing.T) {
 		buf := gst.NewBufferWithSize(int64(len(in)))
 		buf.FillBytes(0, in)
 		addROIs(t, buf, scene)
-		overlaytest.PushOwned(src, buf)
+		gsttest.PushOwned(src, buf)
 		// A wait for the frame, not a timed assertion: the limit only
 		// keeps a broken element from hanging the test.
 		s := sink.TryPullSample(gst.ClockTime(20 * time.Second))

@@ -15,8 +15,8 @@ import (
 	"github.com/go-gst/go-gst/gst/app"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gstglue"
+	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish/internal/publishtest"
 )
 
 // runFile pushes n frames through tensorpublish with props and returns
@@ -163,7 +163,7 @@ func TestTensorPublishPassthrough(t *testing.T) {
 		buf.FillBytes(0, data)
 		buf.SetPresentationTimestamp(gst.ClockTime(i))
 		addScene(t, buf, 1+i)
-		publishtest.PushOwned(src, buf)
+		gsttest.PushOwned(src, buf)
 		s := sink.TryPullSample(gst.ClockTime(20 * time.Second))
 		if s == nil {
 			t.Fatal("no buffer out")
@@ -215,7 +215,7 @@ func TestTensorPublishDMABufCaps(t *testing.T) {
 		buf.SetPresentationTimestamp(gst.ClockTime(time.Duration(i) * frameTime))
 		addScene(t, buf, i)
 		sent = append(sent, sentFrame{pts: time.Duration(i) * frameTime, regions: readRegions(buf)})
-		publishtest.PushOwned(src, buf)
+		gsttest.PushOwned(src, buf)
 	}
 	src.EndStream()
 	if msg := p.GetPipelineBus().TimedPopFiltered(gst.ClockTime(20*time.Second), gst.MessageEOS|gst.MessageError); msg == nil || msg.Type() != gst.MessageEOS {

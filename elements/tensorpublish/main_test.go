@@ -19,7 +19,6 @@ import (
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/gsttest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/results/resultstest"
 	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish"
-	"github.com/gst-tensorpin/gst-tensorpin/elements/tensorpublish/internal/publishtest"
 )
 
 func TestMain(m *testing.M) { gsttest.Main(m, func() bool { return tensorpublish.Register(nil) }) }
@@ -131,7 +130,7 @@ func (r *run) push(i int) {
 	buf.SetPresentationTimestamp(gst.ClockTime(pts))
 	addScene(r.t, buf, i)
 	r.sent = append(r.sent, sentFrame{pts: pts, regions: resultstest.Read(buf)})
-	publishtest.PushOwned(r.src, buf)
+	gsttest.PushOwned(r.src, buf)
 	r.pushTimes = append(r.pushTimes, time.Now())
 }
 

@@ -138,7 +138,7 @@ func (s *session) push(f tframe) {
 	if f.laterRun > 0 { // a later tensorinfer's result, every frame its own run
 		tracktest.AddRun(buf, f.laterRun, "later")
 	}
-	if ret := tracktest.PushOwned(s.src, buf); ret != gst.FlowOK {
+	if ret := gsttest.PushOwned(s.src, buf); ret != gst.FlowOK {
 		s.t.Fatalf("push: %v", ret)
 	}
 }

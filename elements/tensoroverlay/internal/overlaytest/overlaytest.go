@@ -1,7 +1,6 @@
 // Package overlaytest is what tensoroverlay's tests need from C and
-// neither go-gst nor gstc gives: pushing a buffer into an appsrc without
-// keeping a reference, and a region of interest without params (as
-// facedetect adds them).
+// neither go-gst nor gstglue gives (besides gsttest.PushOwned): a region
+// of interest without params (as facedetect adds them).
 package overlaytest
 
 /*
@@ -14,26 +13,10 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/app"
 )
-
-// PushOwned moves the reference the wrapper buf owns into src
-// (gst_app_src_push_buffer takes it) and disarms the wrapper's
-// finalizer: the buffer travels downstream with that one reference, so
-// it is writable there — go-gst's PushBuffer adds a reference instead,
-// which the wrapper keeps until some garbage collection, and the buffer
-// is writable downstream or not depending on when that runs. buf must
-// own its reference (gst.NewBufferWithSize) and must not be used
-// afterwards.
-func PushOwned(src *app.Source, buf *gst.Buffer) gst.FlowReturn {
-	runtime.SetFinalizer(buf, nil)
-	return gst.FlowReturn(C.gst_app_src_push_buffer((*C.GstAppSrc)(src.Unsafe()),
-		(*C.GstBuffer)(unsafe.Pointer(buf.Instance()))))
-}
 
 // AddPlainROI adds to buf (writable; borrowed) a
 // GstVideoRegionOfInterestMeta of type typ with no params structure: no

@@ -1,6 +1,5 @@
-// Package publishtest is what tensorpublish's tests need from C: pushing
-// a buffer into an appsrc with its only reference, and running an
-// element's transform_ip on one buffer, many times, from a C thread of
+// Package publishtest is what tensorpublish's tests need from C (besides
+// gsttest.PushOwned): running an element's transform_ip on one buffer, many times, from a C thread of
 // its own — a streaming thread's frame without the rest of the pipeline,
 // to measure its cost.
 package publishtest
@@ -55,22 +54,11 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"time"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/app"
 )
-
-// PushOwned moves the reference the wrapper buf owns into src and
-// disarms its finalizer (see tensoroverlay's overlaytest): the buffer
-// travels with one reference. buf must not be used afterwards.
-func PushOwned(src *app.Source, buf *gst.Buffer) gst.FlowReturn {
-	runtime.SetFinalizer(buf, nil)
-	return gst.FlowReturn(C.gst_app_src_push_buffer((*C.GstAppSrc)(src.Unsafe()),
-		(*C.GstBuffer)(unsafe.Pointer(buf.Instance()))))
-}
 
 // RunFrames calls the transform_ip of e (a started GstBaseTransform with
 // its caps set) on buf n times from a new C thread, as a streaming thread

@@ -1,7 +1,6 @@
 // Package tracktest is what tensortrack's tests need from C and neither
 // go-gst nor gstglue gives: every region of a buffer with its
-// "detection" and "tracking" structures, regions without params, a
-// buffer pushed into an appsrc with its only reference, frames made
+// "detection" and "tracking" structures, regions without params, frames made
 // wholly in C (for counting the element's Go allocations), and the
 // element's GstBaseTransform vfuncs called directly.
 package tracktest
@@ -161,11 +160,9 @@ import "C"
 
 import (
 	"errors"
-	"runtime"
 	"unsafe"
 
 	"github.com/go-gst/go-gst/gst"
-	"github.com/go-gst/go-gst/gst/app"
 
 	// GstTensorPinMeta's registration and add (tensormeta.c).
 	_ "github.com/gst-tensorpin/gst-tensorpin/elements/tensormeta"
@@ -245,13 +242,6 @@ func AddRun(buf *gst.Buffer, run uint64, producer string) {
 		defer C.free(unsafe.Pointer(cp))
 	}
 	C.tracktest_add_run(bufC(buf), C.guint64(run), cp)
-}
-
-// PushOwned moves the reference the wrapper buf owns into src and
-// disarms the wrapper's finalizer: the buffer is writable downstream.
-func PushOwned(src *app.Source, buf *gst.Buffer) gst.FlowReturn {
-	runtime.SetFinalizer(buf, nil)
-	return gst.FlowReturn(C.gst_app_src_push_buffer((*C.GstAppSrc)(src.Unsafe()), bufC(buf)))
 }
 
 // RawFrame is a buffer made in C, owned by the caller (Unref).
