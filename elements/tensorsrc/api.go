@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-gst/go-glib/glib"
 	"github.com/go-gst/go-gst/gst"
 
 	"github.com/gst-tensorpin/gst-tensorpin/elements/internal/frameengine"
@@ -38,15 +37,9 @@ type Source struct{ el *element }
 
 // FromElement returns the Source behind e, or ErrNotTensorSrc.
 func FromElement(e *gst.Element) (*Source, error) {
-	if e == nil {
-		return nil, ErrNotTensorSrc
-	}
-	if t := glib.TypeFromName(Name); t == 0 || !e.IsA(t) {
-		return nil, fmt.Errorf("%w: %s", ErrNotTensorSrc, e.GetName())
-	}
-	el, ok := glib.FromObjectUnsafePrivate(e.Unsafe()).(*element)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNotTensorSrc, e.GetName())
+	el, err := gstglue.ElementOf[*element](e, ErrNotTensorSrc)
+	if err != nil {
+		return nil, err
 	}
 	return &Source{el: el}, nil
 }
