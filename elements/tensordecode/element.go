@@ -118,7 +118,8 @@ var props = proptable.New(func(e *element) sync.Locker { return &e.settings },
 )
 
 // element is the Go side of one tensordecode instance. Settings and
-// streaming state are separate, each behind its own lock.
+// streaming state are separate: the settings behind their lock, the
+// state swapped whole at start and stop.
 type element struct {
 	// Props: the GObject property vfuncs, through props (Bind in New).
 	proptable.Props[element]

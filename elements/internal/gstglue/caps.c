@@ -1,6 +1,6 @@
-/* caps.c: caps fixation toward targets, fraction fields, a frame's size. Each function's
- * contract — what it owns, borrows and takes over, and who may call it — is
- * its comment in caps.h; the Go side is caps.go. */
+/* caps.c: caps fixation toward targets, fraction fields, a frame's size.
+ * Each function's contract — what it owns, borrows and takes over, and
+ * who may call it — is its comment in caps.h; the Go side is caps.go. */
 #include "caps.h"
 
 GstCaps *

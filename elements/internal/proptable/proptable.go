@@ -10,8 +10,9 @@
 // Values live in the element (E), in a settings struct behind its own
 // mutex — a Guarded[settings] field, which is the lock New takes and
 // whose Read copies the values at a state change: the table takes that
-// lock around every getter and setter of a settings entry. Read-only entries (Live) compute their
-// value without it, from state with locks of its own. Setters never post
+// lock around every getter and setter of a settings entry. Read-only
+// entries (Live) compute their value without it, from state with locks
+// of its own. Setters never post
 // errors on the bus (a property set has no streaming context); a value the
 // param spec let through but the element rejects is returned as an error
 // for the element to log, and checked again where it is used (at start).
